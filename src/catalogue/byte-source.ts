@@ -1,0 +1,215 @@
+import { Buffer } from 'node:buffer';
+import { createHash } from 'node:crypto';
+import { open } from 'node:fs/promises';
+import { Readable, pipeline } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { createGunzip } from 'node:zlib';
+import { IngestError, describeError as describe } from './ingest-error.js';
+
+/** Bytes per read from a local file. */
+const FILE_CHUNK_BYTES = 256 * 1024;
+/** Bytes per chunk out of gunzip (zlib's default of 16 KiB means many tiny parser writes). */
+const GUNZIP_CHUNK_BYTES = 256 * 1024;
+
+/** Where an ingest reads from: a path or http(s) URL, or bytes already in memory. */
+export type IngestInput = { source: string } | { name: string; data: Uint8Array };
+
+/** An opened input: its chunks, and its size when known up front. */
+export interface ByteSource {
+  /** The path, URL or name, as given. */
+  name: string;
+  /** Size of the bytes as read (before any gunzip), or null when not known in advance. */
+  totalBytes: number | null;
+  chunks: AsyncIterable<Buffer>;
+  /** Releases the file or connection; safe to call at any time, also after the end. */
+  close(): Promise<void>;
+}
+
+function isHttpUrl(source: string): boolean {
+  return /^https?:\/\//i.test(source);
+}
+
+async function* webChunks(body: WebReadableStream<Uint8Array>): AsyncGenerator<Buffer> {
+  for await (const chunk of Readable.fromWeb(body)) {
+    yield Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+  }
+}
+
+async function openUrl(url: string): Promise<ByteSource> {
+  let response: Response;
+  try {
+    response = await fetch(url, { redirect: 'follow' });
+  } catch (error) {
+    throw new IngestError(`cannot fetch ${url}: ${describe(error)}`);
+  }
+  if (!response.ok || response.body === null) {
+    await response.body?.cancel().catch(() => undefined);
+    const status = `${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
+    throw new IngestError(`HTTP ${status} from ${url}`);
+  }
+  // fetch undoes a Content-Encoding, so Content-Length only gives the size read when there is none.
+  const length = response.headers.get('content-length');
+  const encoded = response.headers.get('content-encoding');
+  const totalBytes =
+    length !== null && /^\d+$/.test(length) && (encoded === null || encoded === 'identity')
+      ? Number(length)
+      : null;
+  const body = response.body;
+  return {
+    name: url,
+    totalBytes,
+    chunks: webChunks(body as unknown as WebReadableStream<Uint8Array>),
+    close: () => body.cancel().catch(() => undefined),
+  };
+}
+
+async function openFile(path: string): Promise<ByteSource> {
+  try {
+    const handle = await open(path, 'r');
+    let size: number;
+    try {
+      const stat = await handle.stat();
+      if (stat.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+      size = stat.size;
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+    const stream = handle.createReadStream({ highWaterMark: FILE_CHUNK_BYTES, autoClose: true });
+    return {
+      name: path,
+      totalBytes: size,
+      chunks: stream,
+      close: async () => {
+        stream.destroy();
+      },
+    };
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    const reason =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EACCES'
+          ? 'permission denied'
+          : code === 'EISDIR'
+            ? 'it is a directory'
+            : describe(error);
+    throw new IngestError(`cannot read "${path}": ${reason}`);
+  }
+}
+
+async function* memoryChunks(data: Uint8Array): AsyncGenerator<Buffer> {
+  const buffer = Buffer.isBuffer(data)
+    ? data
+    : Buffer.from(data.buffer, data.byteOffset, data.length);
+  for (let at = 0; at < buffer.length; at += FILE_CHUNK_BYTES) {
+    yield buffer.subarray(at, at + FILE_CHUNK_BYTES);
+  }
+}
+
+/** Opens a local file, an http(s) URL (streamed; non-2xx is an IngestError) or in-memory bytes. */
+export async function openByteSource(input: IngestInput): Promise<ByteSource> {
+  if ('data' in input) {
+    return {
+      name: input.name,
+      totalBytes: input.data.length,
+      chunks: memoryChunks(input.data),
+      close: async () => undefined,
+    };
+  }
+  return isHttpUrl(input.source) ? openUrl(input.source) : openFile(input.source);
+}
+
+/** Running size and SHA-256 of the bytes as read. */
+export interface ByteTally {
+  bytes: number;
+  /** Hex digest; final once the chunks have been read to the end. */
+  sha256(): string;
+}
+
+/**
+ * Passes the chunks through while counting and hashing them, calling `onChunk` with the running
+ * byte count after each one.
+ */
+export function tallied(
+  chunks: AsyncIterable<Buffer>,
+  onChunk: (bytes: number) => void,
+): { chunks: AsyncIterable<Buffer>; tally: ByteTally } {
+  const hash = createHash('sha256');
+  let digest: string | null = null;
+  const tally: ByteTally = {
+    bytes: 0,
+    sha256: () => (digest ??= hash.digest('hex')),
+  };
+  async function* run(): AsyncGenerator<Buffer> {
+    for await (const chunk of chunks) {
+      hash.update(chunk);
+      tally.bytes += chunk.length;
+      onChunk(tally.bytes);
+      yield chunk;
+    }
+  }
+  return { chunks: run(), tally };
+}
+
+function gzipError(error: unknown): Error {
+  const code = (error as { code?: string }).code;
+  if (code === 'Z_BUF_ERROR')
+    return new Error('the gzip data is truncated (unexpected end of file)');
+  if (typeof code === 'string' && code.startsWith('Z_')) {
+    return new Error(`the gzip data is corrupt (${describe(error)})`);
+  }
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+/**
+ * Gunzips the chunks when they start with the gzip magic bytes (1f 8b), whatever the name says;
+ * otherwise passes them through. `onGzip` learns which it was. Decompression runs on libuv's
+ * thread pool, so it overlaps with parsing.
+ */
+export async function* gunzipIfGzip(
+  chunks: AsyncIterable<Buffer>,
+  onGzip: (gzip: boolean) => void,
+): AsyncGenerator<Buffer> {
+  const source = chunks[Symbol.asyncIterator]();
+  let head: Buffer = Buffer.alloc(0);
+  while (head.length < 2) {
+    const step = await source.next();
+    if (step.done === true) break;
+    head = head.length === 0 ? step.value : Buffer.concat([head, step.value]);
+  }
+  const gzip = head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
+  onGzip(gzip);
+  async function* rest(): AsyncGenerator<Buffer> {
+    let done = false;
+    try {
+      if (head.length > 0) yield head;
+      for (;;) {
+        const step = await source.next();
+        if (step.done === true) {
+          done = true;
+          return;
+        }
+        yield step.value;
+      }
+    } finally {
+      // Closes the file or download when the reader stops early.
+      if (!done) await source.return?.();
+    }
+  }
+  if (!gzip) {
+    yield* rest();
+    return;
+  }
+  const gunzip = createGunzip({ chunkSize: GUNZIP_CHUNK_BYTES });
+  const input = Readable.from(rest());
+  const output = pipeline(input, gunzip, () => undefined);
+  try {
+    for await (const chunk of output) yield chunk as Buffer;
+  } catch (error) {
+    throw gzipError(error);
+  } finally {
+    input.destroy();
+    gunzip.destroy();
+  }
+}

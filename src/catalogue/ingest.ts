@@ -1,0 +1,437 @@
+import { randomUUID } from 'node:crypto';
+import { channelIdFor, programmeIdFor } from '../domain/catalogue-ids.js';
+import { UNKNOWN_COUNTRY, inferCountryFromXmltvId } from '../domain/country.js';
+import type {
+  CatalogueWriter,
+  IngestSession,
+  MergeStats,
+  SourceFileRecord,
+  StagingStats,
+} from '../storage/types.js';
+import { gunzipIfGzip, openByteSource, tallied, type IngestInput } from './byte-source.js';
+import { TimeConverter } from './time-converter.js';
+import { readXmltv, type XmltvChannel, type XmltvProgramme } from './xmltv-reader.js';
+
+export { IngestError } from './ingest-error.js';
+export type { IngestInput } from './byte-source.js';
+
+/** Warnings kept in a summary; the total is always counted. */
+export const MAX_WARNINGS = 100;
+
+export interface IngestOptions {
+  /** Country of every channel in the input (validated, upper-case), or null to infer. */
+  country: string | null;
+  /** UTC offset in minutes for times that carry none (XMLTV says UTC, so default 0). */
+  assumeOffsetMinutes: number;
+  /** The ingest's clock: `updatedAt` of changed programmes and the source file's time. */
+  nowMs: number;
+  /** Called as bytes are read, with the total when known. */
+  onProgress?: (bytesRead: number, totalBytes: number | null) => void;
+  /** When set, programmes that started more than this many days ago are pruned. */
+  retentionDays?: number | null;
+}
+
+/** A per-element problem that did not stop the ingest. */
+export interface IngestWarning {
+  line: number;
+  message: string;
+}
+
+/** Programmes flagged needsReview, by reason (one programme can have two reasons). */
+export interface NeedsReviewCounts {
+  unparseableStart: number;
+  unparseableStop: number;
+  stopNotAfterStart: number;
+}
+
+/** What a file held, counted as read (before collapsing) unless a field says otherwise. */
+export interface IngestFileSummary {
+  source: string;
+  country: string | null;
+  assumeOffsetMinutes: number;
+  encoding: string;
+  gzip: boolean;
+  /** Bytes as read (compressed size for gzip input). */
+  bytesRead: number;
+  /** Bytes of XML after gunzip (equal to bytesRead for plain input). */
+  bytesUncompressed: number;
+  /** SHA-256 of the bytes as read. */
+  sha256: string;
+  lines: number;
+  /** Distinct channels: those with a `<channel>` element plus those only named by programmes. */
+  channels: number;
+  channelElements: number;
+  /** `<channel>` elements for an id seen before in the file (merged into the first). */
+  repeatedChannelElements: number;
+  /** Channels with a `<channel>` element and no programme in the file. */
+  channelsWithoutProgrammes: number;
+  /** Channels named by programmes but without a `<channel>` element. */
+  undeclaredChannels: number;
+  programmesRead: number;
+  /** Programmes without a `channel` attribute, which cannot be stored. */
+  programmesSkipped: number;
+  /** Programmes left after collapsing same (channel, start): what the catalogue gets. */
+  programmesStored: number;
+  /** Repeats of a (channel, start) identical to the programme they replace. */
+  exactDuplicates: number;
+  /** Repeats of a (channel, start) with different content; the later in the file wins. */
+  conflictingDuplicates: number;
+  /** Stored programmes starting before the previous programme of their channel stops. */
+  overlaps: number;
+  /** Programmes without a stop (stored as ""; not a review reason by itself). */
+  missingStop: number;
+  /** Programmes read that are flagged needsReview. */
+  needsReview: number;
+  needsReviewByReason: NeedsReviewCounts;
+  /** Every warning counted, also those beyond the list. */
+  warningCount: number;
+  /** The first warnings by line, at most MAX_WARNINGS. */
+  warnings: IngestWarning[];
+}
+
+/** Result of one ingest: what the file held and how the catalogue changed. */
+export interface IngestSummary extends IngestFileSummary {
+  sourceFileId: string;
+  durationMs: number;
+  merge: MergeStats;
+}
+
+/** Keeps the MAX_WARNINGS warnings with the lowest lines, whatever order they come in. */
+class WarningLog {
+  count = 0;
+  private readonly kept: IngestWarning[] = [];
+  private maxLine = -1;
+
+  add(line: number, message: string): void {
+    this.count++;
+    if (this.kept.length < MAX_WARNINGS) {
+      this.kept.push({ line, message });
+      this.maxLine = Math.max(this.maxLine, line);
+      return;
+    }
+    // Warnings mostly arrive in line order, so this is nearly always the quick way out.
+    if (line >= this.maxLine) return;
+    const at = this.kept.findIndex((w) => w.line === this.maxLine);
+    this.kept[at] = { line, message };
+    this.maxLine = Math.max(...this.kept.map((w) => w.line));
+  }
+
+  list(): IngestWarning[] {
+    return [...this.kept].sort((a, b) => a.line - b.line);
+  }
+}
+
+interface ChannelState {
+  xmltvId: string;
+  id: string;
+  /** First non-empty display-name / icon over all elements for this id. */
+  name: string;
+  icon: string;
+  /** `<channel>` elements seen for this id (0: only named by programmes). */
+  elements: number;
+  programmes: number;
+  /** Line of the first `<channel>` element, or of the first programme naming it. */
+  line: number;
+  /** Parsed start and stop of the channel's latest programme so far (NaN: none yet). */
+  lastStartMs: number;
+  lastStopMs: number | null;
+}
+
+/** Maps reader events to catalogue records with the domain rules, and counts what it sees. */
+class IngestRun {
+  readonly warnings = new WarningLog();
+  readonly channels = new Map<string, ChannelState>();
+  readonly review: NeedsReviewCounts = {
+    unparseableStart: 0,
+    unparseableStop: 0,
+    stopNotAfterStart: 0,
+  };
+  channelElements = 0;
+  repeatedChannelElements = 0;
+  programmesRead = 0;
+  programmesSkipped = 0;
+  missingStop = 0;
+  needsReview = 0;
+  /** Overlaps among the collapsed programmes, valid while `inStartOrder`. */
+  overlaps = 0;
+  /** True while every channel's parseable starts have come in non-decreasing order. */
+  inStartOrder = true;
+  private readonly time: TimeConverter;
+
+  constructor(
+    private readonly session: IngestSession,
+    private readonly options: IngestOptions,
+  ) {
+    this.time = new TimeConverter(options.assumeOffsetMinutes);
+  }
+
+  private channelFor(xmltvId: string, line: number): ChannelState {
+    let state = this.channels.get(xmltvId);
+    if (state === undefined) {
+      state = {
+        xmltvId,
+        id: channelIdFor(xmltvId),
+        name: '',
+        icon: '',
+        elements: 0,
+        programmes: 0,
+        line,
+        lastStartMs: Number.NaN,
+        lastStopMs: null,
+      };
+      this.channels.set(xmltvId, state);
+    }
+    return state;
+  }
+
+  readonly onChannel = (element: XmltvChannel): void => {
+    this.channelElements++;
+    if (element.xmltvId === '') {
+      this.warnings.add(element.line, '<channel> without an id attribute; skipped');
+      return;
+    }
+    const state = this.channelFor(element.xmltvId, element.line);
+    if (state.elements > 0) this.repeatedChannelElements++;
+    // Programmes may name a channel before its element comes; the element's line is the better one.
+    else state.line = element.line;
+    state.elements++;
+    if (state.name === '') state.name = element.displayNames.find((n) => n !== '') ?? '';
+    if (state.icon === '' && element.iconSrc !== null) state.icon = element.iconSrc.trim();
+  };
+
+  readonly onProgramme = (element: XmltvProgramme): void => {
+    this.programmesRead++;
+    const line = element.line;
+    const xmltvId = element.channel ?? '';
+    if (xmltvId === '') {
+      this.programmesSkipped++;
+      this.warnings.add(line, '<programme> without a channel attribute; skipped');
+      return;
+    }
+    const channel = this.channelFor(xmltvId, line);
+    channel.programmes++;
+
+    const time = this.time;
+    const startText = element.start ?? '';
+    time.convert(startText);
+    const startMs = time.ms;
+    const start = time.utc;
+    let stopMs: number | null = null;
+    let stop = '';
+    const stopText = element.stop ?? '';
+    if (stopText === '') {
+      this.missingStop++;
+    } else {
+      time.convert(stopText);
+      stopMs = time.ms;
+      stop = time.utc;
+    }
+
+    let review = false;
+    if (startMs === null) {
+      review = true;
+      this.review.unparseableStart++;
+      this.warnings.add(line, `start "${startText}" is not an XMLTV time; kept for review`);
+    }
+    if (stopText !== '' && stopMs === null) {
+      review = true;
+      this.review.unparseableStop++;
+      this.warnings.add(line, `stop "${stopText}" is not an XMLTV time; kept for review`);
+    }
+    if (startMs !== null && stopMs !== null && stopMs <= startMs) {
+      review = true;
+      this.review.stopNotAfterStart++;
+      this.warnings.add(line, `stop ${stop} is not after start ${start}; kept for review`);
+    }
+    if (review) this.needsReview++;
+    if (startMs !== null && this.inStartOrder) this.trackOverlap(channel, startMs, stopMs);
+
+    this.session.stageProgramme({
+      id: programmeIdFor(channel.id, start),
+      channelId: channel.id,
+      start,
+      stop,
+      startMs,
+      stopMs,
+      title: element.title ?? '',
+      desc: element.desc ?? '',
+      category: element.categories.join(', '),
+      needsReview: review,
+      line,
+    });
+  };
+
+  /**
+   * Counts overlaps the way the store would (consecutive collapsed programmes of a channel in
+   * start order), as long as the file lists each channel in start order, which nearly all
+   * guides do; a start that goes back hands the count to the store instead.
+   */
+  private trackOverlap(channel: ChannelState, startMs: number, stopMs: number | null): void {
+    const last = channel.lastStartMs;
+    if (startMs > last || Number.isNaN(last)) {
+      if (channel.lastStopMs !== null && startMs < channel.lastStopMs) this.overlaps++;
+      channel.lastStartMs = startMs;
+      channel.lastStopMs = stopMs;
+    } else if (startMs === last) {
+      channel.lastStopMs = stopMs; // a duplicate: the later one is kept
+    } else {
+      this.inStartOrder = false;
+    }
+  }
+
+  /** Stages every channel once, now that the whole file has been seen. */
+  stageChannels(): void {
+    const country = this.options.country;
+    for (const state of this.channels.values()) {
+      const declared = state.elements > 0;
+      if (!declared) {
+        this.warnings.add(
+          state.line,
+          `channel "${state.xmltvId}" has programmes but no <channel> element; a new channel is named after its id`,
+        );
+      } else if (state.name === '') {
+        this.warnings.add(
+          state.line,
+          `channel "${state.xmltvId}" has no display-name; its id is used as the name`,
+        );
+      }
+      this.session.stageChannel({
+        id: state.id,
+        xmltvId: state.xmltvId,
+        name: state.name === '' ? state.xmltvId : state.name,
+        icon: state.icon,
+        country,
+        fallbackCountry: inferCountryFromXmltvId(state.xmltvId) ?? UNKNOWN_COUNTRY,
+        declared,
+      });
+    }
+  }
+
+  /** Warnings for collapsed duplicates, from the store's sample of the first slots by line. */
+  addDuplicateWarnings(stats: StagingStats): void {
+    const xmltvIds = new Map<string, string>();
+    for (const state of this.channels.values()) xmltvIds.set(state.id, state.xmltvId);
+    for (const sample of stats.duplicateSamples) {
+      const channel = xmltvIds.get(sample.channelId) ?? sample.channelId;
+      const repeats = sample.exactDuplicates + sample.conflictingDuplicates;
+      const kind =
+        sample.conflictingDuplicates === 0
+          ? repeats === 1
+            ? 'an identical copy'
+            : `${repeats} identical copies`
+          : repeats === 1
+            ? 'a different programme'
+            : `${repeats} other programmes`;
+      this.warnings.add(
+        sample.firstLine,
+        `channel "${channel}" has ${kind} with the same start ${sample.start}; the last (line ${sample.keptLine}) is kept`,
+      );
+    }
+    // The rest are counted, not listed: the sample holds the lowest lines already.
+    this.warnings.count += stats.duplicateSlots - stats.duplicateSamples.length;
+  }
+}
+
+/**
+ * Ingests one XMLTV input into the catalogue: streams it (file, http(s) URL or bytes in memory;
+ * plain or gzip, detected by magic bytes), maps it with the catalogue rules, stages it in an
+ * ingest session and merges it in one transaction. On any error the session is aborted and the
+ * error rethrown, so the catalogue is unchanged; input problems are IngestError.
+ */
+export async function ingestXmltv(
+  writer: CatalogueWriter,
+  input: IngestInput,
+  options: IngestOptions,
+): Promise<IngestSummary> {
+  const startedAt = performance.now();
+  const source = await openByteSource(input);
+  const onProgress = options.onProgress;
+  const { chunks: raw, tally } = tallied(source.chunks, (bytes) =>
+    onProgress?.(bytes, source.totalBytes),
+  );
+  let gzip = false;
+  let uncompressed = 0;
+  async function* counted(): AsyncGenerator<Buffer> {
+    for await (const chunk of gunzipIfGzip(raw, (isGzip) => (gzip = isGzip))) {
+      uncompressed += chunk.length;
+      yield chunk;
+    }
+  }
+
+  let session: IngestSession;
+  try {
+    session = await writer.beginIngest();
+  } catch (error) {
+    await source.close();
+    throw error;
+  }
+  try {
+    const run = new IngestRun(session, options);
+    const read = await readXmltv(
+      counted(),
+      { channel: run.onChannel, programme: run.onProgramme },
+      { afterChunk: () => session.drain() },
+    );
+    run.stageChannels();
+    const stats = await session.analyse({
+      maxSamples: MAX_WARNINGS,
+      countOverlaps: !run.inStartOrder,
+    });
+    run.addDuplicateWarnings(stats);
+
+    let withoutProgrammes = 0;
+    let undeclared = 0;
+    for (const state of run.channels.values()) {
+      if (state.elements === 0) undeclared++;
+      else if (state.programmes === 0) withoutProgrammes++;
+    }
+    const file: IngestFileSummary = {
+      source: source.name,
+      country: options.country,
+      assumeOffsetMinutes: options.assumeOffsetMinutes,
+      encoding: read.encoding,
+      gzip,
+      bytesRead: tally.bytes,
+      bytesUncompressed: uncompressed,
+      sha256: tally.sha256(),
+      lines: read.lines,
+      channels: run.channels.size,
+      channelElements: run.channelElements,
+      repeatedChannelElements: run.repeatedChannelElements,
+      channelsWithoutProgrammes: withoutProgrammes,
+      undeclaredChannels: undeclared,
+      programmesRead: run.programmesRead,
+      programmesSkipped: run.programmesSkipped,
+      programmesStored: stats.programmes,
+      exactDuplicates: stats.exactDuplicates,
+      conflictingDuplicates: stats.conflictingDuplicates,
+      overlaps: stats.overlaps ?? run.overlaps,
+      missingStop: run.missingStop,
+      needsReview: run.needsReview,
+      needsReviewByReason: run.review,
+      warningCount: run.warnings.count,
+      warnings: run.warnings.list(),
+    };
+    const record: SourceFileRecord = {
+      id: randomUUID(),
+      source: source.name,
+      country: options.country,
+      sizeBytes: tally.bytes,
+      sha256: file.sha256,
+      ingestedAt: options.nowMs,
+      summary: file,
+    };
+    const merge = await session.commit(record, { retentionDays: options.retentionDays ?? null });
+    return {
+      sourceFileId: record.id,
+      ...file,
+      durationMs: Math.round(performance.now() - startedAt),
+      merge,
+    };
+  } catch (error) {
+    await session.abort().catch(() => undefined);
+    throw error;
+  } finally {
+    await source.close();
+  }
+}

@@ -1,0 +1,49 @@
+import type { Config } from '../config.js';
+import { openStore, type Clock } from '../deps.js';
+import type { Store } from '../storage/types.js';
+
+/** What every command receives: the parsed configuration, the clock and where to write. */
+export interface CliContext {
+  config: Config;
+  now: Clock;
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+}
+
+/** An error meant for the operator: printed as one line, exit code 1. */
+export class CliError extends Error {
+  override name = 'CliError';
+}
+
+/** A failure the command has already reported on stderr: exit code 1, nothing more printed. */
+export class ReportedFailure extends CliError {
+  override name = 'ReportedFailure';
+}
+
+/** Runs `work` with the configured store open, closing it afterwards whatever happens. */
+export async function withStore<T>(
+  ctx: CliContext,
+  work: (store: Store) => Promise<T>,
+): Promise<T> {
+  const store = await openStore(ctx.config, ctx.now);
+  try {
+    return await work(store);
+  } finally {
+    await store.close();
+  }
+}
+
+/** Writes a command's result: JSON on stdout with --json, else the human text. */
+export function printResult(
+  ctx: CliContext,
+  json: boolean,
+  data: unknown,
+  human: () => string,
+): void {
+  ctx.stdout.write(json ? `${JSON.stringify(data, null, 2)}\n` : `${human()}\n`);
+}
+
+/** ISO 8601 text of an epoch-ms instant, or null. */
+export function isoOrNull(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString();
+}

@@ -1,0 +1,212 @@
+import { Command, Option } from 'commander';
+import { accountStatus, type AccountStatus } from '../../accounts/account-service.js';
+import type { Account, ApiKey, Store } from '../../storage/types.js';
+import { DuplicateAccountError } from '../../storage/sqlite/account-store.js';
+import { CliError, isoOrNull, printResult, withStore, type CliContext } from '../cli-context.js';
+import {
+  parseBoolean,
+  parseEmail,
+  parseIsoInstant,
+  parseIsoInstantOrNone,
+  parseRateLimit,
+  parseRateLimitOrDefault,
+} from '../option-parsers.js';
+import { apiKeyJson, formatKeyLines } from './keys-command.js';
+
+/** Finds an account by e-mail or fails with a message naming the address. */
+export async function requireAccount(store: Store, email: string): Promise<Account> {
+  const account = await store.accounts.findAccountByEmail(email);
+  if (account === null) throw new CliError(`no account with e-mail ${email}`);
+  return account;
+}
+
+function accountJson(status: AccountStatus, keys?: ApiKey[]) {
+  return {
+    id: status.id,
+    email: status.email,
+    verified: status.verifiedAt !== null,
+    verifiedAt: isoOrNull(status.verifiedAt),
+    trialEndsAt: isoOrNull(status.trialEndsAt),
+    accessUntil: isoOrNull(status.accessUntil),
+    effectiveUntil: isoOrNull(status.effectiveUntil),
+    eligibleNow: status.eligibleNow,
+    refusal: status.refusal,
+    rateLimit: status.rateLimit,
+    rateLimitOverride: status.rateLimitOverride,
+    disabled: status.disabled,
+    createdAt: isoOrNull(status.createdAt),
+    ...(keys === undefined ? {} : { keys: keys.map(apiKeyJson) }),
+  };
+}
+
+function describeAccess(status: AccountStatus): string {
+  if (status.eligibleNow) return `yes, until ${isoOrNull(status.effectiveUntil)}`;
+  switch (status.refusal) {
+    case 'ACCOUNT_DISABLED':
+      return 'no: the account is disabled';
+    case 'EMAIL_NOT_VERIFIED':
+      return 'no: the e-mail address is not verified';
+    default:
+      return status.effectiveUntil === null
+        ? 'no: no trial or paid access'
+        : `no: access ended ${isoOrNull(status.effectiveUntil)}`;
+  }
+}
+
+function formatAccount(status: AccountStatus, keys?: ApiKey[]): string {
+  const lines = [
+    `Account ${status.email}`,
+    `  id              ${status.id}`,
+    `  verified        ${status.verifiedAt === null ? 'no' : isoOrNull(status.verifiedAt)}`,
+    `  trial ends      ${isoOrNull(status.trialEndsAt) ?? '-'}`,
+    `  access until    ${isoOrNull(status.accessUntil) ?? '-'}`,
+    `  API access now  ${describeAccess(status)}`,
+    `  rate limit      ${status.rateLimit}/s${status.rateLimitOverride === null ? ' (default)' : ''}`,
+    `  disabled        ${status.disabled ? 'yes' : 'no'}`,
+  ];
+  if (keys !== undefined) {
+    lines.push(`  keys            ${keys.length === 0 ? 'none' : ''}`);
+    for (const line of formatKeyLines(keys)) lines.push(`    ${line}`);
+  }
+  return lines.join('\n');
+}
+
+/** `onair accounts …`: create, change, list and show customer accounts. */
+export function accountsCommand(ctx: CliContext): Command {
+  const accounts = new Command('accounts').description('manage customer accounts');
+
+  accounts
+    .command('create')
+    .description('create an account')
+    .requiredOption('--email <address>', 'e-mail address of the account holder', parseEmail)
+    .addOption(
+      new Option(
+        '--verified',
+        'mark the e-mail address verified now (starts the 7-day trial)',
+      ).conflicts('verifiedAt'),
+    )
+    .option('--verified-at <iso>', 'mark the address verified at this time', parseIsoInstant)
+    .option('--access-until <iso>', 'paid access until this time', parseIsoInstant)
+    .option('--rate-limit <n>', 'requests per second for this account (default 3)', parseRateLimit)
+    .option('--json', 'print JSON')
+    .action(
+      async (opts: {
+        email: string;
+        verified?: boolean;
+        verifiedAt?: number;
+        accessUntil?: number;
+        rateLimit?: number;
+        json?: boolean;
+      }) => {
+        const nowMs = ctx.now();
+        await withStore(ctx, async (store) => {
+          let account: Account;
+          try {
+            account = await store.accounts.createAccount(
+              {
+                email: opts.email,
+                verifiedAt: opts.verifiedAt ?? (opts.verified ? nowMs : null),
+                accessUntil: opts.accessUntil ?? null,
+                rateLimit: opts.rateLimit ?? null,
+              },
+              nowMs,
+            );
+          } catch (error) {
+            if (error instanceof DuplicateAccountError) throw new CliError(error.message);
+            throw error;
+          }
+          const status = accountStatus(account, nowMs);
+          printResult(ctx, opts.json === true, accountJson(status), () => formatAccount(status));
+        });
+      },
+    );
+
+  accounts
+    .command('set')
+    .description("change an account's access, rate limit or disabled state")
+    .requiredOption('--email <address>', 'e-mail address of the account', parseEmail)
+    .option(
+      '--access-until <iso|none>',
+      'paid access until this time, or none',
+      parseIsoInstantOrNone,
+    )
+    .option(
+      '--rate-limit <n|default>',
+      'requests per second, or default (3)',
+      parseRateLimitOrDefault,
+    )
+    .option('--disabled <true|false>', 'disable or re-enable the account', parseBoolean)
+    .option('--json', 'print JSON')
+    .action(
+      async (opts: {
+        email: string;
+        accessUntil?: number | null;
+        rateLimit?: number | null;
+        disabled?: boolean;
+        json?: boolean;
+      }) => {
+        if (
+          opts.accessUntil === undefined &&
+          opts.rateLimit === undefined &&
+          opts.disabled === undefined
+        ) {
+          throw new CliError('nothing to change: give --access-until, --rate-limit or --disabled');
+        }
+        const nowMs = ctx.now();
+        await withStore(ctx, async (store) => {
+          const existing = await requireAccount(store, opts.email);
+          const account = await store.accounts.updateAccount(
+            existing.id,
+            { accessUntil: opts.accessUntil, rateLimit: opts.rateLimit, disabled: opts.disabled },
+            nowMs,
+          );
+          const status = accountStatus(account, nowMs);
+          printResult(ctx, opts.json === true, accountJson(status), () => formatAccount(status));
+        });
+      },
+    );
+
+  accounts
+    .command('list')
+    .description('list all accounts')
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }) => {
+      const nowMs = ctx.now();
+      await withStore(ctx, async (store) => {
+        const statuses = (await store.accounts.listAccounts()).map((a) => accountStatus(a, nowMs));
+        printResult(
+          ctx,
+          opts.json === true,
+          statuses.map((s) => accountJson(s)),
+          () =>
+            statuses.length === 0
+              ? 'No accounts.'
+              : statuses
+                  .map(
+                    (s) =>
+                      `${s.email}  ${s.eligibleNow ? `eligible until ${isoOrNull(s.effectiveUntil)}` : `not eligible (${s.refusal})`}  ${s.rateLimit}/s`,
+                  )
+                  .join('\n'),
+        );
+      });
+    });
+
+  accounts
+    .command('show')
+    .description('show an account: trial end, access_until, eligibility now, keys')
+    .requiredOption('--email <address>', 'e-mail address of the account', parseEmail)
+    .option('--json', 'print JSON')
+    .action(async (opts: { email: string; json?: boolean }) => {
+      const nowMs = ctx.now();
+      await withStore(ctx, async (store) => {
+        const account = await requireAccount(store, opts.email);
+        const keys = await store.accounts.listApiKeys(account.id);
+        const status = accountStatus(account, nowMs);
+        printResult(ctx, opts.json === true, accountJson(status, keys), () =>
+          formatAccount(status, keys),
+        );
+      });
+    });
+
+  return accounts;
+}

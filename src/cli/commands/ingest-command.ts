@@ -1,0 +1,109 @@
+import { Command } from 'commander';
+import cliProgress from 'cli-progress';
+import { ingestXmltv, IngestError, type IngestSummary } from '../../catalogue/ingest.js';
+import { printResult, ReportedFailure, withStore, type CliContext } from '../cli-context.js';
+import { parseCountryOption, parseOffsetOption } from '../option-parsers.js';
+
+function progressBar(ctx: CliContext, label: string) {
+  if (!ctx.stderr.isTTY) return null;
+  const bar = new cliProgress.SingleBar(
+    {
+      stream: ctx.stderr,
+      format: `${label} [{bar}] {percentage}% | {value}/{total} MB`,
+      hideCursor: true,
+      clearOnComplete: true,
+    },
+    cliProgress.Presets.shades_classic,
+  );
+  let started = false;
+  return {
+    update(bytesRead: number, totalBytes: number | null) {
+      const mb = (n: number) => Math.round(n / 1e5) / 10;
+      if (!started) {
+        bar.start(totalBytes === null ? 0 : mb(totalBytes), 0);
+        started = true;
+      }
+      if (totalBytes !== null) bar.setTotal(mb(totalBytes));
+      bar.update(mb(bytesRead));
+    },
+    stop() {
+      if (started) bar.stop();
+    },
+  };
+}
+
+function formatSummary(summary: IngestSummary): string {
+  const lines = [
+    `Ingested ${summary.source} as ${summary.sourceFileId}`,
+    `  channels ${summary.channels} (${summary.channelsWithoutProgrammes} without programmes), programmes read ${summary.programmesRead}, stored ${summary.programmesStored}`,
+    `  collapsed duplicates ${summary.exactDuplicates} exact + ${summary.conflictingDuplicates} conflicting, overlaps ${summary.overlaps}, needing review ${summary.needsReview}`,
+    `  catalogue: +${summary.merge.programmesAdded} added, ${summary.merge.programmesUpdated} updated, ${summary.merge.programmesUnchanged} unchanged, ${summary.merge.programmesRemoved} removed`,
+  ];
+  if (summary.warningCount > 0) {
+    lines.push(
+      `  ${summary.warningCount} warnings${summary.warningCount > summary.warnings.length ? ` (first ${summary.warnings.length})` : ''}:`,
+    );
+    for (const warning of summary.warnings)
+      lines.push(`    line ${warning.line}: ${warning.message}`);
+  }
+  return lines.join('\n');
+}
+
+/** `onair ingest`: load XMLTV files or URLs into the catalogue, one transaction per input. */
+export function ingestCommand(ctx: CliContext): Command {
+  return new Command('ingest')
+    .description('ingest XMLTV guide files or http(s) URLs (plain or gzip)')
+    .argument('<file-or-url...>', 'XMLTV inputs; each is merged in its own transaction')
+    .option(
+      '--country <code>',
+      'country of every channel in the inputs (else inferred from ids)',
+      parseCountryOption,
+    )
+    .option(
+      '--assume-offset <+HHMM>',
+      'UTC offset for times that carry none (default +0000)',
+      parseOffsetOption,
+    )
+    .option('--json', 'print JSON')
+    .action(
+      async (
+        inputs: string[],
+        opts: { country?: string; assumeOffset?: number; json?: boolean },
+      ) => {
+        const summaries: IngestSummary[] = [];
+        const failures: { source: string; error: string }[] = [];
+        await withStore(ctx, async (store) => {
+          for (const source of inputs) {
+            const bar = opts.json ? null : progressBar(ctx, source);
+            try {
+              const summary = await ingestXmltv(
+                store.ingest,
+                { source },
+                {
+                  country: opts.country ?? null,
+                  assumeOffsetMinutes: opts.assumeOffset ?? 0,
+                  nowMs: ctx.now(),
+                  retentionDays: ctx.config.retentionDays,
+                  onProgress: bar === null ? undefined : (read, total) => bar.update(read, total),
+                },
+              );
+              bar?.stop();
+              summaries.push(summary);
+              if (!opts.json) ctx.stdout.write(`${formatSummary(summary)}\n`);
+            } catch (error) {
+              bar?.stop();
+              if (!(error instanceof IngestError)) throw error;
+              failures.push({ source, error: error.message });
+              ctx.stderr.write(
+                `onair: error: ${source}: ${error.message}; the catalogue is unchanged by this input\n`,
+              );
+            }
+          }
+        });
+        if (opts.json) printResult(ctx, true, { ingested: summaries, failed: failures }, () => '');
+        if (failures.length > 0) {
+          throw new ReportedFailure(`${failures.length} of ${inputs.length} inputs failed`);
+        }
+      },
+    );
+}

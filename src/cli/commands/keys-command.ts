@@ -1,0 +1,101 @@
+import { Command } from 'commander';
+import { issueApiKey, MAX_KEY_NAME_LENGTH } from '../../accounts/account-service.js';
+import type { ApiKey } from '../../storage/types.js';
+import { CliError, isoOrNull, printResult, withStore, type CliContext } from '../cli-context.js';
+import { parseEmail } from '../option-parsers.js';
+import { requireAccount } from './accounts-command.js';
+
+/** A key as listed: never the secret, only what identifies it. */
+export function apiKeyJson(key: ApiKey) {
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: key.prefix,
+    lastFour: key.lastFour,
+    display: `${key.prefix}…${key.lastFour}`,
+    status: key.revokedAt === null ? 'active' : 'revoked',
+    createdAt: isoOrNull(key.createdAt),
+    lastUsedAt: isoOrNull(key.lastUsedAt),
+    revokedAt: isoOrNull(key.revokedAt),
+  };
+}
+
+export function formatKeyLines(keys: ApiKey[]): string[] {
+  return keys.map(
+    (k) =>
+      `${k.id}  ${k.prefix}…${k.lastFour}  ${JSON.stringify(k.name)}  created ${isoOrNull(k.createdAt)}` +
+      (k.revokedAt === null ? '' : `  REVOKED ${isoOrNull(k.revokedAt)}`),
+  );
+}
+
+/** `onair keys …`: create, list and revoke API keys. */
+export function keysCommand(ctx: CliContext): Command {
+  const keys = new Command('keys').description('manage API keys');
+
+  keys
+    .command('create')
+    .description('create an API key for an account and print it (shown only this once)')
+    .requiredOption('--email <address>', 'e-mail address of the account', parseEmail)
+    .option(
+      '--name <name>',
+      `a label for the key (at most ${MAX_KEY_NAME_LENGTH} characters)`,
+      'default',
+    )
+    .option('--json', 'print JSON')
+    .action(async (opts: { email: string; name: string; json?: boolean }) => {
+      const nowMs = ctx.now();
+      await withStore(ctx, async (store) => {
+        const account = await requireAccount(store, opts.email);
+        const issued = await issueApiKey(store.accounts, account.id, opts.name, nowMs);
+        const data = {
+          ...apiKeyJson(issued.record),
+          key: issued.key,
+          accountId: account.id,
+          email: account.email,
+        };
+        printResult(ctx, opts.json === true, data, () =>
+          [
+            `Created key ${issued.record.id} (${JSON.stringify(issued.record.name)}) for ${account.email}.`,
+            'Store it now; it will not be shown again:',
+            issued.key,
+          ].join('\n'),
+        );
+      });
+    });
+
+  keys
+    .command('list')
+    .description("list an account's keys (never the secret)")
+    .requiredOption('--email <address>', 'e-mail address of the account', parseEmail)
+    .option('--json', 'print JSON')
+    .action(async (opts: { email: string; json?: boolean }) => {
+      await withStore(ctx, async (store) => {
+        const account = await requireAccount(store, opts.email);
+        const list = await store.accounts.listApiKeys(account.id);
+        printResult(ctx, opts.json === true, list.map(apiKeyJson), () =>
+          list.length === 0 ? `No keys for ${account.email}.` : formatKeyLines(list).join('\n'),
+        );
+      });
+    });
+
+  keys
+    .command('revoke')
+    .description('revoke a key; it is refused from the next request on')
+    .requiredOption('--id <id>', 'id of the key (see keys list)')
+    .option('--json', 'print JSON')
+    .action(async (opts: { id: string; json?: boolean }) => {
+      const nowMs = ctx.now();
+      await withStore(ctx, async (store) => {
+        const key = await store.accounts.revokeApiKey(opts.id.trim(), nowMs);
+        if (key === null) throw new CliError(`no key with id ${opts.id}`);
+        printResult(
+          ctx,
+          opts.json === true,
+          apiKeyJson(key),
+          () => `Key ${key.id} revoked at ${isoOrNull(key.revokedAt)}.`,
+        );
+      });
+    });
+
+  return keys;
+}

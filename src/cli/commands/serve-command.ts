@@ -1,0 +1,46 @@
+import { Command } from 'commander';
+import { seedDemo, type DemoSeed } from '../../demo-seed.js';
+import { startServer } from '../../server.js';
+import type { CliContext } from '../cli-context.js';
+
+/** `onair serve`: run the HTTP API until SIGINT/SIGTERM. */
+export function serveCommand(ctx: CliContext): Command {
+  return new Command('serve')
+    .description(
+      'serve the HTTP API (HOST, PORT, DATABASE_URL, PUBLIC_URL, … from the environment)',
+    )
+    .option('--demo', 'on an empty catalogue, load demo data and create a demo account with a key')
+    .action(async (opts: { demo?: boolean }) => {
+      let seeded: DemoSeed | null = null;
+      const server = await startServer(ctx.config, {
+        now: ctx.now,
+        beforeListen: opts.demo
+          ? async (store) => {
+              seeded = await seedDemo(store, ctx.now());
+            }
+          : undefined,
+      });
+      const banner = [`Onair is serving ${server.url} (database: ${describeDatabase(ctx)})`];
+      if (seeded !== null) banner.push(...(seeded as DemoSeed).describe(server.url));
+      ctx.stdout.write(`${banner.join('\n')}\n`);
+
+      await new Promise<void>((resolve) => {
+        const stop = (signal: string) => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          server.app.log.info({ signal }, 'shutting down');
+          server.close().then(resolve, (error: unknown) => {
+            server.app.log.error({ err: error }, 'error during shutdown');
+            resolve();
+          });
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
+    });
+}
+
+function describeDatabase(ctx: CliContext): string {
+  const { database } = ctx.config;
+  return database.engine === 'sqlite' ? database.path : 'PostgreSQL';
+}

@@ -1,0 +1,69 @@
+import { InvalidArgumentError } from 'commander';
+import { isValidCountryCode } from '../domain/country.js';
+import { parseUtcOffset } from '../domain/xmltv-time.js';
+
+const ISO_INSTANT =
+  /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/**
+ * Parses an ISO 8601 date or date-time given on the command line. A value without a zone is
+ * read as UTC (not the machine's zone) so the same command means the same everywhere.
+ */
+export function parseIsoInstant(text: string): number {
+  const value = text.trim();
+  if (!ISO_INSTANT.test(value)) {
+    throw new InvalidArgumentError(`"${text}" is not an ISO 8601 date or date-time`);
+  }
+  const hasZone = /(?:Z|[+-]\d{2}:?\d{2})$/i.test(value) && value.length > 10;
+  const normalised = value.replace(' ', 'T');
+  const ms = Date.parse(hasZone || value.length === 10 ? normalised : `${normalised}Z`);
+  if (Number.isNaN(ms)) throw new InvalidArgumentError(`"${text}" is not a valid date`);
+  return ms;
+}
+
+export function parseIsoInstantOrNone(text: string): number | null {
+  return text.trim().toLowerCase() === 'none' ? null : parseIsoInstant(text);
+}
+
+export function parseRateLimit(text: string): number {
+  if (!/^\d+$/.test(text.trim()) || Number(text) < 1 || Number(text) > 1_000_000) {
+    throw new InvalidArgumentError(
+      `"${text}" is not a whole number of requests per second (1 or more)`,
+    );
+  }
+  return Number(text);
+}
+
+export function parseRateLimitOrDefault(text: string): number | null {
+  return text.trim().toLowerCase() === 'default' ? null : parseRateLimit(text);
+}
+
+export function parseBoolean(text: string): boolean {
+  const value = text.trim().toLowerCase();
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  throw new InvalidArgumentError(`"${text}" is not true or false`);
+}
+
+export function parseCountryOption(text: string): string {
+  if (!isValidCountryCode(text)) {
+    throw new InvalidArgumentError(
+      `"${text}" is not a country code (letters, digits and hyphens, at most 16 characters)`,
+    );
+  }
+  return text.toUpperCase();
+}
+
+export function parseOffsetOption(text: string): number {
+  const minutes = parseUtcOffset(text);
+  if (minutes === null) throw new InvalidArgumentError(`"${text}" is not an offset like +0530`);
+  return minutes;
+}
+
+export function parseEmail(text: string): string {
+  const value = text.trim();
+  if (!/^[^\s@]+@[^\s@]+$/.test(value) || value.length > 254) {
+    throw new InvalidArgumentError(`"${text}" is not an e-mail address`);
+  }
+  return value;
+}

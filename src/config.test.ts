@@ -1,0 +1,57 @@
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, PROJECT_ROOT } from './config.js';
+
+describe('config', () => {
+  it('has working defaults and is frozen', () => {
+    const config = loadConfig({}, '/somewhere');
+    expect(config).toMatchObject({
+      database: { engine: 'sqlite', path: resolve(PROJECT_ROOT, 'data/onair.db') },
+      host: '127.0.0.1',
+      port: 8080,
+      publicUrl: 'http://127.0.0.1:8080',
+      redisUrl: null,
+      retentionDays: null,
+    });
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.database)).toBe(true);
+  });
+
+  it('reads SQLite paths, sqlite: URLs and postgres URLs', () => {
+    expect(loadConfig({ DATABASE_URL: 'x/y.db' }, '/w').database).toEqual({
+      engine: 'sqlite',
+      path: '/w/x/y.db',
+    });
+    expect(loadConfig({ DATABASE_URL: 'sqlite:/tmp/a.db' }, '/w').database).toEqual({
+      engine: 'sqlite',
+      path: '/tmp/a.db',
+    });
+    expect(loadConfig({ DATABASE_URL: 'sqlite:///tmp/a.db' }, '/w').database).toEqual({
+      engine: 'sqlite',
+      path: '/tmp/a.db',
+    });
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@h/db' }).database).toEqual({
+      engine: 'postgres',
+      url: 'postgres://u@h/db',
+    });
+  });
+
+  it('takes PUBLIC_URL without a trailing slash', () => {
+    expect(loadConfig({ PUBLIC_URL: 'https://api.example.com/' }).publicUrl).toBe(
+      'https://api.example.com',
+    );
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, /PORT/],
+    [{ PORT: '70000' }, /PORT/],
+    [{ PUBLIC_URL: 'ftp://x' }, /PUBLIC_URL/],
+    [{ PUBLIC_URL: 'not a url' }, /PUBLIC_URL/],
+    [{ REDIS_URL: 'localhost:6379' }, /REDIS_URL/],
+    [{ RETENTION_DAYS: '30' }, /RETENTION_DAYS/],
+    [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL/],
+  ])('refuses %j with a message naming the variable', (env, pattern) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(pattern);
+  });
+});

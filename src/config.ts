@@ -1,0 +1,110 @@
+import { isAbsolute, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Where the project lives; the default database sits under it whatever the working directory. */
+export const PROJECT_ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
+
+export type DatabaseConfig =
+  { engine: 'sqlite'; path: string } | { engine: 'postgres'; url: string };
+
+/** Everything the process is configured with, parsed once at start-up. */
+export interface Config {
+  readonly database: DatabaseConfig;
+  readonly redisUrl: string | null;
+  readonly host: string;
+  readonly port: number;
+  readonly publicUrl: string;
+  readonly smtpUrl: string | null;
+  readonly mailFrom: string;
+  readonly retentionDays: number | null;
+  readonly trustProxy: boolean;
+  readonly logLevel: string;
+  /** Failed-auth requests allowed per client IP per `authFailureWindowMs`. */
+  readonly authFailureLimit: number;
+  readonly authFailureWindowMs: number;
+}
+
+/** A configuration value that cannot be used; the message names the variable. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function nonEmpty(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = nonEmpty(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+function httpUrl(name: string, raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an absolute URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(`${name} must start with http:// or https://, got "${raw}"`);
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
+export function parseDatabaseUrl(raw: string | undefined, cwd: string): DatabaseConfig {
+  if (raw === undefined) return { engine: 'sqlite', path: resolve(PROJECT_ROOT, 'data/onair.db') };
+  if (/^postgres(ql)?:\/\//i.test(raw)) return { engine: 'postgres', url: raw };
+  let path = raw;
+  if (/^sqlite:/i.test(path)) path = path.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+  if (path === '') throw new ConfigError('DATABASE_URL names no SQLite file');
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(path)) {
+    throw new ConfigError(
+      `DATABASE_URL must be a SQLite file path, sqlite:PATH or postgres://…, got "${raw}"`,
+    );
+  }
+  if (path === ':memory:') return { engine: 'sqlite', path };
+  return { engine: 'sqlite', path: isAbsolute(path) ? path : resolve(cwd, path) };
+}
+
+/** Parses the environment into a frozen Config; throws ConfigError with a one-line message. */
+export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
+  const host = nonEmpty(env, 'HOST') ?? '127.0.0.1';
+  const port = integer(env, 'PORT', 8080, 0, 65535);
+  const publicUrlRaw = nonEmpty(env, 'PUBLIC_URL');
+  const displayHost = host.includes(':') ? `[${host}]` : host;
+  const publicUrl = publicUrlRaw
+    ? httpUrl('PUBLIC_URL', publicUrlRaw)
+    : `http://${displayHost === '0.0.0.0' ? '127.0.0.1' : displayHost}:${port}`;
+  const retention = nonEmpty(env, 'RETENTION_DAYS');
+  const redisUrl = nonEmpty(env, 'REDIS_URL') ?? null;
+  if (redisUrl !== null && !/^rediss?:\/\//i.test(redisUrl)) {
+    throw new ConfigError(`REDIS_URL must start with redis:// or rediss://, got "${redisUrl}"`);
+  }
+  const trustProxy = (nonEmpty(env, 'TRUST_PROXY') ?? 'false').toLowerCase();
+  if (!['true', 'false', '1', '0'].includes(trustProxy)) {
+    throw new ConfigError(`TRUST_PROXY must be true or false, got "${trustProxy}"`);
+  }
+
+  return Object.freeze({
+    database: Object.freeze(parseDatabaseUrl(nonEmpty(env, 'DATABASE_URL'), cwd)),
+    redisUrl,
+    host,
+    port,
+    publicUrl,
+    smtpUrl: nonEmpty(env, 'SMTP_URL') ?? null,
+    mailFrom: nonEmpty(env, 'MAIL_FROM') ?? 'Onair <no-reply@onair.local>',
+    retentionDays:
+      retention === undefined ? null : integer(env, 'RETENTION_DAYS', 366, 366, 100_000),
+    trustProxy: trustProxy === 'true' || trustProxy === '1',
+    logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',
+    authFailureLimit: integer(env, 'AUTH_FAILURE_LIMIT', 100, 1, 1_000_000),
+    authFailureWindowMs: 10_000,
+  });
+}

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { DAY_MS, parseScheduleWindow } from './schedule-window.js';
+
+const NOW = Date.UTC(2026, 7, 22, 10, 30);
+const MIDNIGHT = Date.UTC(2026, 7, 22);
+
+describe('schedule window', () => {
+  it('defaults to 7 days back with no upper bound', () => {
+    expect(parseScheduleWindow(undefined, undefined, NOW)).toEqual({
+      kind: 'range',
+      fromMs: NOW - 7 * DAY_MS,
+    });
+  });
+
+  it('reads N from 1 to 365', () => {
+    expect(parseScheduleWindow('1', undefined, NOW)).toEqual({
+      kind: 'range',
+      fromMs: NOW - DAY_MS,
+    });
+    expect(parseScheduleWindow('365', undefined, NOW)).toEqual({
+      kind: 'range',
+      fromMs: NOW - 365 * DAY_MS,
+    });
+    expect(parseScheduleWindow('0030', undefined, NOW)).toEqual({
+      kind: 'range',
+      fromMs: NOW - 30 * DAY_MS,
+    });
+  });
+
+  it('maps keywords to half-open UTC days, case-insensitively', () => {
+    expect(parseScheduleWindow('today', undefined, NOW)).toEqual({
+      kind: 'range',
+      fromMs: MIDNIGHT,
+      toMs: MIDNIGHT + DAY_MS,
+    });
+    expect(parseScheduleWindow('Tomorrow', undefined, NOW)).toEqual({
+      kind: 'range',
+      fromMs: MIDNIGHT + DAY_MS,
+      toMs: MIDNIGHT + 2 * DAY_MS,
+    });
+    expect(parseScheduleWindow('YESTERDAY', undefined, NOW)).toEqual({
+      kind: 'range',
+      fromMs: MIDNIGHT - DAY_MS,
+      toMs: MIDNIGHT,
+    });
+    // Exactly midnight belongs to the day it starts.
+    expect(parseScheduleWindow('today', undefined, MIDNIGHT)).toEqual({
+      kind: 'range',
+      fromMs: MIDNIGHT,
+      toMs: MIDNIGHT + DAY_MS,
+    });
+  });
+
+  it('reads all from days=all, all=1 and all=true', () => {
+    for (const [days, all] of [
+      ['all', undefined],
+      ['ALL', undefined],
+      [undefined, '1'],
+      [undefined, 'True'],
+    ] as const) {
+      expect(parseScheduleWindow(days, all, NOW)).toEqual({ kind: 'all' });
+    }
+  });
+
+  it('refuses anything else with the right code', () => {
+    for (const days of ['0', '366', '-1', '1.0', ' 1', '', 'week', '１']) {
+      expect(() => parseScheduleWindow(days, undefined, NOW), days).toThrow(
+        expect.objectContaining({ code: 'INVALID_DAYS' }),
+      );
+    }
+    for (const [days, all] of [
+      ['7', '1'],
+      [undefined, '0'],
+      [undefined, ''],
+      ['all', 'true'],
+    ] as const) {
+      expect(() => parseScheduleWindow(days, all, NOW)).toThrow(
+        expect.objectContaining({ code: 'INVALID_PARAMETERS' }),
+      );
+    }
+  });
+});

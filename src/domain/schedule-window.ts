@@ -1,0 +1,52 @@
+import { errors } from './errors.js';
+
+export const DAY_MS = 86_400_000;
+export const DEFAULT_LOOKBACK_DAYS = 7;
+export const MAX_LOOKBACK_DAYS = 365;
+
+/**
+ * Which programmes of a channel a request asks for. `all` includes programmes whose start did
+ * not parse; a `range` keeps only parsed starts with `fromMs <= start < toMs` (no `toMs` means
+ * no upper bound).
+ */
+export type ScheduleWindow = { kind: 'all' } | { kind: 'range'; fromMs: number; toMs?: number };
+
+const KEYWORD_OFFSET_DAYS: Record<string, number> = { yesterday: -1, today: 0, tomorrow: 1 };
+
+function startOfUtcDay(ms: number): number {
+  return Math.floor(ms / DAY_MS) * DAY_MS;
+}
+
+/**
+ * Applies the spec's filter rules to the raw `days` and `all` query values. Throws
+ * INVALID_DAYS or INVALID_PARAMETERS for anything the spec does not allow.
+ */
+export function parseScheduleWindow(
+  days: string | undefined,
+  all: string | undefined,
+  nowMs: number,
+): ScheduleWindow {
+  if (days !== undefined && all !== undefined) {
+    throw errors.invalidParameters('Use either days or all, not both');
+  }
+  if (all !== undefined) {
+    const flag = all.toLowerCase();
+    if (flag === '1' || flag === 'true') return { kind: 'all' };
+    throw errors.invalidParameters('Invalid all: use all=1 or all=true');
+  }
+  if (days === undefined) {
+    return { kind: 'range', fromMs: nowMs - DEFAULT_LOOKBACK_DAYS * DAY_MS };
+  }
+  const keyword = days.toLowerCase();
+  if (keyword === 'all') return { kind: 'all' };
+  const offset = KEYWORD_OFFSET_DAYS[keyword];
+  if (offset !== undefined) {
+    const fromMs = startOfUtcDay(nowMs) + offset * DAY_MS;
+    return { kind: 'range', fromMs, toMs: fromMs + DAY_MS };
+  }
+  // All digits only: "+7", "7.0", " 7" and "1e2" are not integers the spec allows.
+  if (!/^[0-9]+$/.test(days)) throw errors.invalidDays();
+  const n = Number(days);
+  if (n < 1 || n > MAX_LOOKBACK_DAYS) throw errors.invalidDays();
+  return { kind: 'range', fromMs: nowMs - n * DAY_MS };
+}

@@ -1,0 +1,72 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, errors, type ErrorCode } from '../domain/errors.js';
+import type { ErrorBody } from './schemas.js';
+
+/** Sends an AppError as the JSON body every error of the service has. */
+export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
+  if (error.retryAfterSeconds !== undefined && (error.status === 429 || error.status === 503)) {
+    reply.header('Retry-After', String(error.retryAfterSeconds));
+  }
+  if (error.status === 405) reply.header('Allow', 'GET, HEAD');
+  const body: ErrorBody = { error: error.message, code: error.code };
+  return reply.code(error.status).type('application/json; charset=utf-8').send(body);
+}
+
+/**
+ * Turns anything thrown while handling a request into a contract error. AppErrors pass as they
+ * are; Fastify's own client errors (validation, bad URL, body problems) become 400s; the rest
+ * is logged and answered 500 without details.
+ */
+export function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  const fastifyError = error as Partial<FastifyError>;
+  if (fastifyError.validation !== undefined) {
+    return errors.invalidParameters(`Invalid request: ${fastifyError.message ?? 'bad parameters'}`);
+  }
+  const status = fastifyError.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return errors.badRequest(fastifyError.message ?? 'Bad request');
+  }
+  return errors.internal();
+}
+
+/** Installs the one place where errors become HTTP responses. */
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const appError = toAppError(error);
+    if (appError.status >= 500 && appError.code === 'INTERNAL_ERROR') {
+      request.log.error({ err: error }, 'request failed');
+    }
+    return sendError(reply, appError);
+  });
+  app.setNotFoundHandler((_request, reply) => sendError(reply, errors.notFound()));
+}
+
+function rawErrorResponse(status: number, code: ErrorCode, message: string): string {
+  const body = JSON.stringify({ error: message, code });
+  return [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}`,
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Connection: close',
+    '',
+    body,
+  ].join('\r\n');
+}
+
+/**
+ * Errors Node's HTTP parser raises before Fastify sees a request (oversized headers, malformed
+ * request lines) are answered on the raw socket, still as JSON with a code.
+ */
+export function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) return;
+  const response =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? rawErrorResponse(431, 'HEADERS_TOO_LARGE', 'Request headers too large')
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? rawErrorResponse(408, 'REQUEST_TIMEOUT', 'Request timeout')
+        : rawErrorResponse(400, 'BAD_REQUEST', 'Malformed HTTP request');
+  socket.end(response);
+}

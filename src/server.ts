@@ -1,0 +1,51 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.js';
+import type { Config } from './config.js';
+import { createLimiters, openStore, systemClock, type Clock } from './deps.js';
+import type { Store } from './storage/types.js';
+
+/** A listening server and how to stop it. */
+export interface RunningServer {
+  app: FastifyInstance;
+  store: Store;
+  url: string;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  now?: Clock;
+  /** Runs on the open store before the server listens (demo seeding). */
+  beforeListen?: (store: Store) => Promise<void>;
+}
+
+/** Opens the storage, builds the app and listens on HOST:PORT. */
+export async function startServer(
+  config: Config,
+  options: StartOptions = {},
+): Promise<RunningServer> {
+  const now = options.now ?? systemClock;
+  const store = await openStore(config, now);
+  try {
+    await options.beforeListen?.(store);
+    const limiters = createLimiters(config, now);
+    const app = await buildApp({ config, store, now, ...limiters }, { level: config.logLevel });
+    await app.listen({ host: config.host, port: config.port });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address !== null ? address.port : config.port;
+    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+    return {
+      app,
+      store,
+      url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
+      async close() {
+        await app.close();
+        await limiters.accountLimiter.close();
+        await limiters.authFailureLimiter.close();
+        await store.close();
+      },
+    };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}

@@ -1,0 +1,196 @@
+import { randomUUID } from 'node:crypto';
+import type {
+  Account,
+  AccountChanges,
+  AccountStore,
+  ApiKey,
+  KeyOwner,
+  NewAccount,
+  NewApiKey,
+} from '../types.js';
+import type { SqliteDatabase } from './database.js';
+
+interface AccountRow {
+  id: string;
+  email: string;
+  verified_at: number | null;
+  access_until: number | null;
+  rate_limit: number | null;
+  disabled: number;
+  created_at: number;
+}
+
+interface ApiKeyRow {
+  id: string;
+  account_id: string;
+  name: string;
+  prefix: string;
+  last_four: string;
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+/** Raised when an account with the same address already exists. */
+export class DuplicateAccountError extends Error {
+  override name = 'DuplicateAccountError';
+}
+
+/** Raised when an account id or e-mail does not exist. */
+export class UnknownAccountError extends Error {
+  override name = 'UnknownAccountError';
+}
+
+const ACCOUNT_COLUMNS = 'id, email, verified_at, access_until, rate_limit, disabled, created_at';
+const KEY_COLUMNS = 'id, account_id, name, prefix, last_four, created_at, last_used_at, revoked_at';
+
+function toAccount(row: AccountRow): Account {
+  return {
+    id: row.id,
+    email: row.email,
+    verifiedAt: row.verified_at,
+    accessUntil: row.access_until,
+    rateLimit: row.rate_limit,
+    disabled: row.disabled !== 0,
+    createdAt: row.created_at,
+  };
+}
+
+function toApiKey(row: ApiKeyRow): ApiKey {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    name: row.name,
+    prefix: row.prefix,
+    lastFour: row.last_four,
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+    revokedAt: row.revoked_at,
+  };
+}
+
+/** E-mail addresses are matched case-insensitively; the address is kept as given. */
+export function emailKey(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export function createSqliteAccountStore(db: SqliteDatabase): AccountStore {
+  const insertAccount = db.prepare(
+    `INSERT INTO accounts (id, email, email_key, verified_at, access_until, rate_limit, disabled,
+       created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?)`,
+  );
+  const accountById = db.prepare<[string], AccountRow>(
+    `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = ?`,
+  );
+  const accountByEmail = db.prepare<[string], AccountRow>(
+    `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE email_key = ?`,
+  );
+  const allAccounts = db.prepare<[], AccountRow>(
+    `SELECT ${ACCOUNT_COLUMNS} FROM accounts ORDER BY email_key`,
+  );
+  const insertKey = db.prepare(
+    `INSERT INTO api_keys (id, account_id, name, key_hash, prefix, last_four, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const keyById = db.prepare<[string], ApiKeyRow>(
+    `SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = ?`,
+  );
+  const keysOfAccount = db.prepare<[string], ApiKeyRow>(
+    `SELECT ${KEY_COLUMNS} FROM api_keys WHERE account_id = ? ORDER BY created_at, id`,
+  );
+  const revokeKey = db.prepare(
+    'UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL',
+  );
+  const keyOwner = db.prepare<
+    [string],
+    AccountRow & { key_id: string; key_revoked_at: number | null }
+  >(
+    `SELECT k.id AS key_id, k.revoked_at AS key_revoked_at,
+            a.id, a.email, a.verified_at, a.access_until, a.rate_limit, a.disabled, a.created_at
+     FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?`,
+  );
+
+  const getAccount = (id: string): Account => {
+    const row = accountById.get(id);
+    if (row === undefined) throw new UnknownAccountError(`no account with id ${id}`);
+    return toAccount(row);
+  };
+
+  return {
+    async createAccount(account: NewAccount, nowMs: number) {
+      const id = randomUUID();
+      try {
+        insertAccount.run(
+          id,
+          account.email.trim(),
+          emailKey(account.email),
+          account.verifiedAt,
+          account.accessUntil,
+          account.rateLimit,
+          nowMs,
+          nowMs,
+        );
+      } catch (error) {
+        if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
+          throw new DuplicateAccountError(`an account for ${account.email.trim()} already exists`);
+        }
+        throw error;
+      }
+      return getAccount(id);
+    },
+    async findAccountByEmail(email) {
+      const row = accountByEmail.get(emailKey(email));
+      return row === undefined ? null : toAccount(row);
+    },
+    async updateAccount(id, changes: AccountChanges, nowMs) {
+      const sets: string[] = [];
+      const values: (number | null)[] = [];
+      if (changes.verifiedAt !== undefined) {
+        sets.push('verified_at = ?');
+        values.push(changes.verifiedAt);
+      }
+      if (changes.accessUntil !== undefined) {
+        sets.push('access_until = ?');
+        values.push(changes.accessUntil);
+      }
+      if (changes.rateLimit !== undefined) {
+        sets.push('rate_limit = ?');
+        values.push(changes.rateLimit);
+      }
+      if (changes.disabled !== undefined) {
+        sets.push('disabled = ?');
+        values.push(changes.disabled ? 1 : 0);
+      }
+      sets.push('updated_at = ?');
+      values.push(nowMs);
+      const result = db
+        .prepare(`UPDATE accounts SET ${sets.join(', ')} WHERE id = ?`)
+        .run(...values, id);
+      if (result.changes === 0) throw new UnknownAccountError(`no account with id ${id}`);
+      return getAccount(id);
+    },
+    async listAccounts() {
+      return allAccounts.all().map(toAccount);
+    },
+    async createApiKey(key: NewApiKey, nowMs) {
+      const id = randomUUID();
+      insertKey.run(id, key.accountId, key.name, key.keyHash, key.prefix, key.lastFour, nowMs);
+      const row = keyById.get(id);
+      if (row === undefined) throw new Error('API key vanished after insert');
+      return toApiKey(row);
+    },
+    async listApiKeys(accountId) {
+      return keysOfAccount.all(accountId).map(toApiKey);
+    },
+    async revokeApiKey(id, nowMs) {
+      revokeKey.run(nowMs, id);
+      const row = keyById.get(id);
+      return row === undefined ? null : toApiKey(row);
+    },
+    async findKeyOwner(keyHash): Promise<KeyOwner | null> {
+      const row = keyOwner.get(keyHash);
+      if (row === undefined) return null;
+      return { keyId: row.key_id, revoked: row.key_revoked_at !== null, account: toAccount(row) };
+    },
+  };
+}

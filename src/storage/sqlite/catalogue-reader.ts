@@ -1,0 +1,114 @@
+import type { ScheduleWindow } from '../../domain/schedule-window.js';
+import type { CatalogueReader, Channel, CountryCount, Programme } from '../types.js';
+import type { SqliteDatabase } from './database.js';
+
+interface ChannelRow {
+  id: string;
+  name: string;
+  icon: string;
+  country: string;
+  needs_review: number;
+}
+
+interface ProgrammeRow {
+  id: string;
+  start: string;
+  stop: string;
+  title: string;
+  description: string;
+  category: string;
+  source_file_id: string;
+  needs_review: number;
+  updated_at: number;
+}
+
+const CHANNEL_COLUMNS = 'id, name, icon, country, needs_review';
+const PROGRAMME_COLUMNS =
+  'id, start, stop, title, description, category, source_file_id, needs_review, updated_at';
+
+function toChannel(row: ChannelRow): Channel {
+  return {
+    id: row.id,
+    name: row.name,
+    icon: row.icon,
+    country: row.country,
+    needsReview: row.needs_review !== 0,
+  };
+}
+
+function toProgramme(row: ProgrammeRow): Programme {
+  return {
+    id: row.id,
+    start: row.start,
+    stop: row.stop,
+    title: row.title,
+    desc: row.description,
+    category: row.category,
+    sourceFileId: row.source_file_id,
+    needsReview: row.needs_review !== 0,
+    updatedAt: String(row.updated_at),
+  };
+}
+
+/** Catalogue reads over one SQLite connection, with every statement prepared once. */
+export function createSqliteCatalogueReader(db: SqliteDatabase): CatalogueReader {
+  const countries = db.prepare<[], CountryCount>(
+    `SELECT country, count(*) AS channelCount FROM channels GROUP BY country ORDER BY country`,
+  );
+  const channelsOfCountry = db.prepare<[string], ChannelRow>(
+    `SELECT ${CHANNEL_COLUMNS} FROM channels WHERE country = ? ORDER BY name_key, id`,
+  );
+  // instr() rather than LIKE: the needle is plain text, so % and _ must not act as wildcards.
+  const searchAll = db.prepare<[string, number], ChannelRow>(
+    `SELECT ${CHANNEL_COLUMNS} FROM channels WHERE instr(name_folded, ?) > 0
+     ORDER BY name_key, id LIMIT ?`,
+  );
+  const searchCountry = db.prepare<[string, string, number], ChannelRow>(
+    `SELECT ${CHANNEL_COLUMNS} FROM channels WHERE country = ? AND instr(name_folded, ?) > 0
+     ORDER BY name_key, id LIMIT ?`,
+  );
+  const channelExists = db.prepare<[string], { found: number }>(
+    'SELECT 1 AS found FROM channels WHERE id = ?',
+  );
+  const channelCount = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM channels');
+  const programmesAll = db.prepare<[string], ProgrammeRow>(
+    `SELECT ${PROGRAMME_COLUMNS} FROM programmes WHERE channel_id = ?
+     ORDER BY start_ms IS NULL, start_ms, id`,
+  );
+  const programmesFrom = db.prepare<[string, number], ProgrammeRow>(
+    `SELECT ${PROGRAMME_COLUMNS} FROM programmes WHERE channel_id = ? AND start_ms >= ?
+     ORDER BY start_ms, id`,
+  );
+  const programmesBetween = db.prepare<[string, number, number], ProgrammeRow>(
+    `SELECT ${PROGRAMME_COLUMNS} FROM programmes
+     WHERE channel_id = ? AND start_ms >= ? AND start_ms < ?
+     ORDER BY start_ms, id`,
+  );
+
+  return {
+    async listCountries() {
+      return countries.all();
+    },
+    async listChannels(country) {
+      return channelsOfCountry.all(country).map(toChannel);
+    },
+    async searchChannels(needle, country, limit) {
+      const rows =
+        country === null ? searchAll.all(needle, limit) : searchCountry.all(country, needle, limit);
+      return rows.map(toChannel);
+    },
+    async channelExists(id) {
+      return channelExists.get(id) !== undefined;
+    },
+    async countChannels() {
+      return channelCount.get()?.n ?? 0;
+    },
+    async listProgrammes(channelId, window: ScheduleWindow) {
+      let rows: ProgrammeRow[];
+      if (window.kind === 'all') rows = programmesAll.all(channelId);
+      else if (window.toMs === undefined) rows = programmesFrom.all(channelId, window.fromMs);
+      else rows = programmesBetween.all(channelId, window.fromMs, window.toMs);
+      return rows.map(toProgramme);
+    },
+  };
+}

@@ -1,0 +1,74 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { SQLITE_MIGRATIONS, type SqliteMigration } from './migrations.js';
+
+export type SqliteDatabase = Database.Database;
+
+/** A schema that cannot be used as it is; the message says what to do. */
+export class SchemaVersionError extends Error {
+  override name = 'SchemaVersionError';
+}
+
+/** Opens (creating if needed) a SQLite database file with the settings Onair relies on. */
+export function openSqliteDatabase(path: string): SqliteDatabase {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 10000');
+  return db;
+}
+
+function ensureMigrationTable(db: SqliteDatabase): void {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    applied_at INTEGER NOT NULL
+  )`);
+}
+
+export function currentSchemaVersion(db: SqliteDatabase): number {
+  const table = db
+    .prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`)
+    .get();
+  if (table === undefined) return 0;
+  const row = db.prepare('SELECT max(version) AS version FROM schema_migrations').get() as {
+    version: number | null;
+  };
+  return row.version ?? 0;
+}
+
+export const LATEST_SQLITE_VERSION = Math.max(...SQLITE_MIGRATIONS.map((m) => m.version));
+
+/**
+ * Applies the migrations the database has not seen yet, each in its own transaction, and
+ * returns them. Refuses a database written by a newer Onair.
+ */
+export function migrateSqlite(
+  db: SqliteDatabase,
+  nowMs: number,
+  migrations: readonly SqliteMigration[] = SQLITE_MIGRATIONS,
+): SqliteMigration[] {
+  const current = currentSchemaVersion(db);
+  const latest = Math.max(...migrations.map((m) => m.version));
+  if (current > latest) {
+    throw new SchemaVersionError(
+      `the database schema is version ${current}, newer than this Onair knows (${latest}); upgrade Onair`,
+    );
+  }
+  const pending = migrations.filter((m) => m.version > current);
+  for (const migration of pending) {
+    db.transaction(() => {
+      ensureMigrationTable(db);
+      db.exec(migration.sql);
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+        migration.version,
+        migration.name,
+        nowMs,
+      );
+    }).immediate();
+  }
+  return pending;
+}

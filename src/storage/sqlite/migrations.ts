@@ -1,0 +1,80 @@
+/** One step of the SQLite schema; applied in order, each in its own transaction. */
+export interface SqliteMigration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
+  {
+    version: 1,
+    name: 'catalogue and accounts',
+    sql: `
+      CREATE TABLE channels (
+        id TEXT PRIMARY KEY,
+        xmltv_id TEXT NOT NULL UNIQUE,
+        name TEXT NOT NULL,
+        name_key TEXT NOT NULL,
+        name_folded TEXT NOT NULL,
+        icon TEXT NOT NULL,
+        country TEXT NOT NULL,
+        needs_review INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE INDEX channels_by_country_name ON channels (country, name_key, id);
+      CREATE INDEX channels_by_name ON channels (name_key, id);
+
+      CREATE TABLE source_files (
+        id TEXT PRIMARY KEY,
+        source TEXT NOT NULL,
+        country TEXT,
+        size_bytes INTEGER NOT NULL,
+        sha256 TEXT NOT NULL,
+        ingested_at INTEGER NOT NULL,
+        summary TEXT NOT NULL
+      );
+
+      CREATE TABLE programmes (
+        id TEXT PRIMARY KEY,
+        channel_id TEXT NOT NULL REFERENCES channels (id),
+        start TEXT NOT NULL,
+        stop TEXT NOT NULL,
+        start_ms INTEGER,
+        stop_ms INTEGER,
+        title TEXT NOT NULL,
+        description TEXT NOT NULL,
+        category TEXT NOT NULL,
+        needs_review INTEGER NOT NULL,
+        source_file_id TEXT NOT NULL REFERENCES source_files (id),
+        updated_at INTEGER NOT NULL
+      );
+      CREATE INDEX programmes_by_channel_start ON programmes (channel_id, start_ms, id);
+
+      CREATE TABLE accounts (
+        id TEXT PRIMARY KEY,
+        email TEXT NOT NULL,
+        email_key TEXT NOT NULL UNIQUE,
+        verified_at INTEGER,
+        access_until INTEGER,
+        rate_limit INTEGER,
+        disabled INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+
+      CREATE TABLE api_keys (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts (id),
+        name TEXT NOT NULL,
+        key_hash TEXT NOT NULL UNIQUE,
+        prefix TEXT NOT NULL,
+        last_four TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        last_used_at INTEGER,
+        revoked_at INTEGER
+      );
+      CREATE INDEX api_keys_by_account ON api_keys (account_id, created_at);
+    `,
+  },
+];

@@ -1,0 +1,43 @@
+import type { Store } from '../types.js';
+import { createSqliteAccountStore } from './account-store.js';
+import { createSqliteCatalogueReader } from './catalogue-reader.js';
+import { migrateSqlite, openSqliteDatabase, type SqliteDatabase } from './database.js';
+import { createSqliteCatalogueWriter } from './ingest-session.js';
+
+export interface SqliteStoreOptions {
+  path: string;
+  nowMs: number;
+}
+
+/** A Store over one SQLite file, migrated to the latest schema. */
+export interface SqliteStore extends Store {
+  readonly db: SqliteDatabase;
+}
+
+/**
+ * Opens the SQLite store and brings its schema up to date. Every command migrates on open, so a
+ * fresh clone needs no separate step; a database from a newer Onair is refused.
+ */
+export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
+  const db = openSqliteDatabase(options.path);
+  try {
+    migrateSqlite(db, options.nowMs);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  const ingest = createSqliteCatalogueWriter(db, options.path);
+  return {
+    engine: 'sqlite',
+    db,
+    catalogue: createSqliteCatalogueReader(db),
+    accounts: createSqliteAccountStore(db),
+    ingest,
+    async ping() {
+      db.prepare('SELECT 1').get();
+    },
+    async close() {
+      if (db.open) db.close();
+    },
+  };
+}

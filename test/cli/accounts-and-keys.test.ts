@@ -1,0 +1,295 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCliSandbox, type CliSandbox } from '../helpers/cli-runner.js';
+
+let cli: CliSandbox;
+
+beforeAll(() => {
+  cli = createCliSandbox();
+});
+
+afterAll(() => {
+  cli.dispose();
+});
+
+interface AccountJson {
+  id: string;
+  email: string;
+  verified: boolean;
+  verifiedAt: string | null;
+  trialEndsAt: string | null;
+  accessUntil: string | null;
+  effectiveUntil: string | null;
+  eligibleNow: boolean;
+  refusal: string | null;
+  rateLimit: number;
+  disabled: boolean;
+  keys?: { id: string; name: string; status: string; prefix: string; lastFour: string }[];
+}
+
+describe('bin/onair --help', () => {
+  it('every command and sub-command has help', async () => {
+    for (const args of [
+      [],
+      ['serve'],
+      ['ingest'],
+      ['accounts'],
+      ['accounts', 'create'],
+      ['accounts', 'set'],
+      ['accounts', 'list'],
+      ['accounts', 'show'],
+      ['keys'],
+      ['keys', 'create'],
+      ['keys', 'list'],
+      ['keys', 'revoke'],
+      ['migrate'],
+    ]) {
+      const result = await cli.run([...args, '--help']);
+      expect(result.code, args.join(' ')).toBe(0);
+      expect(result.stdout).toMatch(/Usage: onair/);
+    }
+  });
+});
+
+describe('accounts', () => {
+  it('creates a verified account whose 7-day trial starts now', async () => {
+    const before = Date.now();
+    const account = await cli.json<AccountJson>([
+      'accounts',
+      'create',
+      '--email',
+      'Ann@Example.com',
+      '--verified',
+    ]);
+    expect(account).toMatchObject({
+      email: 'Ann@Example.com',
+      verified: true,
+      eligibleNow: true,
+      rateLimit: 3,
+    });
+    const verifiedAt = Date.parse(account.verifiedAt ?? '');
+    expect(verifiedAt).toBeGreaterThanOrEqual(before - 1000);
+    expect(Date.parse(account.trialEndsAt ?? '')).toBe(verifiedAt + 7 * 86_400_000);
+  });
+
+  it('refuses a second account for the same address (any case), with exit 1 and one line', async () => {
+    const result = await cli.run(['accounts', 'create', '--email', 'ann@example.COM']);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/already exists/);
+  });
+
+  it('creates unverified, back-dated and paid accounts', async () => {
+    const unverified = await cli.json<AccountJson>([
+      'accounts',
+      'create',
+      '--email',
+      'bob@example.com',
+    ]);
+    expect(unverified).toMatchObject({
+      verified: false,
+      eligibleNow: false,
+      refusal: 'EMAIL_NOT_VERIFIED',
+    });
+
+    const expired = await cli.json<AccountJson>([
+      'accounts',
+      'create',
+      '--email',
+      'old@example.com',
+      '--verified-at',
+      '2020-01-01T00:00:00Z',
+    ]);
+    expect(expired).toMatchObject({
+      trialEndsAt: '2020-01-08T00:00:00.000Z',
+      eligibleNow: false,
+      refusal: 'ACCESS_EXPIRED',
+    });
+
+    const paid = await cli.json<AccountJson>([
+      'accounts',
+      'create',
+      '--email',
+      'paid@example.com',
+      '--verified-at',
+      '2020-01-01',
+      '--access-until',
+      '2099-01-01',
+      '--rate-limit',
+      '50',
+    ]);
+    expect(paid).toMatchObject({
+      accessUntil: '2099-01-01T00:00:00.000Z',
+      effectiveUntil: '2099-01-01T00:00:00.000Z',
+      eligibleNow: true,
+      rateLimit: 50,
+    });
+  });
+
+  it('changes access_until, the rate limit and the disabled flag', async () => {
+    let account = await cli.json<AccountJson>([
+      'accounts',
+      'set',
+      '--email',
+      'old@example.com',
+      '--access-until',
+      '2099-06-30T12:00:00Z',
+      '--rate-limit',
+      '10',
+    ]);
+    expect(account).toMatchObject({
+      eligibleNow: true,
+      accessUntil: '2099-06-30T12:00:00.000Z',
+      rateLimit: 10,
+    });
+    account = await cli.json<AccountJson>([
+      'accounts',
+      'set',
+      '--email',
+      'old@example.com',
+      '--disabled',
+      'true',
+    ]);
+    expect(account).toMatchObject({
+      disabled: true,
+      eligibleNow: false,
+      refusal: 'ACCOUNT_DISABLED',
+    });
+    account = await cli.json<AccountJson>([
+      'accounts',
+      'set',
+      '--email',
+      'old@example.com',
+      '--disabled',
+      'false',
+      '--access-until',
+      'none',
+      '--rate-limit',
+      'default',
+    ]);
+    expect(account).toMatchObject({
+      disabled: false,
+      accessUntil: null,
+      rateLimit: 3,
+      refusal: 'ACCESS_EXPIRED',
+    });
+  });
+
+  it('lists accounts and shows one in plain words', async () => {
+    const list = await cli.json<AccountJson[]>(['accounts', 'list']);
+    expect(list.map((a) => a.email)).toEqual([
+      'Ann@Example.com',
+      'bob@example.com',
+      'old@example.com',
+      'paid@example.com',
+    ]);
+    const shown = await cli.run(['accounts', 'show', '--email', 'paid@example.com']);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(/trial ends\s+2020-01-08T00:00:00.000Z/);
+    expect(shown.stdout).toMatch(/API access now\s+yes, until 2099-01-01T00:00:00.000Z/);
+  });
+
+  it('answers bad options with exit 2 and unknown accounts with exit 1', async () => {
+    for (const args of [
+      ['accounts', 'create', '--email', 'not-an-address'],
+      ['accounts', 'create', '--email', 'x@example.com', '--verified-at', 'yesterday'],
+      ['accounts', 'create', '--email', 'x@example.com', '--rate-limit', '0'],
+      ['accounts', 'set', '--email', 'ann@example.com', '--disabled', 'maybe'],
+      ['accounts', 'create'],
+      ['accounts', 'frobnicate'],
+    ]) {
+      const result = await cli.run(args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr).toMatch(/error/);
+    }
+    const unknown = await cli.run(['accounts', 'show', '--email', 'nobody@example.com']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toBe('onair: error: no account with e-mail nobody@example.com\n');
+    const nothing = await cli.run(['accounts', 'set', '--email', 'ann@example.com']);
+    expect(nothing.code).toBe(1);
+  });
+});
+
+describe('keys', () => {
+  it('creates a key shown once, lists it without the secret, and revokes it', async () => {
+    const created = await cli.json<{
+      id: string;
+      key: string;
+      name: string;
+      prefix: string;
+      lastFour: string;
+    }>(['keys', 'create', '--email', 'ann@example.com', '--name', 'production']);
+    expect(created.key).toMatch(/^onair_[0-9A-Za-z]{38}$/);
+    expect(created).toMatchObject({
+      name: 'production',
+      prefix: created.key.slice(0, 10),
+      lastFour: created.key.slice(-4),
+    });
+
+    const listed = await cli.run(['keys', 'list', '--email', 'ann@example.com', '--json']);
+    expect(listed.stdout).not.toContain(created.key);
+    expect(JSON.parse(listed.stdout)).toEqual([
+      expect.objectContaining({
+        id: created.id,
+        name: 'production',
+        status: 'active',
+        revokedAt: null,
+      }),
+    ]);
+    const shown = await cli.run(['accounts', 'show', '--email', 'ann@example.com', '--json']);
+    expect(shown.stdout).not.toContain(created.key);
+    expect((JSON.parse(shown.stdout) as AccountJson).keys).toHaveLength(1);
+
+    const revoked = await cli.json<{ status: string }>(['keys', 'revoke', '--id', created.id]);
+    expect(revoked.status).toBe('revoked');
+    const after = await cli.json<{ status: string }[]>([
+      'keys',
+      'list',
+      '--email',
+      'ann@example.com',
+    ]);
+    expect(after[0]?.status).toBe('revoked');
+  });
+
+  it('prints the key on its own line without --json', async () => {
+    const result = await cli.run(['keys', 'create', '--email', 'bob@example.com']);
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim().split('\n').at(-1)).toMatch(/^onair_[0-9A-Za-z]{38}$/);
+  });
+
+  it('refuses an unknown key id or account', async () => {
+    expect((await cli.run(['keys', 'revoke', '--id', 'nope'])).code).toBe(1);
+    expect((await cli.run(['keys', 'create', '--email', 'nobody@example.com'])).code).toBe(1);
+  });
+});
+
+describe('migrate and configuration', () => {
+  it('reports the schema version and is idempotent', async () => {
+    const first = await cli.json<{ version: number; applied: unknown[] }>(['migrate']);
+    expect(first.version).toBeGreaterThanOrEqual(1);
+    expect(first.applied).toEqual([]); // earlier commands already migrated this database
+    const fresh = await cli.run(['migrate', '--json'], { DATABASE_URL: `${cli.dir}/other.db` });
+    expect(JSON.parse(fresh.stdout).applied.length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('a bad configuration value stops with one line naming it', async () => {
+    const result = await cli.run(['accounts', 'list'], { PORT: 'eighty' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'onair: configuration error: PORT must be an integer from 0 to 65535, got "eighty"\n',
+    );
+  });
+
+  it('refuses a database from a newer Onair', async () => {
+    const path = `${cli.dir}/future.db`;
+    await cli.run(['migrate'], { DATABASE_URL: path });
+    const { default: Database } = await import('better-sqlite3');
+    const db = new Database(path);
+    db.prepare(
+      "INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'future', 0)",
+    ).run();
+    db.close();
+    const result = await cli.run(['accounts', 'list'], { DATABASE_URL: path });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/schema is version 999.*upgrade Onair/);
+  });
+});

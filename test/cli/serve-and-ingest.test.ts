@@ -1,0 +1,181 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  createCliSandbox,
+  startServe,
+  type CliSandbox,
+  type ServeProcess,
+} from '../helpers/cli-runner.js';
+
+let cli: CliSandbox;
+let server: ServeProcess | null = null;
+
+beforeEach(() => {
+  cli = createCliSandbox();
+});
+
+afterEach(async () => {
+  await server?.stop();
+  server = null;
+  cli.dispose();
+});
+
+const get = async (url: string, key?: string) => {
+  const res = await fetch(url, { headers: key ? { authorization: `Bearer ${key}` } : {} });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+};
+
+function guide(title: string): string {
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE tv SYSTEM "xmltv.dtd">
+<tv>
+  <channel id="rte1.ie"><display-name>RTÉ One</display-name><icon src="https://img.example/rte1.png"/></channel>
+  <programme start="20260822190000 +0100" stop="20260822200000 +0100" channel="rte1.ie">
+    <title>${title}</title><desc>Evening news.</desc><category>News</category><category>Current affairs</category>
+  </programme>
+</tv>
+`;
+}
+
+describe('npm start: serve --demo', () => {
+  it('loads the demo catalogue on an empty database and prints a working curl line', async () => {
+    server = await startServe(cli, ['--demo']);
+    const curl = /curl -H "Authorization: Bearer (onair_\w+)" (http:\/\/\S+)/.exec(server.banner);
+    expect(curl, server.banner).not.toBeNull();
+    const [, key, url] = curl as unknown as [string, string, string];
+    const countries = await get(url, key);
+    expect(countries.status).toBe(200);
+    expect((countries.body.countries as unknown[]).length).toBeGreaterThan(3);
+
+    const channels = await get(`${server.url}/api/v1/countries/FR/channels`, key);
+    const first = (channels.body.channels as { id: string; needsReview: boolean }[])[0];
+    expect(first?.needsReview).toBe(false);
+    const today = await get(
+      `${server.url}/api/v1/channels/${first?.id}/programmes?days=today`,
+      key,
+    );
+    expect((today.body.programmes as unknown[]).length).toBeGreaterThan(5);
+    const tomorrow = await get(
+      `${server.url}/api/v1/channels/${first?.id}/programmes?days=tomorrow`,
+      key,
+    );
+    expect((tomorrow.body.programmes as unknown[]).length).toBeGreaterThan(5);
+
+    // A second start finds a catalogue and adds nothing.
+    await server.stop();
+    server = await startServe(cli, ['--demo']);
+    expect(server.banner).not.toMatch(/onair_/);
+    const again = await get(`${server.url}/api/v1/countries`, key);
+    expect(again.body).toEqual(countries.body);
+  });
+
+  it('plain serve never adds demo data', async () => {
+    await cli.json(['accounts', 'create', '--email', 'ops@example.com', '--verified']);
+    const { key } = await cli.json<{ key: string }>([
+      'keys',
+      'create',
+      '--email',
+      'ops@example.com',
+    ]);
+    server = await startServe(cli);
+    expect(server.banner).not.toMatch(/demo/i);
+    expect((await get(`${server.url}/api/v1/countries`, key)).body).toEqual({ countries: [] });
+  });
+});
+
+describe('operator flow through bin/onair', () => {
+  it('ingest → account → key → serve → revoke, across processes', async () => {
+    const file = join(cli.dir, 'guide.xml');
+    writeFileSync(file, guide('Six One'));
+    const ingest = await cli.json<{ ingested: { programmesStored: number }[] }>([
+      'ingest',
+      file,
+      '--country',
+      'ie',
+    ]);
+    expect(ingest.ingested[0]?.programmesStored).toBe(1);
+    await cli.json(['accounts', 'create', '--email', 'cust@example.com', '--verified']);
+    const created = await cli.json<{ id: string; key: string }>([
+      'keys',
+      'create',
+      '--email',
+      'cust@example.com',
+    ]);
+
+    server = await startServe(cli);
+    const { key } = created;
+    expect((await get(`${server.url}/api/v1/countries`, key)).body).toEqual({
+      countries: [{ country: 'IE', channelCount: 1 }],
+    });
+    const search = await get(`${server.url}/api/v1/channels/search?q=rte`, key);
+    const channel = (search.body.results as { channelId: string; name: string; icon: string }[])[0];
+    expect(channel).toMatchObject({ name: 'RTÉ One', icon: 'https://img.example/rte1.png' });
+    const all = await get(
+      `${server.url}/api/v1/channels/${channel?.channelId}/programmes?all=1`,
+      key,
+    );
+    expect(all.body.programmes).toEqual([
+      expect.objectContaining({
+        start: '20260822180000 +0000',
+        stop: '20260822190000 +0000',
+        title: 'Six One',
+        desc: 'Evening news.',
+        category: 'News, Current affairs',
+        needsReview: false,
+      }),
+    ]);
+
+    // Ingest while serving: the server sees the new catalogue.
+    writeFileSync(file, guide('Six One News'));
+    await cli.json(['ingest', file, '--country', 'IE']);
+    await new Promise((r) => setTimeout(r, 1100)); // next rate-limit window
+    const updated = await get(
+      `${server.url}/api/v1/channels/${channel?.channelId}/programmes?all=1`,
+      key,
+    );
+    expect((updated.body.programmes as { title: string }[])[0]?.title).toBe('Six One News');
+
+    await cli.json(['keys', 'revoke', '--id', created.id]);
+    const refused = await get(`${server.url}/api/v1/countries`, key);
+    expect(refused).toEqual({
+      status: 401,
+      body: { error: expect.any(String), code: 'UNAUTHORIZED' },
+    });
+  });
+
+  it('a malformed guide fails with the line named, exit 1, and the catalogue unchanged', async () => {
+    const good = join(cli.dir, 'good.xml');
+    writeFileSync(good, guide('Six One'));
+    await cli.json(['ingest', good, '--country', 'IE']);
+    const bad = join(cli.dir, 'bad.xml');
+    writeFileSync(bad, guide('Broken').replace('<title>Broken</title>', '<title>Broken</titel>'));
+    const result = await cli.run(['ingest', bad, '--country', 'IE']);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/line 6/);
+
+    await cli.json(['accounts', 'create', '--email', 'cust@example.com', '--verified']);
+    const { key } = await cli.json<{ key: string }>([
+      'keys',
+      'create',
+      '--email',
+      'cust@example.com',
+    ]);
+    server = await startServe(cli);
+    const search = await get(`${server.url}/api/v1/channels/search?q=rte`, key);
+    const id = (search.body.results as { channelId: string }[])[0]?.channelId;
+    const all = await get(`${server.url}/api/v1/channels/${id}/programmes?all=1`, key);
+    expect((all.body.programmes as { title: string }[]).map((p) => p.title)).toEqual(['Six One']);
+  });
+
+  it('a missing file or a bad option is refused clearly', async () => {
+    const missing = await cli.run(['ingest', join(cli.dir, 'nope.xml')]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/nope\.xml/);
+    const badCountry = await cli.run(['ingest', 'x.xml', '--country', 'U_K']);
+    expect(badCountry.code).toBe(2);
+    const badOffset = await cli.run(['ingest', 'x.xml', '--assume-offset', '8']);
+    expect(badOffset.code).toBe(2);
+  });
+});

@@ -1,0 +1,133 @@
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+
+let t: TestApp;
+
+beforeEach(async () => {
+  t = await createTestApp();
+});
+
+afterEach(async () => {
+  await t.close();
+});
+
+describe('errors are JSON everywhere', () => {
+  it('an unknown route outside /api/v1 → 404 NOT_FOUND', async () => {
+    const res = await t.get('/nowhere');
+    expect(res.statusCode).toBe(404);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.json()).toEqual({ error: 'Not found', code: 'NOT_FOUND' });
+  });
+
+  it('an unknown route under /api/v1 → 401 without a key, 404 NOT_FOUND with one', async () => {
+    const { key } = await t.customer();
+    for (const url of [
+      '/api/v1',
+      '/api/v1/',
+      '/api/v1/nope',
+      '/api/v1/countries/UK',
+      '/api/v2/countries',
+    ]) {
+      const anonymous = await t.get(url);
+      if (url.startsWith('/api/v1')) {
+        expect(anonymous.statusCode, url).toBe(401);
+        expect(anonymous.json().code).toBe('UNAUTHORIZED');
+      }
+      const keyed = await t.get(url, key);
+      expect(keyed.statusCode, url).toBe(404);
+      expect(keyed.json()).toEqual({ error: expect.any(String), code: 'NOT_FOUND' });
+    }
+  });
+
+  it('a wrong method on a v1 route → 401 without a key, 405 with one', async () => {
+    const { key } = await t.customer();
+    for (const method of ['POST', 'PUT', 'DELETE', 'PATCH'] as const) {
+      const anonymous = await t.inject({ method, url: '/api/v1/countries' });
+      expect(anonymous.statusCode).toBe(401);
+      const keyed = await t.inject({
+        method,
+        url: '/api/v1/countries',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        payload: '{"x":1}',
+      });
+      expect(keyed.statusCode, method).toBe(405);
+      expect(keyed.headers.allow).toBe('GET, HEAD');
+      expect(keyed.json()).toEqual({ error: expect.any(String), code: 'METHOD_NOT_ALLOWED' });
+    }
+  });
+
+  it('HEAD works like GET without a body', async () => {
+    const { key } = await t.customer();
+    const res = await t.inject({
+      method: 'HEAD',
+      url: '/api/v1/countries',
+      headers: { 'x-api-key': key },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toBe('');
+  });
+
+  it('a malformed URL escape → 400 JSON', async () => {
+    const { key } = await t.customer();
+    const res = await t.get('/api/v1/countries/%E0%A4%A/channels', key);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().code).toEqual(expect.any(String));
+  });
+
+  it('an internal error → 500 INTERNAL_ERROR without details', async () => {
+    const { key } = await t.customer();
+    // A statement that fails at run time: the table it reads is gone.
+    t.temp.store.db.exec('PRAGMA foreign_keys = OFF; DROP TABLE programmes; DROP TABLE channels');
+    const broken = await t.get('/api/v1/countries', key);
+    expect(broken.statusCode).toBe(500);
+    expect(broken.json()).toEqual({ error: 'Internal server error', code: 'INTERNAL_ERROR' });
+    expect(broken.body).not.toMatch(/sqlite|stack|no such table/i);
+  });
+});
+
+describe('ops endpoints', () => {
+  it('/healthz answers without a key', async () => {
+    const res = await t.get('/healthz');
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ status: 'ok' });
+  });
+
+  it('/readyz is ready while storage answers, 503 SERVICE_UNAVAILABLE when it does not', async () => {
+    expect((await t.get('/readyz')).json()).toEqual({ status: 'ready' });
+    t.temp.store.db.close();
+    const res = await t.get('/readyz');
+    expect(res.statusCode).toBe(503);
+    expect(res.json()).toEqual({ error: expect.any(String), code: 'SERVICE_UNAVAILABLE' });
+  });
+});
+
+describe('over a real socket', () => {
+  it('oversized headers → 431 with a JSON body and code', async () => {
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = t.app.server.address() as AddressInfo;
+    const response = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/api/v1/countries',
+          headers: { 'x-big': 'x'.repeat(100_000) },
+        },
+        (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+    expect(response.status).toBe(431);
+    expect(JSON.parse(response.body)).toEqual({
+      error: expect.any(String),
+      code: 'HEADERS_TOO_LARGE',
+    });
+  });
+});

@@ -1,0 +1,403 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { channelIdFor, programmeIdFor } from '../../src/domain/catalogue-ids.js';
+import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
+import { openTempStore, type TempStore } from '../helpers/temp-store.js';
+import {
+  NOW,
+  fixturePath,
+  fixtureText,
+  ingest,
+  lineOf,
+  readerView,
+  syntheticGuide,
+  tempTables,
+} from './ingest-helpers.js';
+
+let temp: TempStore;
+let store: SqliteStore;
+
+beforeEach(() => {
+  temp = openTempStore(NOW);
+  store = temp.store;
+});
+
+afterEach(async () => {
+  await temp.dispose();
+});
+
+const channelRow = (xmltvId: string) =>
+  store.db.prepare('SELECT * FROM channels WHERE xmltv_id = ?').get(xmltvId) as Record<
+    string,
+    unknown
+  >;
+
+describe('ingest of a well-formed guide', () => {
+  it('stores channels and programmes by the catalogue rules', async () => {
+    const summary = await ingest(store, fixturePath('basic.xml'), { country: 'IE' });
+    const rte = channelIdFor('rte1.ie');
+    const tg4 = channelIdFor('tg4.ie');
+    expect((await readerView(store)).channels).toEqual([
+      {
+        id: rte,
+        name: 'RTÉ a hAon', // the first display-name
+        icon: 'https://img.example/rte1.png', // the first icon
+        country: 'IE',
+        needsReview: false,
+      },
+      { id: tg4, name: 'TG4', icon: '', country: 'IE', needsReview: false },
+    ]);
+    expect(channelRow('rte1.ie')).toMatchObject({
+      name_key: 'rté a haon',
+      name_folded: 'rte a haon',
+      created_at: NOW,
+      updated_at: NOW,
+    });
+    const common = {
+      sourceFileId: summary.sourceFileId,
+      updatedAt: String(NOW),
+      needsReview: false,
+    };
+    expect(await store.catalogue.listProgrammes(rte, { kind: 'all' })).toEqual([
+      {
+        id: programmeIdFor(rte, '20260822180000 +0000'),
+        start: '20260822180000 +0000',
+        stop: '20260822190000 +0000',
+        title: 'Six One & More',
+        desc: 'News at six, café culture été and <b>markup</b> as text.',
+        category: 'News, Current affairs',
+        ...common,
+      },
+      {
+        id: programmeIdFor(rte, '20260822190000 +0000'),
+        start: '20260822190000 +0000',
+        stop: '20260822193000 +0000',
+        title: 'Fair City <live>',
+        desc: 'Dublin soap,\n      two lines.',
+        category: '',
+        ...common,
+      },
+    ]);
+    // Truncated forms are accepted and converted.
+    expect(await store.catalogue.listProgrammes(tg4, { kind: 'all' })).toEqual([
+      expect.objectContaining({
+        start: '20260822193000 +0000',
+        stop: '20260822200000 +0000',
+        title: 'Nuacht TG4',
+        desc: '',
+      }),
+    ]);
+  });
+
+  it('records the source file and returns a summary of what the file holds', async () => {
+    const bytes = readFileSync(fixturePath('basic.xml'));
+    const progress: [number, number | null][] = [];
+    const summary = await ingest(store, fixturePath('basic.xml'), {
+      country: 'IE',
+      onProgress: (read, total) => progress.push([read, total]),
+    });
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    expect(summary).toMatchObject({
+      source: fixturePath('basic.xml'),
+      country: 'IE',
+      encoding: 'utf-8',
+      gzip: false,
+      bytesRead: bytes.length,
+      bytesUncompressed: bytes.length,
+      sha256,
+      lines: 38,
+      channels: 2,
+      channelElements: 2,
+      repeatedChannelElements: 0,
+      channelsWithoutProgrammes: 0,
+      undeclaredChannels: 0,
+      programmesRead: 3,
+      programmesSkipped: 0,
+      programmesStored: 3,
+      exactDuplicates: 0,
+      conflictingDuplicates: 0,
+      overlaps: 0,
+      missingStop: 0,
+      needsReview: 0,
+      needsReviewByReason: { unparseableStart: 0, unparseableStop: 0, stopNotAfterStart: 0 },
+      warningCount: 0,
+      warnings: [],
+      merge: {
+        channelsAdded: 2,
+        channelsUpdated: 0,
+        programmesAdded: 3,
+        programmesUpdated: 0,
+        programmesUnchanged: 0,
+        programmesRemoved: 0,
+        programmesPruned: 0,
+      },
+    });
+    expect(summary.sourceFileId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(progress.at(-1)).toEqual([bytes.length, bytes.length]);
+
+    const row = store.db
+      .prepare('SELECT * FROM source_files WHERE id = ?')
+      .get(summary.sourceFileId) as Record<string, unknown>;
+    expect(row).toMatchObject({
+      source: fixturePath('basic.xml'),
+      country: 'IE',
+      size_bytes: bytes.length,
+      sha256,
+      ingested_at: NOW,
+    });
+    const stored = JSON.parse(String(row['summary'])) as Record<string, unknown>;
+    expect(stored).toMatchObject({ programmesRead: 3, programmesStored: 3, warnings: [] });
+  });
+
+  it('reads a BOM without declaration, ISO-8859-1 and DTD entities', async () => {
+    await ingest(store, fixturePath('bom-no-declaration.xml'));
+    await ingest(store, fixturePath('latin1.xml'));
+    const entities = await ingest(store, fixturePath('entities-dtd.xml'));
+    expect(entities.encoding).toBe('utf-8');
+    const names = (await readerView(store)).channels.map((c) => c.name);
+    expect(names).toEqual(['Télé Lumière', 'Télé\u00a0Onair & Co', 'BOM Channel – UTF-8']);
+    const latin = await store.catalogue.listProgrammes(channelIdFor('latin.fr'), { kind: 'all' });
+    expect(latin[0]).toMatchObject({
+      start: '20260101110000 +0000',
+      title: 'Café crème £½',
+      desc: 'Entity é and byte é',
+    });
+  });
+
+  it('ingests bytes from memory, and a database in memory', async () => {
+    const memory = openSqliteStore({ path: ':memory:', nowMs: NOW });
+    try {
+      const data = readFileSync(fixturePath('basic.xml'));
+      const summary = await ingest(memory, { name: 'basic-in-memory', data });
+      expect(summary).toMatchObject({ source: 'basic-in-memory', programmesStored: 3 });
+      expect(await memory.catalogue.countChannels()).toBe(2);
+      expect(tempTables(memory)).toEqual([]);
+    } finally {
+      await memory.close();
+    }
+  });
+});
+
+describe('ingest of a messy guide', () => {
+  const text = fixtureText('messy.xml');
+
+  it('counts what the file truly holds', async () => {
+    const summary = await ingest(store, fixturePath('messy.xml'));
+    expect(summary).toMatchObject({
+      channels: 5, // one.uk, two.de, empty.fr, noname and the undeclared ghost.it
+      channelElements: 5,
+      repeatedChannelElements: 1,
+      channelsWithoutProgrammes: 2,
+      undeclaredChannels: 1,
+      programmesRead: 16,
+      programmesSkipped: 1,
+      programmesStored: 13,
+      exactDuplicates: 1,
+      conflictingDuplicates: 1,
+      overlaps: 1,
+      missingStop: 1,
+      needsReview: 4,
+      needsReviewByReason: { unparseableStart: 1, unparseableStop: 1, stopNotAfterStart: 2 },
+      warningCount: 9,
+    });
+    expect(summary.warnings).toEqual([
+      {
+        line: lineOf(text, '<channel id="noname">'),
+        message: expect.stringMatching(/"noname" has no display-name/),
+      },
+      {
+        line: lineOf(text, '<title>News'),
+        message: expect.stringMatching(
+          /"one.uk" has an identical copy with the same start 20260301090000 \+0000; the last \(line \d+\) is kept/,
+        ),
+      },
+      {
+        line: lineOf(text, '<title>Zero length'),
+        message:
+          'stop 20260301120000 +0000 is not after start 20260301120000 +0000; kept for review',
+      },
+      {
+        line: lineOf(text, '<title>Negative'),
+        message: expect.stringMatching(/is not after start/),
+      },
+      {
+        line: lineOf(text, '<title>Unparseable start'),
+        message: 'start "soon" is not an XMLTV time; kept for review',
+      },
+      {
+        line: lineOf(text, '<title>Unparseable stop'),
+        message: 'stop "later" is not an XMLTV time; kept for review',
+      },
+      {
+        line: lineOf(text, '<title>No stop'),
+        message: expect.stringMatching(
+          /has a different programme with the same start .*; the last \(line \d+\) is kept/,
+        ),
+      },
+      {
+        line: lineOf(text, '<title>Undeclared<'),
+        message: expect.stringMatching(/"ghost.it" has programmes but no <channel> element/),
+      },
+      {
+        line: lineOf(text, '<title>No channel'),
+        message: '<programme> without a channel attribute; skipped',
+      },
+    ]);
+  });
+
+  it('merges repeated channels, keeps channels without programmes, attaches undeclared ones', async () => {
+    await ingest(store, fixturePath('messy.xml'));
+    const channels = (await readerView(store)).channels;
+    expect(
+      channels.map(({ name, icon, country, needsReview }) => ({
+        name,
+        icon,
+        country,
+        needsReview,
+      })),
+    ).toEqual([
+      { name: 'Zwei', icon: '', country: 'DE', needsReview: true },
+      { name: 'Sans Programme', icon: '', country: 'FR', needsReview: true },
+      { name: 'ghost.it', icon: '', country: 'IT', needsReview: true },
+      {
+        name: 'Channel One',
+        icon: 'https://img.example/one.png',
+        country: 'UK',
+        needsReview: true,
+      },
+      { name: 'noname', icon: 'https://img.example/noname.png', country: 'ZZ', needsReview: true },
+    ]);
+  });
+
+  it('collapses same starts (later wins), keeps overlaps and flags what needs review', async () => {
+    const summary = await ingest(store, fixturePath('messy.xml'));
+    const one = await store.catalogue.listProgrammes(channelIdFor('one.uk'), { kind: 'all' });
+    expect(one.map((p) => [p.start, p.stop, p.title, p.needsReview])).toEqual([
+      ['20260301080000 +0000', '20260301090000 +0000', 'Morning', false],
+      ['20260301090000 +0000', '20260301100000 +0000', 'News', false],
+      ['20260301100000 +0000', '20260301113000 +0000', 'Film', false],
+      ['20260301110000 +0000', '20260301120000 +0000', 'Overlapping', false],
+      ['20260301120000 +0000', '20260301120000 +0000', 'Zero length', true],
+      ['20260301130000 +0000', '20260301125900 +0000', 'Negative', true],
+      ['20260301140000 +0000', 'later', 'Unparseable stop', true],
+      ['20260301150000 +0000', '20260301160000 +0000', 'Late show (updated)', false],
+      ['soon', '20260301140000 +0000', 'Unparseable start', true], // unparseable starts last
+    ]);
+    expect(one.at(-1)?.id).toBe(programmeIdFor(channelIdFor('one.uk'), 'soon'));
+    expect(one.every((p) => p.sourceFileId === summary.sourceFileId)).toBe(true);
+    // Offset-less times are read at the assumed offset (UTC by default).
+    const two = await store.catalogue.listProgrammes(channelIdFor('two.de'), { kind: 'all' });
+    expect(two.map((p) => p.start)).toEqual(['20260301190000 +0000', '20260301210000 +0000']);
+    // A filtered window leaves the unparseable start out.
+    const window = await store.catalogue.listProgrammes(channelIdFor('one.uk'), {
+      kind: 'range',
+      fromMs: Date.UTC(2026, 2, 1),
+    });
+    expect(window.map((p) => p.title)).not.toContain('Unparseable start');
+  });
+
+  it('stores a missing stop as an empty string, not flagged by itself', async () => {
+    const guide = `<tv><channel id="a.uk"><display-name>A</display-name></channel>
+<programme start="20260301150000 +0000" channel="a.uk"><title>Open end</title></programme></tv>`;
+    const summary = await ingest(store, { name: 'open-end.xml', data: Buffer.from(guide) });
+    expect(summary).toMatchObject({ missingStop: 1, needsReview: 0, warningCount: 0 });
+    const [programme] = await store.catalogue.listProgrammes(channelIdFor('a.uk'), { kind: 'all' });
+    expect(programme).toMatchObject({ stop: '', needsReview: false });
+  });
+
+  it('counts overlaps in SQL when a channel is not in start order, with the same definition', async () => {
+    const summary = await ingest(store, fixturePath('unsorted.xml'));
+    expect(summary).toMatchObject({
+      programmesRead: 6,
+      programmesStored: 4,
+      exactDuplicates: 1,
+      conflictingDuplicates: 1,
+      overlaps: 2, // 09:00 starts before 09:30; 12:20 starts before 12:30
+    });
+    const mix = await store.catalogue.listProgrammes(channelIdFor('mix.nl'), { kind: 'all' });
+    expect(mix.map((p) => p.title)).toEqual(['Eight', 'Nine', 'Noon again', 'Twelve twenty']);
+  });
+
+  it('applies --assume-offset to offset-less times only', async () => {
+    await ingest(store, fixturePath('messy.xml'), { assumeOffsetMinutes: 480 });
+    const two = await store.catalogue.listProgrammes(channelIdFor('two.de'), { kind: 'all' });
+    expect(two.map((p) => [p.start, p.stop])).toEqual([
+      ['20260301130000 +0000', '20260301140000 +0000'], // 21:00 at +0800
+      ['20260301190000 +0000', '20260301200000 +0000'], // explicit +0100 unchanged
+    ]);
+  });
+
+  it('keeps only the first warnings, by line, and counts them all', async () => {
+    const rows = Array.from(
+      { length: 150 },
+      (_, i) => `<programme start="bad-${i}" channel="w.uk"><title>${i}</title></programme>`,
+    );
+    const guide = `<tv>\n<channel id="w.uk"><display-name>W</display-name></channel>\n${rows.join('\n')}\n</tv>`;
+    const summary = await ingest(store, { name: 'warnings.xml', data: Buffer.from(guide) });
+    expect(summary.warningCount).toBe(150);
+    expect(summary.warnings).toHaveLength(100);
+    expect(summary.warnings[0]).toEqual({
+      line: 3,
+      message: 'start "bad-0" is not an XMLTV time; kept for review',
+    });
+    expect(summary.warnings.at(-1)?.line).toBe(102);
+  });
+});
+
+describe('staging', () => {
+  it('is invisible to readers and takes no write lock until the commit', async () => {
+    const guide = Buffer.from(syntheticGuide(20, 100, 400)); // about 1 MB: several chunks
+    let checks = 0;
+    const summary = await ingest(
+      store,
+      { name: 'big.xml', data: guide },
+      {
+        onProgress: () => {
+          expect(store.db.prepare('SELECT count(*) FROM programmes').pluck().get()).toBe(0);
+          // A writer on the store's connection is not blocked by the ingest.
+          store.db.exec('BEGIN IMMEDIATE; ROLLBACK');
+          checks++;
+        },
+      },
+    );
+    expect(checks).toBeGreaterThan(3);
+    expect(summary.programmesStored).toBe(2000);
+    expect(store.db.prepare('SELECT count(*) FROM programmes').pluck().get()).toBe(2000);
+  });
+
+  it('gives the same catalogue staging in a worker or in this thread', async () => {
+    const { createSqliteCatalogueWriter } =
+      await import('../../src/storage/sqlite/ingest-session.js');
+    const { ingestXmltv } = await import('../../src/catalogue/ingest.js');
+    const other = openTempStore(NOW);
+    try {
+      const inThread = createSqliteCatalogueWriter(other.store.db, other.path, {
+        staging: 'in-thread',
+      });
+      for (const name of ['messy.xml', 'unsorted.xml', 'basic.xml']) {
+        const a = await ingest(store, fixturePath(name));
+        const b = await ingestXmltv(
+          inThread,
+          { source: fixturePath(name) },
+          {
+            country: null,
+            assumeOffsetMinutes: 0,
+            nowMs: NOW,
+          },
+        );
+        const strip = ({ sourceFileId: _, durationMs: __, ...rest }: typeof a) => rest;
+        expect(strip(b)).toEqual(strip(a));
+      }
+      const view = (s: SqliteStore) =>
+        s.db
+          .prepare(
+            'SELECT id, channel_id, start, stop, title, needs_review FROM programmes ORDER BY id',
+          )
+          .all();
+      expect(view(other.store)).toEqual(view(store));
+    } finally {
+      await other.dispose();
+    }
+  });
+});

@@ -1,0 +1,225 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { channelIdFor } from '../../src/domain/catalogue-ids.js';
+import type { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
+import { openTempStore, type TempStore } from '../helpers/temp-store.js';
+import { NOW, fixturePath, ingest, tableSnapshot } from './ingest-helpers.js';
+
+let temp: TempStore;
+let store: SqliteStore;
+
+beforeEach(() => {
+  temp = openTempStore(NOW);
+  store = temp.store;
+});
+
+afterEach(async () => {
+  await temp.dispose();
+});
+
+interface Slot {
+  channel: string;
+  /** Day of March 2026 and hour, UTC. */
+  day: number;
+  hour: number;
+  title: string;
+  /** Raw start text instead of the computed one. */
+  rawStart?: string;
+}
+
+function guide(channels: string[], slots: Slot[]): Buffer {
+  const time = (day: number, hour: number) =>
+    `202603${String(day).padStart(2, '0')}${String(hour).padStart(2, '0')}0000 +0000`;
+  const body = [
+    ...channels.map((c) => `<channel id="${c}"><display-name>${c}</display-name></channel>`),
+    ...slots.map(
+      (s) =>
+        `<programme start="${s.rawStart ?? time(s.day, s.hour)}" stop="${time(s.day, s.hour + 1)}" channel="${s.channel}"><title>${s.title}</title></programme>`,
+    ),
+  ];
+  return Buffer.from(`<tv>\n${body.join('\n')}\n</tv>\n`);
+}
+
+const titles = async (xmltvId: string) =>
+  (await store.catalogue.listProgrammes(channelIdFor(xmltvId), { kind: 'all' })).map(
+    (p) => `${p.start.slice(6, 10)} ${p.title}`,
+  );
+
+describe('re-ingesting the same file', () => {
+  it('changes nothing: same ids, same updatedAt and sourceFileId', async () => {
+    for (const name of ['basic.xml', 'messy.xml', 'unsorted.xml']) {
+      await ingest(store, fixturePath(name), { nowMs: NOW });
+    }
+    const before = tableSnapshot(store);
+    for (const name of ['basic.xml', 'messy.xml', 'unsorted.xml']) {
+      const again = await ingest(store, fixturePath(name), { nowMs: NOW + 86_400_000 });
+      expect(again.merge).toEqual({
+        channelsAdded: 0,
+        channelsUpdated: 0,
+        programmesAdded: 0,
+        programmesUpdated: 0,
+        programmesUnchanged: again.programmesStored,
+        programmesRemoved: 0,
+        programmesPruned: 0,
+      });
+    }
+    const after = tableSnapshot(store);
+    expect(after.channels).toEqual(before.channels);
+    expect(after.programmes).toEqual(before.programmes);
+    // Only the ingest records grow: one per file or fetch.
+    expect(after.sourceFiles).toHaveLength(before.sourceFiles.length + 3);
+  });
+});
+
+describe('merging a second file', () => {
+  const first = guide(
+    ['x.uk', 'y.uk'],
+    [
+      ...[1, 2, 3].flatMap((day) => [
+        { channel: 'x.uk', day, hour: 8, title: `X morning ${day}` },
+        { channel: 'x.uk', day, hour: 20, title: `X evening ${day}` },
+        { channel: 'y.uk', day, hour: 8, title: `Y morning ${day}` },
+      ]),
+      { channel: 'x.uk', day: 1, hour: 0, title: 'X unparseable', rawStart: 'sometime' },
+      { channel: 'y.uk', day: 1, hour: 0, title: 'Y unparseable', rawStart: 'sometime' },
+    ],
+  );
+  // Channel x only, from day 2 morning: day 2 evening changes, day 3 evening disappears, day 4 is new.
+  const second = guide(
+    ['x.uk'],
+    [
+      { channel: 'x.uk', day: 2, hour: 8, title: 'X morning 2' },
+      { channel: 'x.uk', day: 2, hour: 20, title: 'X evening 2 (new title)' },
+      { channel: 'x.uk', day: 3, hour: 8, title: 'X morning 3' },
+      { channel: 'x.uk', day: 4, hour: 8, title: 'X morning 4' },
+    ],
+  );
+
+  it("replaces a channel's programmes from the file's earliest start, keeps older history, leaves other channels alone", async () => {
+    const a = await ingest(store, { name: 'a.xml', data: first }, { nowMs: NOW });
+    const yBefore = await store.catalogue.listProgrammes(channelIdFor('y.uk'), { kind: 'all' });
+    const b = await ingest(store, { name: 'b.xml', data: second }, { nowMs: NOW + 1000 });
+
+    expect(await titles('x.uk')).toEqual([
+      '0108 X morning 1', // before the file's earliest start: history kept
+      '0120 X evening 1',
+      '0208 X morning 2',
+      '0220 X evening 2 (new title)',
+      '0308 X morning 3',
+      '0408 X morning 4',
+      // 'X evening 3' (not in the file) and the unparseable start of x are gone
+    ]);
+    expect(await store.catalogue.listProgrammes(channelIdFor('y.uk'), { kind: 'all' })).toEqual(
+      yBefore,
+    );
+    expect(b.merge).toEqual({
+      channelsAdded: 0,
+      channelsUpdated: 0,
+      programmesAdded: 1,
+      programmesUpdated: 1,
+      programmesUnchanged: 2,
+      programmesRemoved: 2,
+      programmesPruned: 0,
+    });
+
+    const x = await store.catalogue.listProgrammes(channelIdFor('x.uk'), { kind: 'all' });
+    const byTitle = new Map(x.map((p) => [p.title, p]));
+    // Unchanged programmes keep the ingest that last changed them.
+    expect(byTitle.get('X morning 2')).toMatchObject({
+      sourceFileId: a.sourceFileId,
+      updatedAt: String(NOW),
+    });
+    expect(byTitle.get('X evening 2 (new title)')).toMatchObject({
+      sourceFileId: b.sourceFileId,
+      updatedAt: String(NOW + 1000),
+    });
+    expect(byTitle.get('X morning 4')).toMatchObject({ sourceFileId: b.sourceFileId });
+  });
+
+  it('prunes programmes older than the retention period', async () => {
+    await ingest(store, { name: 'a.xml', data: first }, { nowMs: NOW });
+    const later = Date.UTC(2026, 2, 3, 0, 0, 0) + 366 * 86_400_000; // day 3 is 366 days old
+    const summary = await ingest(
+      store,
+      { name: 'b.xml', data: second },
+      {
+        nowMs: later,
+        retentionDays: 366,
+      },
+    );
+    // Days 1 and 2 of both channels go (4 of x, 2 of y); unparseable starts have no age and stay.
+    expect(summary.merge.programmesPruned).toBe(6);
+    expect(await titles('x.uk')).toEqual(['0308 X morning 3', '0408 X morning 4']);
+    expect(await titles('y.uk')).toEqual(['0308 Y morning 3', 'me Y unparseable']);
+  });
+});
+
+describe('channel countries', () => {
+  const channels = guide(
+    ['bbc1.uk', 'plain', 'zdf.de@HD'],
+    [{ channel: 'bbc1.uk', day: 1, hour: 8, title: 'News' }],
+  );
+  const country = async (xmltvId: string) => {
+    const row = store.db
+      .prepare('SELECT country, needs_review FROM channels WHERE xmltv_id = ?')
+      .get(xmltvId) as { country: string; needs_review: number };
+    return [row.country, row.needs_review === 1];
+  };
+
+  it('uses --country when given, for every channel, not flagged for review', async () => {
+    await ingest(store, { name: 'c.xml', data: channels }, { country: 'GB' });
+    expect(await country('bbc1.uk')).toEqual(['GB', false]);
+    expect(await country('plain')).toEqual(['GB', false]);
+  });
+
+  it('otherwise infers it from the id, or ZZ, flagged for review', async () => {
+    await ingest(store, { name: 'c.xml', data: channels });
+    expect(await country('bbc1.uk')).toEqual(['UK', true]);
+    expect(await country('plain')).toEqual(['ZZ', true]);
+    expect(await country('zdf.de@HD')).toEqual(['DE', true]);
+  });
+
+  it('keeps an existing channel’s country without --country, and --country overrides it', async () => {
+    await ingest(store, { name: 'c.xml', data: channels }, { country: 'IE' });
+    const stats = await ingest(store, { name: 'c.xml', data: channels }, { nowMs: NOW + 1 });
+    expect(await country('bbc1.uk')).toEqual(['IE', false]);
+    expect(await country('plain')).toEqual(['IE', false]);
+    expect(stats.merge.channelsUpdated).toBe(0);
+
+    const flagged = openTempStore(NOW);
+    try {
+      const other = flagged.store;
+      await ingest(other, { name: 'c.xml', data: channels });
+      await ingest(other, { name: 'c.xml', data: channels }, { country: 'GB', nowMs: NOW + 1 });
+      const row = other.db
+        .prepare('SELECT country, needs_review, updated_at FROM channels WHERE xmltv_id = ?')
+        .get('plain');
+      expect(row).toEqual({ country: 'GB', needs_review: 0, updated_at: NOW + 1 });
+    } finally {
+      await flagged.dispose();
+    }
+  });
+
+  it('renames a channel from its <channel> element, but never from an undeclared reference', async () => {
+    await ingest(store, { name: 'c.xml', data: channels });
+    const renamed = Buffer.from(
+      channels
+        .toString()
+        .replace(
+          '<display-name>bbc1.uk</display-name>',
+          '<display-name>BBC One</display-name><icon src="https://img.example/bbc1.png"/>',
+        ),
+    );
+    const r = await ingest(store, { name: 'r.xml', data: renamed }, { nowMs: NOW + 1 });
+    expect(r.merge.channelsUpdated).toBe(1);
+    const undeclared = Buffer.from(
+      '<tv><programme start="20260301080000 +0000" channel="bbc1.uk"><title>News</title></programme></tv>',
+    );
+    const u = await ingest(store, { name: 'u.xml', data: undeclared }, { nowMs: NOW + 2 });
+    expect(u).toMatchObject({
+      undeclaredChannels: 1,
+      merge: expect.objectContaining({ channelsUpdated: 0 }),
+    });
+    const [channel] = await store.catalogue.listChannels('UK');
+    expect(channel).toMatchObject({ name: 'BBC One', icon: 'https://img.example/bbc1.png' });
+  });
+});
