@@ -21,8 +21,9 @@ export function parseIsoInstant(text: string): number {
   return ms;
 }
 
-export function parseIsoInstantOrNone(text: string): number | null {
-  return text.trim().toLowerCase() === 'none' ? null : parseIsoInstant(text);
+// Commander turns a parser's `null` into '', so "clear this value" is spelled as a word.
+export function parseIsoInstantOrNone(text: string): number | 'none' {
+  return text.trim().toLowerCase() === 'none' ? 'none' : parseIsoInstant(text);
 }
 
 export function parseRateLimit(text: string): number {
@@ -34,8 +35,8 @@ export function parseRateLimit(text: string): number {
   return Number(text);
 }
 
-export function parseRateLimitOrDefault(text: string): number | null {
-  return text.trim().toLowerCase() === 'default' ? null : parseRateLimit(text);
+export function parseRateLimitOrDefault(text: string): number | 'default' {
+  return text.trim().toLowerCase() === 'default' ? 'default' : parseRateLimit(text);
 }
 
 export function parseBoolean(text: string): boolean {

@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCliSandbox, type CliSandbox } from '../helpers/cli-runner.js';
 
@@ -282,7 +283,6 @@ describe('migrate and configuration', () => {
   it('refuses a database from a newer Onair', async () => {
     const path = `${cli.dir}/future.db`;
     await cli.run(['migrate'], { DATABASE_URL: path });
-    const { default: Database } = await import('better-sqlite3');
     const db = new Database(path);
     db.prepare(
       "INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'future', 0)",

@@ -26,6 +26,11 @@ const get = async (url: string, key?: string) => {
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 };
 
+/** Resolves at the start of the next whole second, when a fixed 1-second rate window opens. */
+function nextRateWindow(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 20));
+}
+
 function guide(title: string): string {
   return `<?xml version="1.0" encoding="UTF-8"?>
 <!DOCTYPE tv SYSTEM "xmltv.dtd">
@@ -56,6 +61,8 @@ describe('npm start: serve --demo', () => {
       key,
     );
     expect((today.body.programmes as unknown[]).length).toBeGreaterThan(5);
+    // The demo account has the default 3 requests per second: wait for a fresh window.
+    await nextRateWindow();
     const tomorrow = await get(
       `${server.url}/api/v1/channels/${first?.id}/programmes?days=tomorrow`,
       key,
@@ -129,7 +136,7 @@ describe('operator flow through bin/onair', () => {
     // Ingest while serving: the server sees the new catalogue.
     writeFileSync(file, guide('Six One News'));
     await cli.json(['ingest', file, '--country', 'IE']);
-    await new Promise((r) => setTimeout(r, 1100)); // next rate-limit window
+    await nextRateWindow();
     const updated = await get(
       `${server.url}/api/v1/channels/${channel?.channelId}/programmes?all=1`,
       key,

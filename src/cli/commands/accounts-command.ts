@@ -140,8 +140,8 @@ export function accountsCommand(ctx: CliContext): Command {
     .action(
       async (opts: {
         email: string;
-        accessUntil?: number | null;
-        rateLimit?: number | null;
+        accessUntil?: number | 'none';
+        rateLimit?: number | 'default';
         disabled?: boolean;
         json?: boolean;
       }) => {
@@ -157,7 +157,11 @@ export function accountsCommand(ctx: CliContext): Command {
           const existing = await requireAccount(store, opts.email);
           const account = await store.accounts.updateAccount(
             existing.id,
-            { accessUntil: opts.accessUntil, rateLimit: opts.rateLimit, disabled: opts.disabled },
+            {
+              accessUntil: opts.accessUntil === 'none' ? null : opts.accessUntil,
+              rateLimit: opts.rateLimit === 'default' ? null : opts.rateLimit,
+              disabled: opts.disabled,
+            },
             nowMs,
           );
           const status = accountStatus(account, nowMs);

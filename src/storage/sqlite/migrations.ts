@@ -5,6 +5,7 @@ export interface SqliteMigration {
   sql: string;
 }
 
+// Tables are STRICT so a value of the wrong type is refused by the database instead of stored.
 export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   {
     version: 1,
@@ -21,7 +22,7 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
         needs_review INTEGER NOT NULL,
         created_at INTEGER NOT NULL,
         updated_at INTEGER NOT NULL
-      );
+      ) STRICT;
       CREATE INDEX channels_by_country_name ON channels (country, name_key, id);
       CREATE INDEX channels_by_name ON channels (name_key, id);
 
@@ -33,7 +34,7 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
         sha256 TEXT NOT NULL,
         ingested_at INTEGER NOT NULL,
         summary TEXT NOT NULL
-      );
+      ) STRICT;
 
       CREATE TABLE programmes (
         id TEXT PRIMARY KEY,
@@ -48,7 +49,7 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
         needs_review INTEGER NOT NULL,
         source_file_id TEXT NOT NULL REFERENCES source_files (id),
         updated_at INTEGER NOT NULL
-      );
+      ) STRICT;
       CREATE INDEX programmes_by_channel_start ON programmes (channel_id, start_ms, id);
 
       CREATE TABLE accounts (
@@ -61,7 +62,7 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
         disabled INTEGER NOT NULL DEFAULT 0,
         created_at INTEGER NOT NULL,
         updated_at INTEGER NOT NULL
-      );
+      ) STRICT;
 
       CREATE TABLE api_keys (
         id TEXT PRIMARY KEY,
@@ -73,7 +74,7 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
         created_at INTEGER NOT NULL,
         last_used_at INTEGER,
         revoked_at INTEGER
-      );
+      ) STRICT;
       CREATE INDEX api_keys_by_account ON api_keys (account_id, created_at);
     `,
   },
