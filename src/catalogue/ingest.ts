@@ -231,17 +231,26 @@ class IngestRun {
     if (startMs === null) {
       review = true;
       this.review.unparseableStart++;
-      this.warnings.add(line, `start "${startText}" is not an XMLTV time; kept for review`);
+      this.warnings.add(
+        line,
+        `channel "${xmltvId}": start "${startText}" is not an XMLTV time; kept for review`,
+      );
     }
     if (stopText !== '' && stopMs === null) {
       review = true;
       this.review.unparseableStop++;
-      this.warnings.add(line, `stop "${stopText}" is not an XMLTV time; kept for review`);
+      this.warnings.add(
+        line,
+        `channel "${xmltvId}": stop "${stopText}" is not an XMLTV time; kept for review`,
+      );
     }
     if (startMs !== null && stopMs !== null && stopMs <= startMs) {
       review = true;
       this.review.stopNotAfterStart++;
-      this.warnings.add(line, `stop ${stop} is not after start ${start}; kept for review`);
+      this.warnings.add(
+        line,
+        `channel "${xmltvId}": stop ${stop} is not after start ${start}; kept for review`,
+      );
     }
     if (review) this.needsReview++;
     if (startMs !== null && this.inStartOrder) this.trackOverlap(channel, startMs, stopMs);

@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
-import { ConfigError, loadConfig } from '../config.js';
+import { ConfigError, loadConfig, PROJECT_ROOT } from '../config.js';
 import { systemClock } from '../deps.js';
 import { SchemaVersionError } from '../storage/sqlite/database.js';
 import { CliError, ReportedFailure, type CliContext } from './cli-context.js';
@@ -9,10 +11,19 @@ import { keysCommand } from './commands/keys-command.js';
 import { migrateCommand } from './commands/migrate-command.js';
 import { serveCommand } from './commands/serve-command.js';
 
+/** The version in package.json, the one place it is written. */
+function packageVersion(): string {
+  const manifest = JSON.parse(readFileSync(resolve(PROJECT_ROOT, 'package.json'), 'utf8')) as {
+    version?: string;
+  };
+  return manifest.version ?? 'unknown';
+}
+
 /** Builds the `onair` command tree. */
 export function buildProgram(ctx: CliContext): Command {
   const program = new Command('onair')
     .description('Onair: XMLTV guide data in, API-key protected schedule API out')
+    .version(packageVersion(), '-V, --version', 'print the Onair version')
     .showHelpAfterError('(add --help for usage)')
     .configureOutput({
       writeOut: (text) => ctx.stdout.write(text),

@@ -23,13 +23,26 @@ export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
   const fastifyError = error as Partial<FastifyError>;
   if (fastifyError.validation !== undefined) {
-    return errors.invalidParameters(`Invalid request: ${fastifyError.message ?? 'bad parameters'}`);
+    return errors.invalidParameters(describeValidationFailure(fastifyError));
   }
   const status = fastifyError.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return errors.badRequest(fastifyError.message ?? 'Bad request');
   }
   return errors.internal();
+}
+
+/**
+ * Query parameters arrive as strings, or as an array when a parameter is repeated: a string
+ * parameter that fails its type check was given more than once, and the message says so.
+ */
+function describeValidationFailure(error: Partial<FastifyError>): string {
+  const first = error.validation?.[0];
+  if (error.validationContext === 'querystring' && first?.keyword === 'type') {
+    const name = first.instancePath.replace(/^\//, '');
+    if (name !== '') return `Parameter ${name} is given more than once`;
+  }
+  return `Invalid request: ${error.message ?? 'bad parameters'}`;
 }
 
 /** Installs the one place where errors become HTTP responses. */

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCliSandbox, type CliSandbox } from '../helpers/cli-runner.js';
@@ -48,6 +49,14 @@ describe('bin/onair --help', () => {
       expect(result.code, args.join(' ')).toBe(0);
       expect(result.stdout).toMatch(/Usage: onair/);
     }
+  });
+
+  it('prints the version of package.json', async () => {
+    const manifest = JSON.parse(
+      readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
+    );
+    const result = await cli.run(['--version']);
+    expect(result).toMatchObject({ code: 0, stdout: `${manifest.version}\n` });
   });
 });
 

@@ -143,9 +143,16 @@ describe('GET /api/v1/channels/search', () => {
   });
 
   it('a repeated q or country → 400', async () => {
-    for (const query of ['?q=a&q=b', '?q=a&country=UK&country=FR']) {
+    for (const [query, name] of [
+      ['?q=a&q=b', 'q'],
+      ['?q=a&country=UK&country=FR', 'country'],
+    ] as const) {
       const res = await t.get(`/api/v1/channels/search${query}`, key);
       expect(res.statusCode, query).toBe(400);
+      expect(res.json()).toEqual({
+        error: `Parameter ${name} is given more than once`,
+        code: 'INVALID_PARAMETERS',
+      });
     }
   });
 

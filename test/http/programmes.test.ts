@@ -199,7 +199,10 @@ describe('GET /api/v1/channels/:channelId/programmes — errors', () => {
     for (const query of ['?days=1&days=2', '?days=7&days=7', '?all=1&all=1']) {
       const res = await t.get(`${base()}${query}`, key);
       expect(res.statusCode, query).toBe(400);
-      expect(res.json().code).toBe('INVALID_PARAMETERS');
+      expect(res.json()).toEqual({
+        error: `Parameter ${query.includes('days') ? 'days' : 'all'} is given more than once`,
+        code: 'INVALID_PARAMETERS',
+      });
     }
   });
 

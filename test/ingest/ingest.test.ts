@@ -215,7 +215,7 @@ describe('ingest of a messy guide', () => {
       {
         line: lineOf(text, '<title>Zero length'),
         message:
-          'stop 20260301120000 +0000 is not after start 20260301120000 +0000; kept for review',
+          'channel "one.uk": stop 20260301120000 +0000 is not after start 20260301120000 +0000; kept for review',
       },
       {
         line: lineOf(text, '<title>Negative'),
@@ -223,11 +223,11 @@ describe('ingest of a messy guide', () => {
       },
       {
         line: lineOf(text, '<title>Unparseable start'),
-        message: 'start "soon" is not an XMLTV time; kept for review',
+        message: 'channel "one.uk": start "soon" is not an XMLTV time; kept for review',
       },
       {
         line: lineOf(text, '<title>Unparseable stop'),
-        message: 'stop "later" is not an XMLTV time; kept for review',
+        message: 'channel "one.uk": stop "later" is not an XMLTV time; kept for review',
       },
       {
         line: lineOf(text, '<title>No stop'),
@@ -339,7 +339,7 @@ describe('ingest of a messy guide', () => {
     expect(summary.warnings).toHaveLength(100);
     expect(summary.warnings[0]).toEqual({
       line: 3,
-      message: 'start "bad-0" is not an XMLTV time; kept for review',
+      message: 'channel "w.uk": start "bad-0" is not an XMLTV time; kept for review',
     });
     expect(summary.warnings.at(-1)?.line).toBe(102);
   });

@@ -32,6 +32,14 @@ function progressBar(ctx: CliContext, label: string) {
   };
 }
 
+/** A person reads a few warnings; `--json` carries every one the ingest record keeps. */
+const WARNINGS_ON_TERMINAL = 10;
+
+function describeWarningsHeld(summary: IngestSummary, shown: number): string {
+  if (shown === summary.warningCount) return '';
+  return ` (the first ${shown} by line; --json lists the first ${summary.warnings.length})`;
+}
+
 function formatSummary(summary: IngestSummary): string {
   const lines = [
     `Ingested ${summary.source} as ${summary.sourceFileId}`,
@@ -40,11 +48,9 @@ function formatSummary(summary: IngestSummary): string {
     `  catalogue: +${summary.merge.programmesAdded} added, ${summary.merge.programmesUpdated} updated, ${summary.merge.programmesUnchanged} unchanged, ${summary.merge.programmesRemoved} removed`,
   ];
   if (summary.warningCount > 0) {
-    lines.push(
-      `  ${summary.warningCount} warnings${summary.warningCount > summary.warnings.length ? ` (first ${summary.warnings.length})` : ''}:`,
-    );
-    for (const warning of summary.warnings)
-      lines.push(`    line ${warning.line}: ${warning.message}`);
+    const shown = summary.warnings.slice(0, WARNINGS_ON_TERMINAL);
+    lines.push(`  ${summary.warningCount} warnings${describeWarningsHeld(summary, shown.length)}:`);
+    for (const warning of shown) lines.push(`    line ${warning.line}: ${warning.message}`);
   }
   return lines.join('\n');
 }
