@@ -73,6 +73,7 @@ describe('npm start: serve --demo', () => {
     await server.stop();
     server = await startServe(cli, ['--demo']);
     expect(server.banner).not.toMatch(/onair_/);
+    expect(server.banner).toMatch(/keys create --email demo@onair\.local/);
     const again = await get(`${server.url}/api/v1/countries`, key);
     expect(again.body).toEqual(countries.body);
   });

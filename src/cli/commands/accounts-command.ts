@@ -65,7 +65,7 @@ function formatAccount(status: AccountStatus, keys?: ApiKey[]): string {
     `  disabled        ${status.disabled ? 'yes' : 'no'}`,
   ];
   if (keys !== undefined) {
-    lines.push(`  keys            ${keys.length === 0 ? 'none' : ''}`);
+    lines.push(`  keys            ${keys.length === 0 ? 'none' : keys.length}`);
     for (const line of formatKeyLines(keys)) lines.push(`    ${line}`);
   }
   return lines.join('\n');

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { seedDemo, type DemoSeed } from '../../demo-seed.js';
+import { DEMO_EMAIL, seedDemo, type DemoSeed } from '../../demo-seed.js';
 import { startServer } from '../../server.js';
 import type { CliContext } from '../cli-context.js';
 
@@ -12,16 +12,25 @@ export function serveCommand(ctx: CliContext): Command {
     .option('--demo', 'on an empty catalogue, load demo data and create a demo account with a key')
     .action(async (opts: { demo?: boolean }) => {
       let seeded: DemoSeed | null = null;
+      let demoAccountExists = false;
       const server = await startServer(ctx.config, {
         now: ctx.now,
         beforeListen: opts.demo
           ? async (store) => {
               seeded = await seedDemo(store, ctx.now());
+              demoAccountExists = (await store.accounts.findAccountByEmail(DEMO_EMAIL)) !== null;
             }
           : undefined,
       });
       const banner = [`Onair is serving ${server.url} (database: ${describeDatabase(ctx)})`];
-      if (seeded !== null) banner.push(...(seeded as DemoSeed).describe(server.url));
+      if (seeded !== null) {
+        banner.push(...(seeded as DemoSeed).describe(server.url));
+      } else if (demoAccountExists) {
+        // A later `npm start`: the key was shown once, so say how to get another.
+        banner.push(
+          `The catalogue is already loaded. A new key for the demo account: bin/onair keys create --email ${DEMO_EMAIL}`,
+        );
+      }
       ctx.stdout.write(`${banner.join('\n')}\n`);
 
       await new Promise<void>((resolve) => {
