@@ -17,4 +17,17 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  {
+    // Scripts served to browsers by the account pages.
+    files: ['public/**/*.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: {
+        document: 'readonly',
+        navigator: 'readonly',
+        window: 'readonly',
+        Element: 'readonly',
+      },
+    },
+  },
 );

@@ -1,13 +1,18 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { createSignInService } from './accounts/sign-in-service.js';
+import type { UsageRecorder } from './accounts/usage-recorder.js';
 import type { Config } from './config.js';
 import { createApiGuard } from './http/api-guard.js';
 import { clientErrorHandler, registerErrorHandling, sendError } from './http/error-handler.js';
 import { registerOpsRoutes } from './http/ops-routes.js';
 import { registerChannelsRoutes } from './http/v1/channels-routes.js';
 import { registerCountriesRoutes } from './http/v1/countries-routes.js';
+import type { SiteAddress } from './http/site-address.js';
 import { errors } from './domain/errors.js';
+import type { Mailer } from './mail/types.js';
 import type { RateLimiter } from './ratelimit/types.js';
 import type { Store } from './storage/types.js';
+import { registerWebRoutes } from './web/web-routes.js';
 
 /** Everything the HTTP app needs, built once at start-up (or by a test). */
 export interface AppDeps {
@@ -15,16 +20,20 @@ export interface AppDeps {
   store: Store;
   accountLimiter: RateLimiter;
   authFailureLimiter: RateLimiter;
+  signInLimiter: RateLimiter;
+  mailer: Mailer;
+  usage: UsageRecorder;
+  site: SiteAddress;
   now: () => number;
 }
 
 /** Builds the Fastify app without listening; `server.ts` listens, tests inject. */
 export async function buildApp(
   deps: AppDeps,
-  logger: FastifyServerOptions['logger'] = false,
+  loggerInstance?: FastifyBaseLogger,
 ): Promise<FastifyInstance> {
   const app = Fastify({
-    logger,
+    ...(loggerInstance === undefined ? { logger: false } : { loggerInstance }),
     trustProxy: deps.config.trustProxy,
     clientErrorHandler,
     routerOptions: {
@@ -39,10 +48,19 @@ export async function buildApp(
   registerErrorHandling(app);
   registerOpsRoutes(app, deps.store);
 
-  app.get('/', { logLevel: 'warn' }, async () => ({
-    service: 'onair',
-    api: `${deps.config.publicUrl}/api/v1`,
-  }));
+  await registerWebRoutes(app, {
+    store: deps.store,
+    signIn: createSignInService({
+      store: deps.store,
+      mailer: deps.mailer,
+      now: deps.now,
+      log: app.log,
+      siteUrl: () => deps.site.url,
+    }),
+    signInLimiter: deps.signInLimiter,
+    site: deps.site,
+    now: deps.now,
+  });
 
   await app.register(
     async (v1) => {
@@ -53,6 +71,7 @@ export async function buildApp(
           accountLimiter: deps.accountLimiter,
           authFailureLimiter: deps.authFailureLimiter,
           authFailureLimit: deps.config.authFailureLimit,
+          usage: deps.usage,
           now: deps.now,
         }),
       );

@@ -1,4 +1,4 @@
-import { isAbsolute, resolve } from 'node:path';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Where the project lives; the default database sits under it whatever the working directory. */
@@ -14,8 +14,12 @@ export interface Config {
   readonly host: string;
   readonly port: number;
   readonly publicUrl: string;
+  /** False when PUBLIC_URL was not given and `publicUrl` is derived from HOST and PORT. */
+  readonly publicUrlExplicit: boolean;
   readonly smtpUrl: string | null;
   readonly mailFrom: string;
+  /** Where mail goes when no SMTP_URL is set (and where mail SMTP refused is kept). */
+  readonly outboxDir: string;
   readonly retentionDays: number | null;
   readonly trustProxy: boolean;
   readonly logLevel: string;
@@ -92,14 +96,30 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     throw new ConfigError(`TRUST_PROXY must be true or false, got "${trustProxy}"`);
   }
 
+  const database = parseDatabaseUrl(nonEmpty(env, 'DATABASE_URL'), cwd);
+  const outboxRaw = nonEmpty(env, 'OUTBOX_DIR');
+  // By default the outbox sits beside the SQLite file (./data/outbox for ./data/onair.db).
+  const outboxDir =
+    outboxRaw !== undefined
+      ? resolve(cwd, outboxRaw)
+      : database.engine === 'sqlite' && database.path !== ':memory:'
+        ? resolve(dirname(database.path), 'outbox')
+        : resolve(PROJECT_ROOT, 'data/outbox');
+  const smtpUrl = nonEmpty(env, 'SMTP_URL') ?? null;
+  if (smtpUrl !== null && !/^smtps?:\/\//i.test(smtpUrl)) {
+    throw new ConfigError(`SMTP_URL must start with smtp:// or smtps://, got "${smtpUrl}"`);
+  }
+
   return Object.freeze({
-    database: Object.freeze(parseDatabaseUrl(nonEmpty(env, 'DATABASE_URL'), cwd)),
+    database: Object.freeze(database),
     redisUrl,
     host,
     port,
     publicUrl,
-    smtpUrl: nonEmpty(env, 'SMTP_URL') ?? null,
+    publicUrlExplicit: publicUrlRaw !== undefined,
+    smtpUrl,
     mailFrom: nonEmpty(env, 'MAIL_FROM') ?? 'Onair <no-reply@onair.local>',
+    outboxDir,
     retentionDays:
       retention === undefined ? null : integer(env, 'RETENTION_DAYS', 366, 366, 100_000),
     trustProxy: trustProxy === 'true' || trustProxy === '1',

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
-import { createLimiters, openStore, systemClock, type Clock } from './deps.js';
+import { createServices, openStore, systemClock, type Clock } from './deps.js';
+import { createLogger } from './logger.js';
 import type { Store } from './storage/types.js';
 
 /** A listening server and how to stop it. */
@@ -24,23 +25,27 @@ export async function startServer(
   options: StartOptions = {},
 ): Promise<RunningServer> {
   const now = options.now ?? systemClock;
+  const logger = createLogger(config.logLevel);
   const store = await openStore(config, now);
   try {
     await options.beforeListen?.(store);
-    const limiters = createLimiters(config, now);
-    const app = await buildApp({ config, store, now, ...limiters }, { level: config.logLevel });
+    const services = createServices(config, store, logger, now);
+    const app = await buildApp({ config, store, now, ...services }, logger);
+    app.addHook('onClose', async () => {
+      await services.close();
+    });
     await app.listen({ host: config.host, port: config.port });
     const address = app.server.address();
     const port = typeof address === 'object' && address !== null ? address.port : config.port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+    const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+    if (!config.publicUrlExplicit) services.site.listeningAt(url);
     return {
       app,
       store,
-      url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
+      url,
       async close() {
         await app.close();
-        await limiters.accountLimiter.close();
-        await limiters.authFailureLimiter.close();
         await store.close();
       },
     };

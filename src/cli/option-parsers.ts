@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import { isValidCountryCode } from '../domain/country.js';
+import { parseEmailAddress } from '../domain/email-address.js';
 import { parseUtcOffset } from '../domain/xmltv-time.js';
 
 const ISO_INSTANT =
@@ -62,9 +63,7 @@ export function parseOffsetOption(text: string): number {
 }
 
 export function parseEmail(text: string): string {
-  const value = text.trim();
-  if (!/^[^\s@]+@[^\s@]+$/.test(value) || value.length > 254) {
-    throw new InvalidArgumentError(`"${text}" is not an e-mail address`);
-  }
+  const value = parseEmailAddress(text);
+  if (value === null) throw new InvalidArgumentError(`"${text}" is not an e-mail address`);
   return value;
 }

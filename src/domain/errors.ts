@@ -14,7 +14,10 @@ export const ERROR_STATUS = {
   BAD_REQUEST: 400,
   CHANNEL_NOT_FOUND: 404,
   NOT_FOUND: 404,
+  CROSS_SITE_REQUEST: 403,
   METHOD_NOT_ALLOWED: 405,
+  KEY_LIMIT_REACHED: 409,
+  PAYLOAD_TOO_LARGE: 413,
   REQUEST_TIMEOUT: 408,
   HEADERS_TOO_LARGE: 431,
   SERVICE_UNAVAILABLE: 503,
@@ -72,4 +75,15 @@ export const errors = {
   serviceUnavailable: (message = 'Service temporarily unavailable') =>
     new AppError('SERVICE_UNAVAILABLE', message, 1),
   internal: () => new AppError('INTERNAL_ERROR', 'Internal server error'),
+  crossSiteRequest: () =>
+    new AppError(
+      'CROSS_SITE_REQUEST',
+      'This form was sent from another site, so it was refused. Open the page on this site and try again.',
+    ),
+  keyLimitReached: (cap: number) =>
+    new AppError(
+      'KEY_LIMIT_REACHED',
+      `An account can hold ${cap} active keys. Revoke one to create another.`,
+    ),
+  payloadTooLarge: () => new AppError('PAYLOAD_TOO_LARGE', 'Request body too large'),
 } as const;

@@ -3,6 +3,7 @@ import { decideAccess } from '../domain/access.js';
 import { hashApiKey, isWellFormedApiKey } from '../domain/api-key.js';
 import { errors } from '../domain/errors.js';
 import { DEFAULT_RATE_LIMIT, type RateDecision } from '../domain/rate-window.js';
+import type { UsageRecorder } from '../accounts/usage-recorder.js';
 import type { RateLimiter } from '../ratelimit/types.js';
 import type { AccountStore } from '../storage/types.js';
 import { apiKeyFromHeaders } from './api-key-header.js';
@@ -15,6 +16,8 @@ export interface ApiGuardDeps {
   /** Per-client-IP budget of requests whose key is missing or invalid. */
   authFailureLimiter: RateLimiter;
   authFailureLimit: number;
+  /** Notes key use and request counts for the account page, off the request path. */
+  usage: UsageRecorder;
   now: () => number;
 }
 
@@ -52,6 +55,7 @@ export function createApiGuard(deps: ApiGuardDeps) {
 
     const limit = owner.account.rateLimit ?? DEFAULT_RATE_LIMIT;
     const decision = await deps.accountLimiter.hit(`account:${owner.account.id}`, limit);
+    deps.usage.record(owner.keyId, owner.account.id, deps.now(), !decision.allowed);
     setRateLimitHeaders(reply, decision);
     if (!decision.allowed) {
       throw errors.rateLimited(Math.max(1, Math.ceil(decision.resetMs / 1000)));

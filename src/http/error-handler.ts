@@ -26,6 +26,7 @@ export function toAppError(error: unknown): AppError {
     return errors.invalidParameters(describeValidationFailure(fastifyError));
   }
   const status = fastifyError.statusCode;
+  if (status === 413) return errors.payloadTooLarge();
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return errors.badRequest(fastifyError.message ?? 'Bad request');
   }

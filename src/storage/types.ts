@@ -120,17 +120,123 @@ export interface NewApiKey {
   lastFour: string;
 }
 
+/** Who made a change recorded in the audit trail. */
+export type AuditActor = 'operator' | 'account' | 'system';
+
+/** One recorded change to an account (operator CLI, the account holder, or the system). */
+export interface AuditEvent {
+  id: string;
+  accountId: string;
+  at: number;
+  actor: AuditActor;
+  /** What happened, e.g. `account.created`, `access.granted`, `key.revoked`, `email.verified`. */
+  action: string;
+  /** The values that changed, as plain JSON (never a key secret or a token). */
+  details: Record<string, unknown>;
+}
+
+export interface NewAuditEvent {
+  accountId: string;
+  actor: AuditActor;
+  action: string;
+  details: Record<string, unknown>;
+}
+
+/** The moment a key was last seen in use, written in batches off the request path. */
+export interface KeyUse {
+  keyId: string;
+  at: number;
+}
+
+/** v1 requests of one account in one clock hour, added up off the request path. */
+export interface UsageCount {
+  accountId: string;
+  /** Start of the hour (epoch ms, a multiple of 3,600,000). */
+  hourStart: number;
+  requests: number;
+  /** Requests answered 429. */
+  limited: number;
+}
+
 /** Accounts and their API keys. */
 export interface AccountStore {
   createAccount(account: NewAccount, nowMs: number): Promise<Account>;
+  findAccountById(id: string): Promise<Account | null>;
   findAccountByEmail(email: string): Promise<Account | null>;
   updateAccount(id: string, changes: AccountChanges, nowMs: number): Promise<Account>;
+  /**
+   * Sets `verifiedAt` to `nowMs` only if the account was never verified (the trial starts at
+   * the first verification and never restarts); returns the account as it now is.
+   */
+  markVerified(id: string, nowMs: number): Promise<Account>;
   listAccounts(): Promise<Account[]>;
   createApiKey(key: NewApiKey, nowMs: number): Promise<ApiKey>;
+  findApiKey(id: string): Promise<ApiKey | null>;
+  /** An account's keys, oldest first (revoked ones included). */
   listApiKeys(accountId: string): Promise<ApiKey[]>;
   /** Marks a key revoked; returns null when no key has that id. */
   revokeApiKey(id: string, nowMs: number): Promise<ApiKey | null>;
   findKeyOwner(keyHash: string): Promise<KeyOwner | null>;
+  /** Records when keys were last used; a later time never goes back to an earlier one. */
+  markKeysUsed(uses: readonly KeyUse[]): Promise<void>;
+  /** Adds request counts to the per-hour usage of accounts. */
+  addUsage(counts: readonly UsageCount[]): Promise<void>;
+  /** Sum of an account's usage in the hours starting at or after `sinceMs`. */
+  usageSince(accountId: string, sinceMs: number): Promise<{ requests: number; limited: number }>;
+  recordAudit(event: NewAuditEvent, nowMs: number): Promise<AuditEvent>;
+  /** An account's audit trail, oldest first. */
+  listAudit(accountId: string): Promise<AuditEvent[]>;
+}
+
+/** What a sign-in link may be used for; a token works only for the purpose it was made for. */
+export type LinkPurpose = 'sign-in';
+
+export interface NewSignInLink {
+  /** SHA-256 of the token; the token itself is only in the e-mail. */
+  tokenHash: string;
+  purpose: LinkPurpose;
+  email: string;
+  expiresAt: number;
+}
+
+/** A browser session, found by the hash of the id in its cookie. */
+export interface SessionRecord {
+  accountId: string;
+  createdAt: number;
+  expiresAt: number;
+}
+
+/** Single-use sign-in links and browser sessions of the account pages. */
+export interface SignInStore {
+  createLink(link: NewSignInLink, nowMs: number): Promise<void>;
+  /** The e-mail of an unused, unexpired link of this purpose, without using it up. */
+  findLink(
+    tokenHash: string,
+    purpose: LinkPurpose,
+    nowMs: number,
+  ): Promise<{ email: string } | null>;
+  /**
+   * Uses a link up, atomically: the first call for an unused, unexpired link of this purpose
+   * returns its e-mail; every other call returns null.
+   */
+  consumeLink(
+    tokenHash: string,
+    purpose: LinkPurpose,
+    nowMs: number,
+  ): Promise<{ email: string } | null>;
+  createSession(
+    sessionHash: string,
+    accountId: string,
+    expiresAt: number,
+    nowMs: number,
+  ): Promise<void>;
+  /** The live session with this hash, or null when unknown or expired. */
+  findSession(sessionHash: string, nowMs: number): Promise<SessionRecord | null>;
+  deleteSession(sessionHash: string): Promise<void>;
+  /** Ends every session of an account ("sign out everywhere"); returns how many ended. */
+  deleteAccountSessions(accountId: string): Promise<number>;
+  /** Removes expired links and sessions. */
+  deleteExpired(nowMs: number): Promise<void>;
 }
 
 /** The whole persistent state behind one engine. */
@@ -139,6 +245,7 @@ export interface Store {
   readonly catalogue: CatalogueReader;
   readonly ingest: CatalogueWriter;
   readonly accounts: AccountStore;
+  readonly signIn: SignInStore;
   /** Resolves when the storage answers; rejects otherwise (used by /readyz). */
   ping(): Promise<void>;
   close(): Promise<void>;

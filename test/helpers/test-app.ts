@@ -1,8 +1,11 @@
+import { Writable } from 'node:stream';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { issueApiKey } from '../../src/accounts/account-service.js';
 import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import { createLimiters } from '../../src/deps.js';
+import { createServices, type Services } from '../../src/deps.js';
+import { createLogger } from '../../src/logger.js';
+import type { Mailer, OutgoingMail } from '../../src/mail/types.js';
 import type { Account, NewAccount } from '../../src/storage/types.js';
 import { openTempStore, type TempStore } from './temp-store.js';
 
@@ -15,12 +18,36 @@ export class TestClock {
   }
 }
 
+/** Mail the app sent, kept in memory (inject tests; the browser test uses real SMTP). */
+export interface CapturedMail {
+  sent: OutgoingMail[];
+  mailer: Mailer;
+}
+
+export function captureMail(): CapturedMail {
+  const sent: OutgoingMail[] = [];
+  return {
+    sent,
+    mailer: {
+      async send(mail) {
+        sent.push(mail);
+      },
+      async close() {},
+    },
+  };
+}
+
 /** An app built over a temp store and a test clock, with helpers to make accounts and keys. */
 export interface TestApp {
   app: FastifyInstance;
   temp: TempStore;
   clock: TestClock;
   config: Config;
+  services: Services;
+  /** Mail the app sent. */
+  mail: OutgoingMail[];
+  /** Every log line the app wrote, as text. */
+  logs(): string;
   createAccount(email: string, fields?: Partial<NewAccount>): Promise<Account>;
   createKey(account: Account, name?: string): Promise<string>;
   /** A verified account in its trial, with one key; its rate limit is raised unless given. */
@@ -47,12 +74,22 @@ export async function createTestApp(
   const clock = new TestClock(startMs);
   const temp = openTempStore(startMs);
   const config = loadConfig({ DATABASE_URL: temp.path, ...env });
-  const app = await buildApp({
-    config,
-    store: temp.store,
-    now: clock.now,
-    ...createLimiters(config, clock.now),
-  });
+  let logText = '';
+  const logger = createLogger(
+    'info',
+    new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        logText += chunk.toString('utf8');
+        done();
+      },
+    }),
+  );
+  const services = createServices(config, temp.store, logger, clock.now);
+  const mail = captureMail();
+  const app = await buildApp(
+    { config, store: temp.store, now: clock.now, ...services, mailer: mail.mailer },
+    logger,
+  );
   await app.ready();
   let counter = 0;
 
@@ -74,6 +111,9 @@ export async function createTestApp(
     temp,
     clock,
     config,
+    services,
+    mail: mail.sent,
+    logs: () => logText,
     createAccount,
     createKey,
     async customer(email, fields) {
@@ -94,6 +134,7 @@ export async function createTestApp(
     inject: (options) => app.inject(options),
     async close() {
       await app.close();
+      await services.close();
       await temp.dispose();
     },
   };

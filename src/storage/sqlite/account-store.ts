@@ -1,12 +1,16 @@
 import { randomUUID } from 'node:crypto';
+import { v7 as uuidv7 } from 'uuid';
 import type {
   Account,
   AccountChanges,
   AccountStore,
   ApiKey,
+  AuditActor,
+  AuditEvent,
   KeyOwner,
   NewAccount,
   NewApiKey,
+  NewAuditEvent,
 } from '../types.js';
 import type { SqliteDatabase } from './database.js';
 
@@ -18,6 +22,26 @@ interface AccountRow {
   rate_limit: number | null;
   disabled: number;
   created_at: number;
+}
+
+interface AuditRow {
+  id: string;
+  account_id: string;
+  at: number;
+  actor: string;
+  action: string;
+  details: string;
+}
+
+function toAuditEvent(row: AuditRow): AuditEvent {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    at: row.at,
+    actor: row.actor as AuditActor,
+    action: row.action,
+    details: JSON.parse(row.details) as Record<string, unknown>,
+  };
 }
 
 interface ApiKeyRow {
@@ -110,6 +134,43 @@ export function createSqliteAccountStore(db: SqliteDatabase): AccountStore {
      FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?`,
   );
 
+  const markVerifiedOnce = db.prepare(
+    'UPDATE accounts SET verified_at = ?, updated_at = ? WHERE id = ? AND verified_at IS NULL',
+  );
+  const markKeyUsed = db.prepare(
+    'UPDATE api_keys SET last_used_at = MAX(COALESCE(last_used_at, 0), ?) WHERE id = ?',
+  );
+  const addUsageRow = db.prepare(
+    `INSERT INTO usage_hourly (account_id, hour_start, requests, limited) VALUES (?, ?, ?, ?)
+     ON CONFLICT (account_id, hour_start) DO UPDATE SET
+       requests = requests + excluded.requests, limited = limited + excluded.limited`,
+  );
+  const usageSinceRow = db.prepare<[string, number], { requests: number; limited: number }>(
+    `SELECT COALESCE(SUM(requests), 0) AS requests, COALESCE(SUM(limited), 0) AS limited
+     FROM usage_hourly WHERE account_id = ? AND hour_start >= ?`,
+  );
+  const insertAudit = db.prepare(
+    'INSERT INTO audit_events (id, account_id, at, actor, action, details) VALUES (?, ?, ?, ?, ?, ?)',
+  );
+  const auditOfAccount = db.prepare<[string], AuditRow>(
+    'SELECT * FROM audit_events WHERE account_id = ? ORDER BY at, id',
+  );
+  const markKeysUsedTx = db.transaction((uses: readonly { keyId: string; at: number }[]) => {
+    for (const use of uses) markKeyUsed.run(use.at, use.keyId);
+  });
+  const addUsageTx = db.transaction(
+    (
+      counts: readonly {
+        accountId: string;
+        hourStart: number;
+        requests: number;
+        limited: number;
+      }[],
+    ) => {
+      for (const c of counts) addUsageRow.run(c.accountId, c.hourStart, c.requests, c.limited);
+    },
+  );
+
   const getAccount = (id: string): Account => {
     const row = accountById.get(id);
     if (row === undefined) throw new UnknownAccountError(`no account with id ${id}`);
@@ -137,6 +198,43 @@ export function createSqliteAccountStore(db: SqliteDatabase): AccountStore {
         throw error;
       }
       return getAccount(id);
+    },
+    async findAccountById(id) {
+      const row = accountById.get(id);
+      return row === undefined ? null : toAccount(row);
+    },
+    async markVerified(id, nowMs) {
+      markVerifiedOnce.run(nowMs, nowMs, id);
+      return getAccount(id);
+    },
+    async findApiKey(id) {
+      const row = keyById.get(id);
+      return row === undefined ? null : toApiKey(row);
+    },
+    async markKeysUsed(uses) {
+      markKeysUsedTx(uses);
+    },
+    async addUsage(counts) {
+      addUsageTx(counts);
+    },
+    async usageSince(accountId, sinceMs) {
+      return usageSinceRow.get(accountId, sinceMs) ?? { requests: 0, limited: 0 };
+    },
+    async recordAudit(event: NewAuditEvent, nowMs) {
+      // UUID v7 ids sort by creation, so events of the same millisecond keep their order.
+      const id = uuidv7();
+      insertAudit.run(
+        id,
+        event.accountId,
+        nowMs,
+        event.actor,
+        event.action,
+        JSON.stringify(event.details),
+      );
+      return { id, at: nowMs, ...event };
+    },
+    async listAudit(accountId) {
+      return auditOfAccount.all(accountId).map(toAuditEvent);
     },
     async findAccountByEmail(email) {
       const row = accountByEmail.get(emailKey(email));

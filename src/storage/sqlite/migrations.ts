@@ -78,4 +78,46 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       CREATE INDEX api_keys_by_account ON api_keys (account_id, created_at);
     `,
   },
+  {
+    version: 2,
+    name: 'sign-in links, sessions, audit trail and usage',
+    sql: `
+      CREATE TABLE sign_in_links (
+        token_hash TEXT PRIMARY KEY,
+        purpose TEXT NOT NULL,
+        email TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        used_at INTEGER
+      ) STRICT;
+      CREATE INDEX sign_in_links_by_expiry ON sign_in_links (expires_at);
+
+      CREATE TABLE sessions (
+        session_hash TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts (id),
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX sessions_by_account ON sessions (account_id);
+      CREATE INDEX sessions_by_expiry ON sessions (expires_at);
+
+      CREATE TABLE audit_events (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts (id),
+        at INTEGER NOT NULL,
+        actor TEXT NOT NULL,
+        action TEXT NOT NULL,
+        details TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX audit_events_by_account ON audit_events (account_id, at, id);
+
+      CREATE TABLE usage_hourly (
+        account_id TEXT NOT NULL REFERENCES accounts (id),
+        hour_start INTEGER NOT NULL,
+        requests INTEGER NOT NULL,
+        limited INTEGER NOT NULL,
+        PRIMARY KEY (account_id, hour_start)
+      ) STRICT;
+    `,
+  },
 ];

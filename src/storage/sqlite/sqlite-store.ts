@@ -3,6 +3,7 @@ import { createSqliteAccountStore } from './account-store.js';
 import { createSqliteCatalogueReader } from './catalogue-reader.js';
 import { migrateSqlite, openSqliteDatabase, type SqliteDatabase } from './database.js';
 import { createSqliteCatalogueWriter } from './ingest-session.js';
+import { createSqliteSignInStore } from './sign-in-store.js';
 
 export interface SqliteStoreOptions {
   path: string;
@@ -32,6 +33,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     db,
     catalogue: createSqliteCatalogueReader(db),
     accounts: createSqliteAccountStore(db),
+    signIn: createSqliteSignInStore(db),
     ingest,
     async ping() {
       db.prepare('SELECT 1').get();

@@ -1,0 +1,21 @@
+// Copy buttons on the account pages: <button data-copy-target="ID"> copies the text of #ID.
+document.addEventListener('click', async (event) => {
+  const button =
+    event.target instanceof Element ? event.target.closest('[data-copy-target]') : null;
+  if (button === null) return;
+  const target = document.getElementById(button.getAttribute('data-copy-target') || '');
+  if (target === null) return;
+  const text = target.textContent || '';
+  try {
+    await navigator.clipboard.writeText(text);
+    button.textContent = 'Copied';
+  } catch {
+    // Without clipboard permission, select the text so the user can copy it by hand.
+    const range = document.createRange();
+    range.selectNodeContents(target);
+    const selection = window.getSelection();
+    selection?.removeAllRanges();
+    selection?.addRange(range);
+    button.textContent = 'Selected: press Ctrl+C';
+  }
+});

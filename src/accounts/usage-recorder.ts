@@ -1,0 +1,79 @@
+import type { AccountStore, KeyUse, UsageCount } from '../storage/types.js';
+
+/** A key's last use is written at most this often, so busy keys cost no write per request. */
+export const LAST_USED_RESOLUTION_MS = 60_000;
+const HOUR_MS = 3_600_000;
+
+/** Where failed flushes are reported. */
+export interface UsageLog {
+  error(obj: object, msg: string): void;
+}
+
+/**
+ * Notes API-key use and per-account request counts in memory and writes them in batches, off
+ * the request path: a request never waits for (or fails because of) these writes.
+ */
+export interface UsageRecorder {
+  /** Counts one authenticated v1 request; `limited` when it was answered 429. */
+  record(keyId: string, accountId: string, nowMs: number, limited: boolean): void;
+  /** Writes what has been noted so far. */
+  flush(): Promise<void>;
+  /** Stops the timer and writes what is left. */
+  close(): Promise<void>;
+}
+
+export function createUsageRecorder(
+  accounts: AccountStore,
+  options: { flushIntervalMs?: number; log: UsageLog },
+): UsageRecorder {
+  const lastWritten = new Map<string, number>();
+  let keyUses = new Map<string, number>();
+  let counts = new Map<string, UsageCount>();
+  let flushing: Promise<void> = Promise.resolve();
+
+  const flushOnce = async (): Promise<void> => {
+    if (keyUses.size === 0 && counts.size === 0) return;
+    const uses: KeyUse[] = [...keyUses].map(([keyId, at]) => ({ keyId, at }));
+    const usage = [...counts.values()];
+    keyUses = new Map();
+    counts = new Map();
+    try {
+      if (uses.length > 0) await accounts.markKeysUsed(uses);
+      if (usage.length > 0) await accounts.addUsage(usage);
+    } catch (error) {
+      // Usage is informative; losing one batch must not take the API down.
+      options.log.error({ err: error }, 'writing key usage failed');
+    }
+  };
+  const flush = () => {
+    flushing = flushing.then(flushOnce);
+    return flushing;
+  };
+
+  const timer = setInterval(() => void flush(), options.flushIntervalMs ?? 5_000);
+  timer.unref();
+
+  return {
+    record(keyId, accountId, nowMs, limited) {
+      const written = lastWritten.get(keyId);
+      if (written === undefined || nowMs - written >= LAST_USED_RESOLUTION_MS) {
+        lastWritten.set(keyId, nowMs);
+        keyUses.set(keyId, nowMs);
+      }
+      const hourStart = Math.floor(nowMs / HOUR_MS) * HOUR_MS;
+      const slot = `${accountId}\u0000${hourStart}`;
+      let count = counts.get(slot);
+      if (count === undefined) {
+        count = { accountId, hourStart, requests: 0, limited: 0 };
+        counts.set(slot, count);
+      }
+      count.requests++;
+      if (limited) count.limited++;
+    },
+    flush,
+    async close() {
+      clearInterval(timer);
+      await flush();
+    },
+  };
+}

@@ -1,0 +1,166 @@
+import type { AccountStatus } from '../../accounts/account-service.js';
+import type { ApiKey } from '../../storage/types.js';
+import { html, type SafeHtml } from '../html.js';
+import { formatInstant } from './format.js';
+import { page } from './layout.js';
+
+export interface AccountView {
+  status: AccountStatus;
+  nowMs: number;
+  /** Keys not revoked, oldest first. */
+  keys: ApiKey[];
+  keyCap: number;
+  usage: { requests: number; limited: number };
+  apiBase: string;
+  notice?: string;
+  error?: string;
+}
+
+const dash = html`<span class="muted">—</span>`;
+
+/** Whether the API may be called now, and until when, in plain words. */
+function accessSentence(status: AccountStatus, nowMs: number): SafeHtml {
+  if (status.eligibleNow && status.effectiveUntil !== null) {
+    const paid = status.accessUntil !== null && status.accessUntil === status.effectiveUntil;
+    return html`<p class="status ok">
+      <strong>You can call the API</strong> until ${formatInstant(status.effectiveUntil)}
+      (${paid ? 'paid access' : 'trial'}).
+    </p>`;
+  }
+  if (status.refusal === 'ACCOUNT_DISABLED') {
+    return html`<p class="status bad">
+      <strong>This account is disabled.</strong> API calls are refused; contact the operator.
+    </p>`;
+  }
+  if (status.refusal === 'EMAIL_NOT_VERIFIED') {
+    return html`<p class="status bad">
+      <strong>Your e-mail address is not verified yet.</strong>
+    </p>`;
+  }
+  const ended =
+    status.effectiveUntil !== null && status.effectiveUntil <= nowMs
+      ? html` Access ended ${formatInstant(status.effectiveUntil)}.`
+      : '';
+  return html`<p class="status bad">
+    <strong>The API refuses this account's keys now.</strong>${ended} Contact us to arrange paid
+    access.
+  </p>`;
+}
+
+function keyRow(key: ApiKey): SafeHtml {
+  return html`<tr>
+    <td data-label="Name">${key.name}</td>
+    <td data-label="Key"><code>${key.prefix}…${key.lastFour}</code></td>
+    <td data-label="Created">${formatInstant(key.createdAt)}</td>
+    <td data-label="Last used">
+      ${key.lastUsedAt === null ? 'never' : formatInstant(key.lastUsedAt)}
+    </td>
+    <td class="actions">
+      <form method="post" action="/account/keys/${key.id}/revoke" class="inline">
+        <button type="submit" class="danger small" aria-label="Revoke key ${key.name}">
+          Revoke
+        </button>
+      </form>
+    </td>
+  </tr>`;
+}
+
+/** The account page: access, keys, usage, sessions. */
+export function accountPage(view: AccountView): SafeHtml {
+  const { status } = view;
+  const full = view.keys.length >= view.keyCap;
+  return page(
+    { title: 'Your account', signedIn: true },
+    html`${view.notice ? html`<p class="notice" role="status">${view.notice}</p>` : ''}
+      ${view.error ? html`<p class="error" role="alert">${view.error}</p>` : ''}
+      <section class="card">
+        <h1>Your account</h1>
+        ${accessSentence(status, view.nowMs)}
+        <dl class="facts">
+          <dt>E-mail</dt>
+          <dd>${status.email}</dd>
+          <dt>Verified</dt>
+          <dd>${status.verifiedAt === null ? 'not yet' : formatInstant(status.verifiedAt)}</dd>
+          <dt>Trial ends</dt>
+          <dd>${status.trialEndsAt === null ? dash : formatInstant(status.trialEndsAt)}</dd>
+          <dt>Paid access until</dt>
+          <dd>${status.accessUntil === null ? dash : formatInstant(status.accessUntil)}</dd>
+          <dt>Rate limit</dt>
+          <dd>${status.rateLimit} requests per second</dd>
+          <dt>Last 24 hours</dt>
+          <dd>${view.usage.requests} requests, ${view.usage.limited} refused by the rate limit</dd>
+        </dl>
+      </section>
+      <section class="card">
+        <h2>API keys</h2>
+        ${
+          view.keys.length === 0
+            ? html`<p class="muted">No keys yet. Create one to call the API.</p>`
+            : html`<table class="keys">
+                <thead>
+                  <tr>
+                    <th>Name</th>
+                    <th>Key</th>
+                    <th>Created</th>
+                    <th>Last used</th>
+                    <th><span class="sr-only">Actions</span></th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${view.keys.map(keyRow)}
+                </tbody>
+              </table>`
+        }
+        ${
+          full
+            ? html`<p class="muted">
+                You have ${view.keyCap} keys, the most an account can hold. Revoke one to create
+                another.
+              </p>`
+            : html`<form method="post" action="/account/keys" class="row">
+                <label for="key-name" class="sr-only">Key name</label>
+                <input
+                  id="key-name"
+                  name="name"
+                  maxlength="100"
+                  placeholder="Key name, e.g. production"
+                  required
+                />
+                <button type="submit">Create key</button>
+              </form>`
+        }
+      </section>
+      <section class="card">
+        <h2>Try it</h2>
+        <pre><code>curl -H "Authorization: Bearer YOUR_KEY" ${view.apiBase}/countries</code></pre>
+      </section>
+      <section class="card">
+        <h2>Sessions</h2>
+        <p>Signed in on a device you no longer use? End every session, this one included.</p>
+        <form method="post" action="/account/sessions/end-all" class="inline">
+          <button type="submit" class="secondary">Sign out everywhere</button>
+        </form>
+      </section>`,
+  );
+}
+
+/** Shown once, in the answer to the POST that created the key; never stored or redirected to. */
+export function keyCreatedPage(key: ApiKey, secret: string, apiBase: string): SafeHtml {
+  return page(
+    { title: 'Key created', signedIn: true, scripts: ['/assets/account.js'] },
+    html`<section class="card">
+      <h1>Your new key “${key.name}”</h1>
+      <p class="warning">
+        <strong>Copy it now.</strong> For your safety it is shown only this once; we keep only a
+        fingerprint of it.
+      </p>
+      <div class="secret">
+        <code id="new-key">${secret}</code>
+        <button type="button" class="secondary" data-copy-target="new-key">Copy</button>
+      </div>
+      <p>Use it like this:</p>
+      <pre><code>curl -H "Authorization: Bearer ${secret}" ${apiBase}/countries</code></pre>
+      <p><a class="button" href="/account">Back to your account</a></p>
+    </section>`,
+  );
+}

@@ -1,0 +1,131 @@
+import { html, type SafeHtml } from '../html.js';
+import { page } from './layout.js';
+
+/** The home page: what Onair is and where to start. */
+export function homePage(apiBase: string, signedIn: boolean): SafeHtml {
+  return page(
+    { title: 'TV schedules as an API', signedIn },
+    html`<section class="hero">
+        <h1>TV schedules, as a JSON API</h1>
+        <p class="lead">
+          Countries, channels and programme guides, exact and fast, behind an API key.
+        </p>
+        <p>
+          ${
+            signedIn
+              ? html`<a class="button" href="/account">Go to your account</a>`
+              : html`<a class="button" href="/signin">Sign in or start a 7-day trial</a>`
+          }
+        </p>
+      </section>
+      <section class="card">
+        <h2>Call the API</h2>
+        <pre><code>curl -H "Authorization: Bearer YOUR_KEY" ${apiBase}/countries</code></pre>
+      </section>`,
+  );
+}
+
+/** The sign-in form; `error` explains a refused address, `notice` a finished action. */
+export function signInPage(
+  options: { email?: string; error?: string; notice?: string } = {},
+): SafeHtml {
+  return page(
+    { title: 'Sign in' },
+    html`<section class="card narrow">
+      <h1>Sign in</h1>
+      ${options.notice ? html`<p class="notice" role="status">${options.notice}</p>` : ''}
+      <p>
+        Enter your e-mail address and we will send you a link to sign in. No password needed. A new
+        address gets a 7-day trial from the first sign-in.
+      </p>
+      <form method="post" action="/signin" class="stack">
+        <label for="email">E-mail address</label>
+        <input
+          id="email"
+          name="email"
+          type="email"
+          autocomplete="email"
+          required
+          maxlength="254"
+          value="${options.email ?? ''}"
+          ${options.error ? html` aria-invalid="true" aria-describedby="email-error"` : ''}
+        />
+        ${options.error ? html`<p class="error" id="email-error">${options.error}</p>` : ''}
+        <button type="submit">E-mail me a sign-in link</button>
+      </form>
+    </section>`,
+  );
+}
+
+/** The same answer for every address, known or not. */
+export function linkSentPage(email: string): SafeHtml {
+  return page(
+    { title: 'Check your inbox' },
+    html`<section class="card narrow">
+      <h1>Check your inbox</h1>
+      <p>
+        If <strong>${email}</strong> can receive mail, a sign-in link is on its way. It works once,
+        within 15 minutes.
+      </p>
+      <p class="muted">
+        Nothing arrived? Look in the spam folder, or <a href="/signin">ask for a new link</a>.
+      </p>
+    </section>`,
+  );
+}
+
+export function tooManyLinksPage(retryAfterMinutes: number): SafeHtml {
+  return page(
+    { title: 'Too many sign-in requests' },
+    html`<section class="card narrow">
+      <h1>Too many sign-in requests</h1>
+      <p>
+        Please wait ${retryAfterMinutes} minute${retryAfterMinutes === 1 ? '' : 's'} before asking
+        for another link.
+      </p>
+    </section>`,
+  );
+}
+
+/**
+ * Opening the e-mailed link shows this page; only its button (a POST) uses the link up, so
+ * mail scanners that fetch links cannot spend it.
+ */
+export function confirmPage(email: string, token: string): SafeHtml {
+  return page(
+    { title: 'Confirm sign-in' },
+    html`<section class="card narrow">
+      <h1>Sign in to Onair</h1>
+      <p>Continue as <strong>${email}</strong>.</p>
+      <form method="post" action="/signin/confirm" class="stack">
+        <input type="hidden" name="token" value="${token}" />
+        <button type="submit">Sign in</button>
+      </form>
+    </section>`,
+  );
+}
+
+export function linkUnusablePage(): SafeHtml {
+  return page(
+    { title: 'Link expired' },
+    html`<section class="card narrow">
+      <h1>This link cannot be used</h1>
+      <p>
+        Sign-in links work once, within 15 minutes. This one has expired or has been used already.
+      </p>
+      <p><a class="button" href="/signin">Get a new link</a></p>
+    </section>`,
+  );
+}
+
+/** Any other refusal of a page request, in words. */
+export function messagePage(title: string, message: string, signedIn = false): SafeHtml {
+  return page(
+    { title, signedIn },
+    html`<section class="card narrow">
+      <h1>${title}</h1>
+      <p>${message}</p>
+      <p><a href="/">Back to the start</a></p>
+    </section>`,
+  );
+}

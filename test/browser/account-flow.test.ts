@@ -1,0 +1,147 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ingestXmltv } from '../../src/catalogue/ingest.js';
+import { loadConfig } from '../../src/config.js';
+import { startServer, type RunningServer } from '../../src/server.js';
+import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
+
+/** Debian's Chromium; CI installs it (`.ci/run`). Never a downloaded browser. */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const RESULTS = resolve(import.meta.dirname, '../../test-results');
+const skip = process.env.ONAIR_SKIP_BROWSER === '1';
+
+let dir: string;
+let sink: SmtpSink;
+let server: RunningServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (skip) return;
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `${CHROMIUM} not found: install Debian's chromium (apt-get install chromium), or set ONAIR_SKIP_BROWSER=1 to skip the browser tests`,
+    );
+  }
+  dir = mkdtempSync(join(tmpdir(), 'onair-browser-'));
+  sink = await startSmtpSink();
+  const config = loadConfig({
+    DATABASE_URL: join(dir, 'onair.db'),
+    PORT: '0',
+    SMTP_URL: sink.url,
+    LOG_LEVEL: 'warn',
+  });
+  server = await startServer(config);
+  await ingestXmltv(
+    server.store.ingest,
+    { source: resolve(import.meta.dirname, '../fixtures/xmltv/basic.xml') },
+    { country: 'IE', assumeOffsetMinutes: 0, nowMs: Date.now() },
+  );
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  mkdirSync(RESULTS, { recursive: true });
+});
+
+afterAll(async () => {
+  if (skip) return;
+  await browser?.close();
+  await server?.close();
+  await sink?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+async function callApi(key: string): Promise<number> {
+  const res = await fetch(`${server.url}/api/v1/countries`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
+  return res.status;
+}
+
+describe.skipIf(skip)('account pages in Chromium', () => {
+  it('sign in by e-mail → confirm → create a key → call the API → revoke → 401', async () => {
+    const context = await browser.newContext();
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.push(error.message));
+
+    await page.goto(`${server.url}/`);
+    await page.getByRole('link', { name: /sign in or start/i }).click();
+    await page.getByLabel('E-mail address').fill('viewer@example.com');
+    await page.getByRole('button', { name: /e-mail me a sign-in link/i }).click();
+    await expect.poll(() => page.locator('h1').textContent()).toBe('Check your inbox');
+
+    const mail = await sink.waitForMail('viewer@example.com');
+    expect(mail.subject).toBe('Your Onair sign-in link');
+    const link = /https?:\/\/\S+\/signin\/confirm\?token=[\w-]+/.exec(mail.text ?? '')?.[0];
+    expect(link?.startsWith(server.url)).toBe(true);
+
+    await page.goto(link ?? '');
+    await expect.poll(() => page.locator('h1').textContent()).toBe('Sign in to Onair');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${server.url}/account`);
+    expect(await page.locator('.status').textContent()).toMatch(/You can call the API/);
+
+    await page.getByPlaceholder(/key name/i).fill('browser test');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const key = (await page.locator('#new-key').textContent()) ?? '';
+    expect(key).toMatch(/^onair_[0-9A-Za-z]{38}$/);
+    await page.getByRole('button', { name: 'Copy' }).click();
+    await expect.poll(() => page.getByRole('button', { name: 'Copied' }).count()).toBe(1);
+    // A string expression: the test is compiled without the DOM types.
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(key);
+
+    expect(await callApi(key)).toBe(200);
+
+    await page.getByRole('link', { name: 'Back to your account' }).click();
+    await page.waitForURL(`${server.url}/account`);
+    expect(await page.content()).not.toContain(key);
+    await page.screenshot({ path: join(RESULTS, 'account-page.png'), fullPage: true });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: join(RESULTS, 'account-page-phone.png'), fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 720 });
+
+    await page.getByRole('button', { name: 'Revoke key browser test' }).click();
+    await page.waitForURL(`${server.url}/account?notice=key-revoked`);
+    expect(await page.locator('[role=status]').textContent()).toMatch(/revoked/);
+    expect(await callApi(key)).toBe(401);
+
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await page.waitForURL(`${server.url}/signin?notice=signed-out`);
+    await page.goto(`${server.url}/account`);
+    await page.waitForURL(`${server.url}/signin`);
+
+    expect(problems, problems.join('\n')).toEqual([]);
+    await context.close();
+  });
+
+  it('a form posted from another site is refused', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    // A page on another origin (a data: URL is opaque, "null") posting to the sign-in form.
+    await page.setContent(
+      `<form method="post" action="${server.url}/signin"><input name="email" value="x@example.com"><button>go</button></form>`,
+    );
+    const [response] = await Promise.all([
+      page.waitForResponse(`${server.url}/signin`),
+      page.getByRole('button', { name: 'go' }).click(),
+    ]);
+    expect(response.status()).toBe(403);
+    await context.close();
+  });
+});

@@ -1,0 +1,186 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { TRIAL_MS } from '../../src/domain/access.js';
+import { formatInstant } from '../../src/web/views/format.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import {
+  getPage,
+  lastLinkToken,
+  postForm,
+  sameSite,
+  sessionCookie,
+  signIn,
+} from './web-harness.js';
+
+let t: TestApp;
+beforeEach(async () => {
+  t = await createTestApp();
+});
+afterEach(async () => {
+  await t.close();
+});
+
+describe('sign-in by e-mail link', () => {
+  it('answers the same for a known and an unknown address, and mails a link to both', async () => {
+    await t.createAccount('known@example.com');
+    const known = await postForm(t, '/signin', { email: 'known@example.com' });
+    const unknown = await postForm(t, '/signin', { email: 'new@example.com' });
+    expect(known.statusCode).toBe(200);
+    expect(unknown.statusCode).toBe(200);
+    const strip = (body: string) => body.replace(/known@example\.com|new@example\.com/g, 'X');
+    expect(strip(known.body)).toBe(strip(unknown.body));
+    expect(t.mail.map((m) => m.to)).toEqual(['known@example.com', 'new@example.com']);
+    expect(t.mail[0]?.text).toContain(`${t.services.site.url}/signin/confirm?token=`);
+  });
+
+  it('stores only a hash of the link token', async () => {
+    await postForm(t, '/signin', { email: 'ann@example.com' });
+    const token = lastLinkToken(t, 'ann@example.com');
+    const rows = t.temp.store.db.prepare('SELECT * FROM sign_in_links').all();
+    expect(JSON.stringify(rows)).not.toContain(token);
+    expect(rows).toHaveLength(1);
+  });
+
+  it('opening the link does not use it up; the button does, once', async () => {
+    await postForm(t, '/signin', { email: 'ann@example.com' });
+    const token = lastLinkToken(t, 'ann@example.com');
+    for (let i = 0; i < 3; i++) {
+      const opened = await getPage(t, `/signin/confirm?token=${token}`);
+      expect(opened.statusCode).toBe(200);
+      expect(opened.body).toContain('ann@example.com');
+      expect(opened.body).toMatch(/<form method="post" action="\/signin\/confirm"/);
+    }
+    const confirmed = await postForm(t, '/signin/confirm', { token });
+    expect(confirmed.statusCode).toBe(303);
+    const again = await postForm(t, '/signin/confirm', { token });
+    expect(again.statusCode).toBe(400);
+    expect(again.body).toContain('cannot be used');
+    expect((await getPage(t, `/signin/confirm?token=${token}`)).statusCode).toBe(400);
+  });
+
+  it('creates, verifies and starts the trial at the first sign-in; later sign-ins never restart it', async () => {
+    const firstAt = t.clock.ms;
+    await signIn(t, 'ann@example.com');
+    let account = await t.temp.store.accounts.findAccountByEmail('ann@example.com');
+    expect(account?.verifiedAt).toBe(firstAt);
+    t.clock.advance(3 * 86_400_000);
+    await signIn(t, 'ann@example.com');
+    account = await t.temp.store.accounts.findAccountByEmail('ann@example.com');
+    expect(account?.verifiedAt).toBe(firstAt);
+    const page = await getPage(t, '/account', await signIn(t, 'ann@example.com'));
+    expect(page.body).toContain('You can call the API');
+    expect(page.body.replace(/\s+/g, ' ')).toContain(
+      `until ${formatInstant(firstAt + TRIAL_MS)} (trial)`,
+    );
+  });
+
+  it('verifies an account the operator created unverified', async () => {
+    await t.createAccount('ops-made@example.com', { verifiedAt: null });
+    await signIn(t, 'ops-made@example.com');
+    const account = await t.temp.store.accounts.findAccountByEmail('ops-made@example.com');
+    expect(account?.verifiedAt).toBe(t.clock.ms);
+    const audit = await t.temp.store.accounts.listAudit(account?.id ?? '');
+    expect(audit.map((e) => e.action)).toContain('email.verified');
+  });
+
+  it('refuses an expired link (15 minutes)', async () => {
+    await postForm(t, '/signin', { email: 'ann@example.com' });
+    const token = lastLinkToken(t, 'ann@example.com');
+    t.clock.advance(15 * 60_000);
+    expect((await getPage(t, `/signin/confirm?token=${token}`)).statusCode).toBe(400);
+    expect((await postForm(t, '/signin/confirm', { token })).statusCode).toBe(400);
+    expect(await t.temp.store.accounts.findAccountByEmail('ann@example.com')).toBeNull();
+  });
+
+  it('refuses a token made for another purpose', async () => {
+    await postForm(t, '/signin', { email: 'ann@example.com' });
+    const token = lastLinkToken(t, 'ann@example.com');
+    t.temp.store.db.prepare("UPDATE sign_in_links SET purpose = 'change-email'").run();
+    expect((await getPage(t, `/signin/confirm?token=${token}`)).statusCode).toBe(400);
+    expect((await postForm(t, '/signin/confirm', { token })).statusCode).toBe(400);
+  });
+
+  it('refuses garbage tokens and bad addresses clearly', async () => {
+    for (const token of ['', 'x', 'a'.repeat(43), `${'a'.repeat(43)}&x`]) {
+      expect((await postForm(t, '/signin/confirm', { token })).statusCode, token).toBe(400);
+    }
+    const bad = await postForm(t, '/signin', { email: 'not an address' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.body).toContain('Please enter an e-mail address');
+    expect(bad.body).toContain('value="not an address"');
+    expect(t.mail).toEqual([]);
+  });
+
+  it('limits link requests per address and per client IP', async () => {
+    for (let i = 0; i < 5; i++) {
+      expect((await postForm(t, '/signin', { email: 'ann@example.com' })).statusCode).toBe(200);
+    }
+    const limited = await postForm(t, '/signin', { email: 'ANN@example.com' });
+    expect(limited.statusCode).toBe(429);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    expect(t.mail).toHaveLength(5);
+    // Another address from the same client still works, up to the per-IP budget.
+    let status = 200;
+    let sent = 0;
+    for (let i = 0; status === 200 && i < 100; i++) {
+      status = (await postForm(t, '/signin', { email: `user${i}@example.com` })).statusCode;
+      if (status === 200) sent++;
+    }
+    expect(status).toBe(429);
+    expect(sent).toBe(30 - 6);
+    // A new window opens after 15 minutes.
+    t.clock.advance(15 * 60_000);
+    expect((await postForm(t, '/signin', { email: 'ann@example.com' })).statusCode).toBe(200);
+  });
+
+  it('sets an HttpOnly, SameSite=Lax session cookie, not Secure on http', async () => {
+    await postForm(t, '/signin', { email: 'ann@example.com' });
+    const res = await postForm(t, '/signin/confirm', {
+      token: lastLinkToken(t, 'ann@example.com'),
+    });
+    const cookie = res.cookies.find((c) => c.name === 'onair_session');
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/' });
+    expect(cookie?.secure).toBeUndefined();
+    expect(sessionCookie(res)).toMatch(/^onair_session=[A-Za-z0-9_-]{43}$/);
+  });
+
+  it('signs out, and sign out everywhere ends every session of the account', async () => {
+    const a = await signIn(t, 'ann@example.com');
+    const b = await signIn(t, 'ann@example.com');
+    const other = await signIn(t, 'bob@example.com');
+    const out = await postForm(t, '/signout', {}, { cookie: a });
+    expect(out.statusCode).toBe(303);
+    expect((await getPage(t, '/account', a)).statusCode).toBe(303);
+    expect((await getPage(t, '/account', b)).statusCode).toBe(200);
+    const c = await signIn(t, 'ann@example.com');
+    const everywhere = await postForm(t, '/account/sessions/end-all', {}, { cookie: c });
+    expect(everywhere.headers.location).toBe('/signin?notice=signed-out-everywhere');
+    expect((await getPage(t, '/account', b)).statusCode).toBe(303);
+    expect((await getPage(t, '/account', c)).statusCode).toBe(303);
+    expect((await getPage(t, '/account', other)).statusCode).toBe(200);
+  });
+
+  it('expires sessions after 30 days', async () => {
+    const cookie = await signIn(t, 'ann@example.com');
+    t.clock.advance(30 * 86_400_000);
+    const res = await getPage(t, '/account', cookie);
+    expect(res.statusCode).toBe(303);
+    expect(res.headers.location).toBe('/signin');
+  });
+
+  it('uses a __Host- Secure cookie when PUBLIC_URL is https', async () => {
+    const secure = await createTestApp({ PUBLIC_URL: 'https://onair.example' });
+    try {
+      await postForm(secure, '/signin', { email: 'ann@example.com' });
+      const res = await postForm(secure, '/signin/confirm', {
+        token: lastLinkToken(secure, 'ann@example.com'),
+      });
+      const cookie = res.cookies.find((c) => c.name === '__Host-onair_session');
+      expect(cookie).toMatchObject({ secure: true, httpOnly: true, path: '/' });
+      expect(res.headers['strict-transport-security']).toMatch(/max-age=/);
+      expect(secure.mail[0]?.text).toContain('https://onair.example/signin/confirm?token=');
+      expect(sameSite(secure).origin).toBe('https://onair.example');
+    } finally {
+      await secure.close();
+    }
+  });
+});
