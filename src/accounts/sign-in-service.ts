@@ -99,6 +99,8 @@ export function createSignInService(deps: SignInDeps) {
      */
     async requestLink(email: string): Promise<void> {
       const nowMs = deps.now();
+      // Housekeeping rides along: expired links and sessions are dropped (an indexed delete).
+      await store.signIn.deleteExpired(nowMs);
       const token = generateSecretToken();
       await store.signIn.createLink(
         {

@@ -36,6 +36,7 @@ describe('bin/onair --help', () => {
       ['ingest'],
       ['accounts'],
       ['accounts', 'create'],
+      ['accounts', 'grant'],
       ['accounts', 'set'],
       ['accounts', 'list'],
       ['accounts', 'show'],
@@ -300,5 +301,135 @@ describe('migrate and configuration', () => {
     const result = await cli.run(['accounts', 'list'], { DATABASE_URL: path });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/schema is version 999.*upgrade Onair/);
+  });
+});
+
+describe('accounts grant and the audit trail', () => {
+  const audited = createCliSandbox();
+  afterAll(() => audited.dispose());
+
+  it('grant sets access_until: in the future the account is eligible, in the past it is not', async () => {
+    await audited.json(['accounts', 'create', '--email', 'payer@example.com']);
+    let account = await audited.json<AccountJson>([
+      'accounts',
+      'grant',
+      '--email',
+      'payer@example.com',
+      '--until',
+      '2099-12-31',
+    ]);
+    expect(account).toMatchObject({
+      accessUntil: '2099-12-31T00:00:00.000Z',
+      eligibleNow: false, // never verified: the address must be confirmed first
+      refusal: 'EMAIL_NOT_VERIFIED',
+    });
+    await audited.json([
+      'accounts',
+      'create',
+      '--email',
+      'old@example.com',
+      '--verified-at',
+      '2020-01-01',
+    ]);
+    account = await audited.json<AccountJson>([
+      'accounts',
+      'grant',
+      '--email',
+      'old@example.com',
+      '--until',
+      '2099-01-01',
+    ]);
+    expect(account).toMatchObject({
+      eligibleNow: true,
+      effectiveUntil: '2099-01-01T00:00:00.000Z',
+    });
+    account = await audited.json<AccountJson>([
+      'accounts',
+      'grant',
+      '--email',
+      'old@example.com',
+      '--until',
+      '2021-01-01',
+    ]);
+    expect(account).toMatchObject({ eligibleNow: false, refusal: 'ACCESS_EXPIRED' });
+
+    const missing = await audited.run(['accounts', 'grant', '--email', 'old@example.com']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/--until/);
+    const unknown = await audited.run([
+      'accounts',
+      'grant',
+      '--email',
+      'who@example.com',
+      '--until',
+      '2099-01-01',
+    ]);
+    expect(unknown.code).toBe(1);
+  });
+
+  it('accounts show lists every operator change, and never a key secret', async () => {
+    await audited.json([
+      'accounts',
+      'create',
+      '--email',
+      'trail@example.com',
+      '--verified',
+      '--rate-limit',
+      '5',
+    ]);
+    await audited.json([
+      'accounts',
+      'set',
+      '--email',
+      'trail@example.com',
+      '--rate-limit',
+      '8',
+      '--disabled',
+      'true',
+    ]);
+    await audited.json(['accounts', 'set', '--email', 'trail@example.com', '--rate-limit', '8']); // no change
+    await audited.json([
+      'accounts',
+      'grant',
+      '--email',
+      'trail@example.com',
+      '--until',
+      '2099-06-30T12:00:00Z',
+    ]);
+    const key = await audited.json<{ id: string; key: string }>([
+      'keys',
+      'create',
+      '--email',
+      'trail@example.com',
+      '--name',
+      'ci',
+    ]);
+    await audited.json(['keys', 'revoke', '--id', key.id]);
+    await audited.json(['keys', 'revoke', '--id', key.id]); // already revoked: nothing new
+
+    const shown = await audited.json<
+      AccountJson & { audit: { actor: string; action: string; details: unknown }[] }
+    >(['accounts', 'show', '--email', 'trail@example.com']);
+    expect(shown.audit.map((e) => [e.actor, e.action])).toEqual([
+      ['operator', 'account.created'],
+      ['operator', 'account.changed'],
+      ['operator', 'access.granted'],
+      ['operator', 'key.created'],
+      ['operator', 'key.revoked'],
+    ]);
+    expect(shown.audit[1]?.details).toEqual({
+      rateLimit: { from: 5, to: 8 },
+      disabled: { from: false, to: true },
+    });
+    expect(shown.audit[2]?.details).toEqual({ from: null, to: '2099-06-30T12:00:00.000Z' });
+    expect(shown.audit[3]?.details).toEqual({ keyId: key.id, name: 'ci' });
+
+    const text = await audited.run(['accounts', 'show', '--email', 'trail@example.com']);
+    expect(text.stdout).toMatch(/audit\n.*operator\s+account\.created/);
+    expect(text.stdout).toMatch(/operator\s+access\.granted/);
+    for (const output of [text.stdout, JSON.stringify(shown)]) {
+      expect(output).not.toContain(key.key);
+      expect(output).not.toContain(key.key.slice(10, -4));
+    }
   });
 });

@@ -70,6 +70,8 @@ export const TEST_NOW = Date.UTC(2026, 7, 22, 10, 30, 0);
 export async function createTestApp(
   env: Record<string, string> = {},
   startMs = TEST_NOW,
+  /** Send mail as configured (SMTP_URL or the outbox) instead of capturing it. */
+  options: { realMailer?: boolean } = {},
 ): Promise<TestApp> {
   const clock = new TestClock(startMs);
   const temp = openTempStore(startMs);
@@ -87,7 +89,13 @@ export async function createTestApp(
   const services = createServices(config, temp.store, logger, clock.now);
   const mail = captureMail();
   const app = await buildApp(
-    { config, store: temp.store, now: clock.now, ...services, mailer: mail.mailer },
+    {
+      config,
+      store: temp.store,
+      now: clock.now,
+      ...services,
+      mailer: options.realMailer ? services.mailer : mail.mailer,
+    },
     logger,
   );
   await app.ready();

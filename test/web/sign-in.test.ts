@@ -1,3 +1,6 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TRIAL_MS } from '../../src/domain/access.js';
 import { formatInstant } from '../../src/web/views/format.js';
@@ -181,6 +184,51 @@ describe('sign-in by e-mail link', () => {
       expect(sameSite(secure).origin).toBe('https://onair.example');
     } finally {
       await secure.close();
+    }
+  });
+});
+
+describe('sign-in mail delivery', () => {
+  it('through SMTP when it fails: the page still answers, the error is logged, the mail is kept', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const app = await createTestApp({ SMTP_URL: `smtp://127.0.0.1:${port}` }, Date.now(), {
+      realMailer: true,
+    });
+    try {
+      const res = await postForm(app, '/signin', { email: 'ann@example.com' });
+      expect(res.statusCode).toBe(200);
+      expect(res.body).toContain('Check your inbox');
+      await expect
+        .poll(() => app.logs(), { timeout: 5_000 })
+        .toContain('SMTP did not take the mail');
+      const outbox = join(app.temp.dir, 'outbox');
+      const kept = readdirSync(outbox);
+      expect(kept).toHaveLength(1);
+      expect(kept[0]).toMatch(/^failed-/);
+      // The log names the recipient but never carries the link.
+      const token = /token=([\w-]+)/.exec(readFileSync(join(outbox, kept[0] ?? ''), 'utf8'))?.[1];
+      expect(token).toBeDefined();
+      expect(app.logs()).not.toContain(token);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('without SMTP_URL: to the log and an .eml file in the outbox beside the database', async () => {
+    const app = await createTestApp({}, Date.now(), { realMailer: true });
+    try {
+      await postForm(app, '/signin', { email: 'ann@example.com' });
+      const outbox = join(app.temp.dir, 'outbox');
+      await expect.poll(() => (existsSync(outbox) ? readdirSync(outbox) : [])).toHaveLength(1);
+      const eml = readFileSync(join(outbox, readdirSync(outbox)[0] ?? ''), 'utf8');
+      expect(eml).toMatch(/^To: ann@example\.com$/m);
+      await expect.poll(() => app.logs()).toContain('mail written to the outbox');
+      expect(app.logs()).toContain('/signin/confirm?token=');
+    } finally {
+      await app.close();
     }
   });
 });

@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { accountStatus, type AccountStatus } from '../../accounts/account-service.js';
-import type { Account, ApiKey, Store } from '../../storage/types.js';
+import type { Account, ApiKey, AuditEvent, Store } from '../../storage/types.js';
 import { DuplicateAccountError } from '../../storage/sqlite/account-store.js';
 import { CliError, isoOrNull, printResult, withStore, type CliContext } from '../cli-context.js';
 import {
@@ -18,6 +18,52 @@ export async function requireAccount(store: Store, email: string): Promise<Accou
   const account = await store.accounts.findAccountByEmail(email);
   if (account === null) throw new CliError(`no account with e-mail ${email}`);
   return account;
+}
+
+/** Records an operator's change of an account in its audit trail. */
+function auditOperator(
+  store: Store,
+  accountId: string,
+  action: string,
+  details: Record<string, unknown>,
+  nowMs: number,
+): Promise<AuditEvent> {
+  return store.accounts.recordAudit({ accountId, actor: 'operator', action, details }, nowMs);
+}
+
+/** The fields `accounts set` and `grant` changed, as `{ field: { from, to } }` (times in ISO). */
+function changedFields(before: Account, after: Account): Record<string, unknown> {
+  const changes: Record<string, unknown> = {};
+  if (before.accessUntil !== after.accessUntil) {
+    changes.accessUntil = { from: isoOrNull(before.accessUntil), to: isoOrNull(after.accessUntil) };
+  }
+  if (before.rateLimit !== after.rateLimit) {
+    changes.rateLimit = { from: before.rateLimit, to: after.rateLimit };
+  }
+  if (before.disabled !== after.disabled) {
+    changes.disabled = { from: before.disabled, to: after.disabled };
+  }
+  return changes;
+}
+
+function auditJson(event: AuditEvent) {
+  return {
+    at: isoOrNull(event.at),
+    actor: event.actor,
+    action: event.action,
+    details: event.details,
+  };
+}
+
+function formatAudit(events: AuditEvent[]): string[] {
+  if (events.length === 0) return ['  audit           none'];
+  return [
+    '  audit',
+    ...events.map(
+      (e) =>
+        `    ${isoOrNull(e.at)}  ${e.actor.padEnd(8)}  ${e.action}${Object.keys(e.details).length === 0 ? '' : `  ${JSON.stringify(e.details)}`}`,
+    ),
+  ];
 }
 
 function accountJson(status: AccountStatus, keys?: ApiKey[]) {
@@ -115,11 +161,49 @@ export function accountsCommand(ctx: CliContext): Command {
             if (error instanceof DuplicateAccountError) throw new CliError(error.message);
             throw error;
           }
+          await auditOperator(
+            store,
+            account.id,
+            'account.created',
+            {
+              verifiedAt: isoOrNull(account.verifiedAt),
+              accessUntil: isoOrNull(account.accessUntil),
+              rateLimit: account.rateLimit,
+            },
+            nowMs,
+          );
           const status = accountStatus(account, nowMs);
           printResult(ctx, opts.json === true, accountJson(status), () => formatAccount(status));
         });
       },
     );
+
+  accounts
+    .command('grant')
+    .description('give paid access until a time (sets access_until; payment arranged offline)')
+    .requiredOption('--email <address>', 'e-mail address of the account', parseEmail)
+    .requiredOption('--until <iso>', 'paid access until this time', parseIsoInstant)
+    .option('--json', 'print JSON')
+    .action(async (opts: { email: string; until: number; json?: boolean }) => {
+      const nowMs = ctx.now();
+      await withStore(ctx, async (store) => {
+        const before = await requireAccount(store, opts.email);
+        const account = await store.accounts.updateAccount(
+          before.id,
+          { accessUntil: opts.until },
+          nowMs,
+        );
+        await auditOperator(
+          store,
+          account.id,
+          'access.granted',
+          { from: isoOrNull(before.accessUntil), to: isoOrNull(account.accessUntil) },
+          nowMs,
+        );
+        const status = accountStatus(account, nowMs);
+        printResult(ctx, opts.json === true, accountJson(status), () => formatAccount(status));
+      });
+    });
 
   accounts
     .command('set')
@@ -164,6 +248,10 @@ export function accountsCommand(ctx: CliContext): Command {
             },
             nowMs,
           );
+          const changes = changedFields(existing, account);
+          if (Object.keys(changes).length > 0) {
+            await auditOperator(store, account.id, 'account.changed', changes, nowMs);
+          }
           const status = accountStatus(account, nowMs);
           printResult(ctx, opts.json === true, accountJson(status), () => formatAccount(status));
         });
@@ -197,7 +285,7 @@ export function accountsCommand(ctx: CliContext): Command {
 
   accounts
     .command('show')
-    .description('show an account: trial end, access_until, eligibility now, keys')
+    .description('show an account: trial end, access_until, eligibility now, keys, audit trail')
     .requiredOption('--email <address>', 'e-mail address of the account', parseEmail)
     .option('--json', 'print JSON')
     .action(async (opts: { email: string; json?: boolean }) => {
@@ -205,9 +293,13 @@ export function accountsCommand(ctx: CliContext): Command {
       await withStore(ctx, async (store) => {
         const account = await requireAccount(store, opts.email);
         const keys = await store.accounts.listApiKeys(account.id);
+        const audit = await store.accounts.listAudit(account.id);
         const status = accountStatus(account, nowMs);
-        printResult(ctx, opts.json === true, accountJson(status, keys), () =>
-          formatAccount(status, keys),
+        printResult(
+          ctx,
+          opts.json === true,
+          { ...accountJson(status, keys), audit: audit.map(auditJson) },
+          () => [formatAccount(status, keys), ...formatAudit(audit)].join('\n'),
         );
       });
     });

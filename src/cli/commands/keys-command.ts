@@ -47,6 +47,15 @@ export function keysCommand(ctx: CliContext): Command {
       await withStore(ctx, async (store) => {
         const account = await requireAccount(store, opts.email);
         const issued = await issueApiKey(store.accounts, account.id, opts.name, nowMs);
+        await store.accounts.recordAudit(
+          {
+            accountId: account.id,
+            actor: 'operator',
+            action: 'key.created',
+            details: { keyId: issued.record.id, name: issued.record.name },
+          },
+          nowMs,
+        );
         const data = {
           ...apiKeyJson(issued.record),
           key: issued.key,
@@ -86,8 +95,20 @@ export function keysCommand(ctx: CliContext): Command {
     .action(async (opts: { id: string; json?: boolean }) => {
       const nowMs = ctx.now();
       await withStore(ctx, async (store) => {
-        const key = await store.accounts.revokeApiKey(opts.id.trim(), nowMs);
-        if (key === null) throw new CliError(`no key with id ${opts.id}`);
+        const before = await store.accounts.findApiKey(opts.id.trim());
+        if (before === null) throw new CliError(`no key with id ${opts.id}`);
+        const key = (await store.accounts.revokeApiKey(before.id, nowMs)) ?? before;
+        if (before.revokedAt === null) {
+          await store.accounts.recordAudit(
+            {
+              accountId: key.accountId,
+              actor: 'operator',
+              action: 'key.revoked',
+              details: { keyId: key.id },
+            },
+            nowMs,
+          );
+        }
         printResult(
           ctx,
           opts.json === true,
