@@ -5,7 +5,7 @@ import {
   isWellFormedSecretToken,
 } from '../domain/secret-token.js';
 import type { Mailer, OutgoingMail } from '../mail/types.js';
-import { DuplicateAccountError } from '../storage/sqlite/account-store.js';
+import { DuplicateAccountError } from '../storage/errors.js';
 import type { Account, Store } from '../storage/types.js';
 
 /** A sign-in link works once, for 15 minutes. */

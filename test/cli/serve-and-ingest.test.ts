@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -89,6 +89,26 @@ describe('npm start: serve --demo', () => {
     server = await startServe(cli);
     expect(server.banner).not.toMatch(/demo/i);
     expect((await get(`${server.url}/api/v1/countries`, key)).body).toEqual({ countries: [] });
+  });
+
+  it('serves the account pages; without SMTP the sign-in link lands in data/outbox with the real port', async () => {
+    server = await startServe(cli);
+    const outbox = join(cli.dir, 'outbox');
+    expect(server.banner).toContain(
+      `Account pages: ${server.url}/signin (sign-in mail is written to ${outbox})`,
+    );
+    const res = await fetch(`${server.url}/signin`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: server.url },
+      body: 'email=walk-in%40example.com',
+    });
+    expect(res.status).toBe(200);
+    await expect.poll(() => (existsSync(outbox) ? readdirSync(outbox) : [])).toHaveLength(1);
+    const eml = readFileSync(join(outbox, readdirSync(outbox)[0] ?? ''), 'utf8').replace(
+      /=\r?\n/g,
+      '',
+    );
+    expect(eml).toContain(`${server.url}/signin/confirm?token=`);
   });
 });
 

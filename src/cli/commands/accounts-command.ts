@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { accountStatus, type AccountStatus } from '../../accounts/account-service.js';
 import type { Account, ApiKey, AuditEvent, Store } from '../../storage/types.js';
-import { DuplicateAccountError } from '../../storage/sqlite/account-store.js';
+import { DuplicateAccountError } from '../../storage/errors.js';
 import { CliError, isoOrNull, printResult, withStore, type CliContext } from '../cli-context.js';
 import {
   parseBoolean,

@@ -22,7 +22,13 @@ export function serveCommand(ctx: CliContext): Command {
             }
           : undefined,
       });
-      const banner = [`Onair is serving ${server.url} (database: ${describeDatabase(ctx)})`];
+      const site = ctx.config.publicUrlExplicit ? ctx.config.publicUrl : server.url;
+      const mail =
+        ctx.config.smtpUrl === null ? `written to ${ctx.config.outboxDir}` : 'sent by SMTP';
+      const banner = [
+        `Onair is serving ${server.url} (database: ${describeDatabase(ctx)})`,
+        `Account pages: ${site}/signin (sign-in mail is ${mail})`,
+      ];
       if (seeded !== null) {
         banner.push(...(seeded as DemoSeed).describe(server.url));
       } else if (demoAccountExists) {

@@ -12,6 +12,7 @@ import type {
   NewApiKey,
   NewAuditEvent,
 } from '../types.js';
+import { DuplicateAccountError, UnknownAccountError } from '../errors.js';
 import type { SqliteDatabase } from './database.js';
 
 interface AccountRow {
@@ -53,16 +54,6 @@ interface ApiKeyRow {
   created_at: number;
   last_used_at: number | null;
   revoked_at: number | null;
-}
-
-/** Raised when an account with the same address already exists. */
-export class DuplicateAccountError extends Error {
-  override name = 'DuplicateAccountError';
-}
-
-/** Raised when an account id or e-mail does not exist. */
-export class UnknownAccountError extends Error {
-  override name = 'UnknownAccountError';
 }
 
 const ACCOUNT_COLUMNS = 'id, email, verified_at, access_until, rate_limit, disabled, created_at';
