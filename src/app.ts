@@ -10,6 +10,7 @@ import { registerCountriesRoutes } from './http/v1/countries-routes.js';
 import type { SiteAddress } from './http/site-address.js';
 import { errors } from './domain/errors.js';
 import type { Mailer } from './mail/types.js';
+import type { Metrics } from './metrics.js';
 import type { RateLimiter } from './ratelimit/types.js';
 import type { Store } from './storage/types.js';
 import { registerWebRoutes } from './web/web-routes.js';
@@ -24,7 +25,15 @@ export interface AppDeps {
   mailer: Mailer;
   usage: UsageRecorder;
   site: SiteAddress;
+  metrics: Metrics;
   now: () => number;
+}
+
+/** Which part of the service a URL belongs to, for the request counter. */
+function areaOf(url: string): string {
+  if (url.startsWith('/api/')) return 'api';
+  if (url === '/healthz' || url === '/readyz' || url === '/metrics') return 'ops';
+  return 'pages';
 }
 
 /** Builds the Fastify app without listening; `server.ts` listens, tests inject. */
@@ -46,7 +55,10 @@ export async function buildApp(
     },
   });
   registerErrorHandling(app);
-  registerOpsRoutes(app, deps.store);
+  registerOpsRoutes(app, deps.store, deps.metrics.registry);
+  app.addHook('onResponse', async (request, reply) => {
+    deps.metrics.request(areaOf(request.url), reply.statusCode);
+  });
 
   await registerWebRoutes(app, {
     store: deps.store,

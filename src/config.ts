@@ -11,6 +11,8 @@ export type DatabaseConfig =
 export interface Config {
   readonly database: DatabaseConfig;
   readonly redisUrl: string | null;
+  /** Namespace of this deployment's keys in Redis (a test run uses its own). */
+  readonly redisKeyPrefix: string;
   readonly host: string;
   readonly port: number;
   readonly publicUrl: string;
@@ -113,6 +115,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   return Object.freeze({
     database: Object.freeze(database),
     redisUrl,
+    redisKeyPrefix: nonEmpty(env, 'REDIS_KEY_PREFIX') ?? 'onair:',
     host,
     port,
     publicUrl,

@@ -4,7 +4,13 @@ import { RATE_WINDOW_MS } from './domain/rate-window.js';
 import { createSiteAddress, type MutableSiteAddress } from './http/site-address.js';
 import { createMailer } from './mail/create-mailer.js';
 import type { MailLog, Mailer } from './mail/types.js';
+import { createMetrics, type Metrics } from './metrics.js';
 import { createMemoryRateLimiter } from './ratelimit/memory-limiter.js';
+import {
+  connectRedis,
+  createRedisRateLimiter,
+  type LimiterLog,
+} from './ratelimit/redis-limiter.js';
 import type { RateLimiter } from './ratelimit/types.js';
 import { openSqliteStore } from './storage/sqlite/sqlite-store.js';
 import type { Store } from './storage/types.js';
@@ -32,36 +38,52 @@ export interface Limiters {
   signInLimiter: RateLimiter;
 }
 
-export function createLimiters(config: Config, now: Clock = systemClock): Limiters {
-  return {
-    accountLimiter: createMemoryRateLimiter(RATE_WINDOW_MS, now),
-    authFailureLimiter: createMemoryRateLimiter(config.authFailureWindowMs, now),
-    signInLimiter: createMemoryRateLimiter(SIGN_IN_WINDOW_MS, now),
-  };
-}
-
 /** Everything besides the store that the app runs with, chosen once from the configuration. */
 export interface Services extends Limiters {
   mailer: Mailer;
   usage: UsageRecorder;
   site: MutableSiteAddress;
+  metrics: Metrics;
   /** Flushes and closes every service (not the store). */
   close(): Promise<void>;
 }
 
-export function createServices(
+/**
+ * Builds the services: limiters in Redis when REDIS_URL is set (one budget for the whole fleet,
+ * each with this instance's memory limiter as fallback), else in memory.
+ */
+export async function createServices(
   config: Config,
   store: Store,
-  log: MailLog,
+  log: MailLog & LimiterLog,
   now: Clock = systemClock,
-): Services {
-  const limiters = createLimiters(config, now);
+): Promise<Services> {
+  const metrics = createMetrics();
+  const redis = config.redisUrl === null ? null : await connectRedis(config.redisUrl);
+  const limiter = (name: string, windowMs: number): RateLimiter => {
+    const local = createMemoryRateLimiter(windowMs, now);
+    if (redis === null) return local;
+    return createRedisRateLimiter({
+      redis,
+      windowMs,
+      prefix: `${config.redisKeyPrefix}rl:${name}:`,
+      fallback: local,
+      log,
+      metrics: metrics.limiter,
+    });
+  };
+  const limiters: Limiters = {
+    accountLimiter: limiter('account', RATE_WINDOW_MS),
+    authFailureLimiter: limiter('auth-failure', config.authFailureWindowMs),
+    signInLimiter: limiter('sign-in', SIGN_IN_WINDOW_MS),
+  };
   const mailer = createMailer(config, log);
   const usage = createUsageRecorder(store.accounts, { log });
   return {
     ...limiters,
     mailer,
     usage,
+    metrics,
     site: createSiteAddress(config.publicUrl),
     async close() {
       await usage.close();
@@ -69,6 +91,7 @@ export function createServices(
       await limiters.accountLimiter.close();
       await limiters.authFailureLimiter.close();
       await limiters.signInLimiter.close();
+      redis?.disconnect();
     },
   };
 }

@@ -29,7 +29,7 @@ export async function startServer(
   const store = await openStore(config, now);
   try {
     await options.beforeListen?.(store);
-    const services = createServices(config, store, logger, now);
+    const services = await createServices(config, store, logger, now);
     const app = await buildApp({ config, store, now, ...services }, logger);
     app.addHook('onClose', async () => {
       await services.close();

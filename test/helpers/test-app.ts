@@ -86,7 +86,7 @@ export async function createTestApp(
       },
     }),
   );
-  const services = createServices(config, temp.store, logger, clock.now);
+  const services = await createServices(config, temp.store, logger, clock.now);
   const mail = captureMail();
   const app = await buildApp(
     {

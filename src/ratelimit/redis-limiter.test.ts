@@ -1,0 +1,149 @@
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  SHARED_REDIS_URL,
+  throwAwayRedis,
+  type RedisProcess,
+} from '../../test/helpers/redis-process.js';
+import { createMemoryRateLimiter } from './memory-limiter.js';
+import { connectRedis, createRedisRateLimiter, type LimiterLog } from './redis-limiter.js';
+import type { RateLimiter } from './types.js';
+
+function recordingLog() {
+  const lines: string[] = [];
+  const log: LimiterLog = {
+    warn: (_obj, msg) => lines.push(`warn ${msg}`),
+    info: (_obj, msg) => lines.push(`info ${msg}`),
+  };
+  return { log, lines };
+}
+
+/** Waits until the start of the next 1-second window, with margin, so a burst fits in one. */
+async function atWindowStart(): Promise<void> {
+  await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 30));
+}
+
+const clients: Redis[] = [];
+async function client(url: string): Promise<Redis> {
+  const redis = await connectRedis(url);
+  clients.push(redis);
+  return redis;
+}
+afterAll(() => {
+  for (const redis of clients) redis.disconnect();
+});
+
+async function instance(
+  url: string,
+  prefix: string,
+  log: LimiterLog,
+  metrics?: { fallback: number },
+) {
+  return createRedisRateLimiter({
+    redis: await client(url),
+    windowMs: 1000,
+    prefix,
+    fallback: createMemoryRateLimiter(1000, () => Date.now()),
+    log,
+    metrics: metrics && {
+      fallbackDecision: () => metrics.fallback++,
+      redisUp: () => {},
+    },
+  });
+}
+
+describe('Redis limiter (shared Redis)', () => {
+  it('admits exactly the limit per window across instances, window after window', async () => {
+    const prefix = `onair-test:${randomUUID()}:`;
+    const { log, lines } = recordingLog();
+    const a = await instance(SHARED_REDIS_URL, prefix, log);
+    const b = await instance(SHARED_REDIS_URL, prefix, log);
+    for (let round = 0; round < 3; round++) {
+      await atWindowStart();
+      const decisions = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? a : b).hit('account:1', 3)),
+      );
+      expect(decisions.filter((d) => d.allowed)).toHaveLength(3);
+      for (const d of decisions) {
+        expect(d.resetMs).toBeGreaterThan(0);
+        expect(d.resetMs).toBeLessThanOrEqual(1000);
+      }
+      // Another account has its own budget.
+      expect((await b.hit('account:2', 3)).allowed).toBe(true);
+    }
+    expect(lines).toEqual([]);
+  });
+
+  it('keeps counters only for one window', async () => {
+    const prefix = `onair-test:${randomUUID()}:`;
+    const { log } = recordingLog();
+    const limiter = await instance(SHARED_REDIS_URL, prefix, log);
+    await limiter.hit('account:x', 3);
+    const admin = await client(SHARED_REDIS_URL);
+    const keys = await admin.keys(`${prefix}*`);
+    expect(keys).toHaveLength(1);
+    const ttl = await admin.pttl(keys[0] ?? '');
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(1000);
+  });
+});
+
+describe('Redis limiter when Redis fails (throw-away redis-server)', () => {
+  let redis: RedisProcess;
+  let limiter: RateLimiter;
+  const { log, lines } = recordingLog();
+  const metrics = { fallback: 0 };
+
+  beforeAll(async () => {
+    redis = await throwAwayRedis();
+    await redis.start();
+    limiter = await instance(redis.url, 'onair-test:', log, metrics);
+  });
+  afterEach(() => {
+    lines.length = 0;
+    metrics.fallback = 0;
+  });
+  afterAll(async () => {
+    await redis.stop();
+  });
+
+  it('falls back to the local limiter when Redis stops, logs once, and returns when it is back', async () => {
+    expect((await limiter.hit('a', 3)).allowed).toBe(true);
+    await redis.stop();
+    await atWindowStart();
+    const started = Date.now();
+    const decisions = [];
+    for (let i = 0; i < 5; i++) decisions.push(await limiter.hit('a', 3));
+    expect(Date.now() - started).toBeLessThan(1000); // no request waits on the dead Redis
+    expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, false, false]);
+    expect(lines).toEqual([
+      'warn rate limiter: Redis did not answer; each instance limits on its own until it does',
+    ]);
+    expect(metrics.fallback).toBe(5);
+
+    await redis.start();
+    await expect
+      .poll(
+        async () => {
+          await limiter.hit('probe', 1000);
+          return lines.at(-1);
+        },
+        { timeout: 5_000, interval: 100 },
+      )
+      .toBe('info rate limiter: Redis answers again; the fleet-wide budget is back');
+  });
+
+  it('falls back when Redis is slow (CLIENT PAUSE), within the 100 ms command timeout', async () => {
+    const admin = await client(redis.url);
+    await expect.poll(() => admin.ping().catch(() => 'down')).toBe('PONG');
+    await limiter.hit('b', 3);
+    await admin.call('CLIENT', 'PAUSE', '1500', 'ALL');
+    const started = Date.now();
+    const decision = await limiter.hit('b', 3);
+    expect(Date.now() - started).toBeLessThan(600);
+    expect(decision.allowed).toBe(true);
+    expect(metrics.fallback).toBe(1);
+    expect(lines[0]).toMatch(/^warn /);
+  });
+});

@@ -1,0 +1,82 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { createTestApp } from '../helpers/test-app.js';
+import { freePort, SHARED_REDIS_URL } from '../helpers/redis-process.js';
+
+/** Waits for the start of the next 1-second window (Redis decides by its own clock). */
+const nextWindow = () => new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 30));
+
+function metricValue(text: string, name: string): number {
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+  return Number(line?.split(' ')[1]);
+}
+
+describe('REDIS_URL: the account budget lives in Redis', () => {
+  it('two apps over one Redis share one budget per account', async () => {
+    const env = { REDIS_URL: SHARED_REDIS_URL, REDIS_KEY_PREFIX: `onair-test:${randomUUID()}:` };
+    const a = await createTestApp(env, Date.now());
+    const b = await createTestApp(env, Date.now());
+    try {
+      // The same account (same id) in both stores, as two instances over one database see it.
+      const { account, key } = await a.customer(undefined, { rateLimit: null });
+      b.temp.store.db
+        .prepare(
+          'INSERT INTO accounts (id, email, email_key, verified_at, disabled, created_at, updated_at) VALUES (?, ?, ?, ?, 0, ?, ?)',
+        )
+        .run(account.id, account.email, account.email, account.verifiedAt, 1, 1);
+      const keyRow = a.temp.store.db.prepare('SELECT * FROM api_keys').get() as Record<
+        string,
+        unknown
+      >;
+      b.temp.store.db
+        .prepare(
+          'INSERT INTO api_keys (id, account_id, name, key_hash, prefix, last_four, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        )
+        .run(
+          keyRow.id,
+          keyRow.account_id,
+          keyRow.name,
+          keyRow.key_hash,
+          keyRow.prefix,
+          keyRow.last_four,
+          1,
+        );
+
+      for (let round = 0; round < 2; round++) {
+        await nextWindow();
+        const answers = await Promise.all(
+          Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).get('/api/v1/countries', key)),
+        );
+        const codes = answers.map((r) => r.statusCode);
+        expect(codes.filter((c) => c === 200)).toHaveLength(3);
+        expect(codes.filter((c) => c === 429)).toHaveLength(7);
+      }
+      const metrics = (await a.inject({ method: 'GET', url: '/metrics' })).body;
+      expect(metricValue(metrics, 'onair_ratelimit_redis_up')).toBe(1);
+      expect(metricValue(metrics, 'onair_ratelimit_fallback_decisions_total')).toBe(0);
+      expect(metrics).toMatch(/onair_http_requests_total\{area="api",status="429"\} \d+/);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('with Redis unreachable, the API keeps answering on the local limiter and says so in /metrics', async () => {
+    const t = await createTestApp(
+      { REDIS_URL: `redis://127.0.0.1:${await freePort()}` },
+      Date.UTC(2026, 7, 22, 10, 30, 0, 100),
+    );
+    try {
+      const { key } = await t.customer(undefined, { rateLimit: null });
+      const codes = [];
+      for (let i = 0; i < 4; i++) codes.push((await t.get('/api/v1/countries', key)).statusCode);
+      expect(codes).toEqual([200, 200, 200, 429]);
+      const metrics = (await t.inject({ method: 'GET', url: '/metrics' })).body;
+      expect(metricValue(metrics, 'onair_ratelimit_redis_up')).toBe(0);
+      expect(metricValue(metrics, 'onair_ratelimit_fallback_decisions_total')).toBe(4);
+      expect(t.logs().match(/Redis did not answer/g)).toHaveLength(1);
+    } finally {
+      await t.close();
+    }
+  });
+});
