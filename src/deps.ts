@@ -1,4 +1,4 @@
-import { ConfigError, type Config } from './config.js';
+import type { Config } from './config.js';
 import { createUsageRecorder, type UsageRecorder } from './accounts/usage-recorder.js';
 import { RATE_WINDOW_MS } from './domain/rate-window.js';
 import { createSiteAddress, type MutableSiteAddress } from './http/site-address.js';
@@ -12,6 +12,7 @@ import {
   type LimiterLog,
 } from './ratelimit/redis-limiter.js';
 import type { RateLimiter } from './ratelimit/types.js';
+import { openPostgresStore } from './storage/postgres/postgres-store.js';
 import { openSqliteStore } from './storage/sqlite/sqlite-store.js';
 import type { Store } from './storage/types.js';
 
@@ -26,7 +27,7 @@ export const SIGN_IN_WINDOW_MS = 15 * 60_000;
 /** Opens the store the configuration names, migrated and ready. */
 export async function openStore(config: Config, now: Clock = systemClock): Promise<Store> {
   if (config.database.engine === 'postgres') {
-    throw new ConfigError('DATABASE_URL: PostgreSQL is not supported by this version of Onair');
+    return openPostgresStore({ url: config.database.url, nowMs: now() });
   }
   return openSqliteStore({ path: config.database.path, nowMs: now() });
 }

@@ -1,0 +1,126 @@
+import type pg from 'pg';
+import type { ScheduleWindow } from '../../domain/schedule-window.js';
+import type { CatalogueReader, Channel, Programme } from '../types.js';
+
+interface ChannelRow {
+  id: string;
+  name: string;
+  icon: string;
+  country: string;
+  needs_review: boolean;
+}
+
+interface ProgrammeRow {
+  id: string;
+  start: string;
+  stop: string;
+  title: string;
+  description: string;
+  category: string;
+  source_file_id: string;
+  needs_review: boolean;
+  updated_at: number;
+}
+
+const CHANNEL_COLUMNS = 'id, name, icon, country, needs_review';
+const PROGRAMME_COLUMNS =
+  'id, start, stop, title, description, category, source_file_id, needs_review, updated_at';
+// Byte order, as on SQLite, so both engines list in exactly the same order.
+const CHANNEL_ORDER = 'ORDER BY name_key, id COLLATE "C"';
+
+function toChannel(row: ChannelRow): Channel {
+  return {
+    id: row.id,
+    name: row.name,
+    icon: row.icon,
+    country: row.country,
+    needsReview: row.needs_review,
+  };
+}
+
+function toProgramme(row: ProgrammeRow): Programme {
+  return {
+    id: row.id,
+    start: row.start,
+    stop: row.stop,
+    title: row.title,
+    desc: row.description,
+    category: row.category,
+    sourceFileId: row.source_file_id,
+    needsReview: row.needs_review,
+    updatedAt: String(row.updated_at),
+  };
+}
+
+/** The needle as a LIKE pattern: `%`, `_` and `\` match only themselves. */
+function containsPattern(needle: string): string {
+  return `%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** Catalogue reads over a PostgreSQL pool. */
+export function createPostgresCatalogueReader(pool: pg.Pool): CatalogueReader {
+  return {
+    async listCountries() {
+      const { rows } = await pool.query<{ country: string; channelCount: number }>(
+        `SELECT country, count(*)::int AS "channelCount" FROM channels
+         GROUP BY country ORDER BY country COLLATE "C"`,
+      );
+      return rows;
+    },
+    async listChannels(country) {
+      const { rows } = await pool.query<ChannelRow>(
+        `SELECT ${CHANNEL_COLUMNS} FROM channels WHERE country = $1 ${CHANNEL_ORDER}`,
+        [country],
+      );
+      return rows.map(toChannel);
+    },
+    async searchChannels(needle, country, limit) {
+      // LIKE on the folded name uses the trigram index.
+      const { rows } =
+        country === null
+          ? await pool.query<ChannelRow>(
+              `SELECT ${CHANNEL_COLUMNS} FROM channels WHERE name_folded LIKE $1
+               ${CHANNEL_ORDER} LIMIT $2`,
+              [containsPattern(needle), limit],
+            )
+          : await pool.query<ChannelRow>(
+              `SELECT ${CHANNEL_COLUMNS} FROM channels WHERE country = $1 AND name_folded LIKE $2
+               ${CHANNEL_ORDER} LIMIT $3`,
+              [country, containsPattern(needle), limit],
+            );
+      return rows.map(toChannel);
+    },
+    async channelExists(id) {
+      const { rowCount } = await pool.query('SELECT 1 FROM channels WHERE id = $1', [id]);
+      return (rowCount ?? 0) > 0;
+    },
+    async countChannels() {
+      const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM channels');
+      return rows[0]?.n ?? 0;
+    },
+    async listProgrammes(channelId, window: ScheduleWindow) {
+      let result: pg.QueryResult<ProgrammeRow>;
+      if (window.kind === 'all') {
+        result = await pool.query<ProgrammeRow>(
+          `SELECT ${PROGRAMME_COLUMNS} FROM programmes WHERE channel_id = $1
+           ORDER BY start_ms IS NULL, start_ms, id COLLATE "C"`,
+          [channelId],
+        );
+      } else if (window.toMs === undefined) {
+        result = await pool.query<ProgrammeRow>(
+          `SELECT ${PROGRAMME_COLUMNS} FROM programmes WHERE channel_id = $1 AND start_ms >= $2
+           ORDER BY start_ms, id COLLATE "C"`,
+          [channelId, window.fromMs],
+        );
+      } else {
+        result = await pool.query<ProgrammeRow>(
+          `SELECT ${PROGRAMME_COLUMNS} FROM programmes
+           WHERE channel_id = $1 AND start_ms >= $2 AND start_ms < $3
+           ORDER BY start_ms, id COLLATE "C"`,
+          [channelId, window.fromMs, window.toMs],
+        );
+      }
+      return result.rows.map(toProgramme);
+    },
+  };
+}

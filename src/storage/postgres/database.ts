@@ -1,0 +1,99 @@
+import pg from 'pg';
+import { SchemaVersionError } from '../sqlite/database.js';
+import { POSTGRES_MIGRATIONS, type PostgresMigration } from './migrations.js';
+
+// BIGINT (int8) columns hold epoch milliseconds and counts, all far below 2^53: read them as
+// numbers rather than pg's default strings.
+export const int8AsNumber = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === pg.types.builtins.INT8
+      ? (value: string) => Number(value)
+      : pg.types.getTypeParser(oid, format ?? 'text')) as typeof pg.types.getTypeParser,
+};
+
+export interface PostgresPoolOptions {
+  url: string;
+  /** How long a request waits for a connection or a statement before it fails (ms). */
+  timeoutMs?: number;
+  max?: number;
+}
+
+/**
+ * A pool whose connections and statements fail within a bounded time, so an unreachable
+ * database turns into a quick 503 rather than a hanging request; it reconnects by itself.
+ */
+export function createPostgresPool(options: PostgresPoolOptions): pg.Pool {
+  const timeoutMs = options.timeoutMs ?? 3_000;
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.max ?? 10,
+    connectionTimeoutMillis: timeoutMs,
+    query_timeout: timeoutMs,
+    idleTimeoutMillis: 30_000,
+    types: int8AsNumber,
+  });
+  // An idle connection that dies (database restart) is dropped; the next query makes a new one.
+  pool.on('error', () => {});
+  return pool;
+}
+
+/** A connection of its own, without a statement timeout (ingest merges can take a while). */
+export async function connectPostgresClient(url: string, timeoutMs = 3_000): Promise<pg.Client> {
+  const client = new pg.Client({
+    connectionString: url,
+    connectionTimeoutMillis: timeoutMs,
+    types: int8AsNumber,
+  });
+  client.on('error', () => {});
+  await client.connect();
+  return client;
+}
+
+/** A lock number of our own, so only one instance migrates at a time. */
+const MIGRATION_LOCK = 0x6f6e6169; // "onai"
+
+/**
+ * Applies the migrations the database has not seen yet, each in its own transaction, under an
+ * advisory lock (several instances may start at once). Refuses a database from a newer Onair.
+ */
+export async function migratePostgres(
+  pool: pg.Pool,
+  nowMs: number,
+  migrations: readonly PostgresMigration[] = POSTGRES_MIGRATIONS,
+): Promise<PostgresMigration[]> {
+  const client = await pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`);
+    const { rows } = await client.query<{ version: number | null }>(
+      'SELECT max(version) AS version FROM schema_migrations',
+    );
+    const current = rows[0]?.version ?? 0;
+    const latest = Math.max(...migrations.map((m) => m.version));
+    if (current > latest) {
+      throw new SchemaVersionError(
+        `the database schema is version ${current}, newer than this Onair knows (${latest}); upgrade Onair`,
+      );
+    }
+    const pending = migrations.filter((m) => m.version > current);
+    for (const migration of pending) {
+      await client.query('BEGIN');
+      try {
+        await client.query(migration.sql);
+        await client.query(
+          'INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)',
+          [migration.version, migration.name, nowMs],
+        );
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK');
+        throw error;
+      }
+    }
+    return pending;
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
+    client.release();
+  }
+}

@@ -1,0 +1,123 @@
+/** One step of the PostgreSQL schema; applied in order, each in its own transaction. */
+export interface PostgresMigration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+// Times are epoch milliseconds (BIGINT), read back as numbers. `name_key` and ids sort with
+// COLLATE "C" so lists come out in the same byte order as on SQLite.
+export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
+  {
+    version: 1,
+    name: 'catalogue and accounts',
+    sql: `
+      CREATE EXTENSION IF NOT EXISTS pg_trgm;
+
+      CREATE TABLE channels (
+        id TEXT PRIMARY KEY,
+        xmltv_id TEXT NOT NULL UNIQUE,
+        name TEXT NOT NULL,
+        name_key TEXT COLLATE "C" NOT NULL,
+        name_folded TEXT NOT NULL,
+        icon TEXT NOT NULL,
+        country TEXT NOT NULL,
+        needs_review BOOLEAN NOT NULL,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+      );
+      CREATE INDEX channels_by_country_name ON channels (country, name_key, id COLLATE "C");
+      CREATE INDEX channels_by_name ON channels (name_key, id COLLATE "C");
+      -- Case- and accent-insensitive substring search: trigrams of the folded name.
+      CREATE INDEX channels_name_trigrams ON channels USING gin (name_folded gin_trgm_ops);
+
+      CREATE TABLE source_files (
+        id TEXT PRIMARY KEY,
+        source TEXT NOT NULL,
+        country TEXT,
+        size_bytes BIGINT NOT NULL,
+        sha256 TEXT NOT NULL,
+        ingested_at BIGINT NOT NULL,
+        summary JSONB NOT NULL
+      );
+
+      CREATE TABLE programmes (
+        id TEXT PRIMARY KEY,
+        channel_id TEXT NOT NULL REFERENCES channels (id),
+        start TEXT NOT NULL,
+        stop TEXT NOT NULL,
+        start_ms BIGINT,
+        stop_ms BIGINT,
+        title TEXT NOT NULL,
+        description TEXT NOT NULL,
+        category TEXT NOT NULL,
+        needs_review BOOLEAN NOT NULL,
+        source_file_id TEXT NOT NULL REFERENCES source_files (id),
+        updated_at BIGINT NOT NULL
+      );
+      CREATE INDEX programmes_by_channel_start ON programmes (channel_id, start_ms, id COLLATE "C");
+
+      CREATE TABLE accounts (
+        id TEXT PRIMARY KEY,
+        email TEXT NOT NULL,
+        email_key TEXT NOT NULL UNIQUE,
+        verified_at BIGINT,
+        access_until BIGINT,
+        rate_limit INTEGER,
+        disabled BOOLEAN NOT NULL DEFAULT false,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+      );
+
+      CREATE TABLE api_keys (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts (id),
+        name TEXT NOT NULL,
+        key_hash TEXT NOT NULL UNIQUE,
+        prefix TEXT NOT NULL,
+        last_four TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        last_used_at BIGINT,
+        revoked_at BIGINT
+      );
+      CREATE INDEX api_keys_by_account ON api_keys (account_id, created_at);
+
+      CREATE TABLE sign_in_links (
+        token_hash TEXT PRIMARY KEY,
+        purpose TEXT NOT NULL,
+        email TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL,
+        used_at BIGINT
+      );
+      CREATE INDEX sign_in_links_by_expiry ON sign_in_links (expires_at);
+
+      CREATE TABLE sessions (
+        session_hash TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts (id),
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL
+      );
+      CREATE INDEX sessions_by_account ON sessions (account_id);
+      CREATE INDEX sessions_by_expiry ON sessions (expires_at);
+
+      CREATE TABLE audit_events (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts (id),
+        at BIGINT NOT NULL,
+        actor TEXT NOT NULL,
+        action TEXT NOT NULL,
+        details JSONB NOT NULL
+      );
+      CREATE INDEX audit_events_by_account ON audit_events (account_id, at, id COLLATE "C");
+
+      CREATE TABLE usage_hourly (
+        account_id TEXT NOT NULL REFERENCES accounts (id),
+        hour_start BIGINT NOT NULL,
+        requests BIGINT NOT NULL,
+        limited BIGINT NOT NULL,
+        PRIMARY KEY (account_id, hour_start)
+      );
+    `,
+  },
+];
