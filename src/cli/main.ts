@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { ConfigError, loadConfig, PROJECT_ROOT } from '../config.js';
 import { systemClock } from '../deps.js';
-import { SchemaVersionError } from '../storage/sqlite/database.js';
+import { SchemaVersionError } from '../storage/errors.js';
 import { CliError, ReportedFailure, type CliContext } from './cli-context.js';
 import { accountsCommand } from './commands/accounts-command.js';
 import { ingestCommand } from './commands/ingest-command.js';

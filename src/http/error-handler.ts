@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, errors, type ErrorCode } from '../domain/errors.js';
+import { isStorageUnavailable } from '../storage/errors.js';
 import type { ErrorBody } from './schemas.js';
 
 /** Sends an AppError as the JSON body every error of the service has. */
@@ -21,6 +22,9 @@ export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
  */
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
+  if (isStorageUnavailable(error)) {
+    return errors.serviceUnavailable('The service cannot reach its database; try again shortly');
+  }
   const fastifyError = error as Partial<FastifyError>;
   if (fastifyError.validation !== undefined) {
     return errors.invalidParameters(describeValidationFailure(fastifyError));
@@ -52,6 +56,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const appError = toAppError(error);
     if (appError.status >= 500 && appError.code === 'INTERNAL_ERROR') {
       request.log.error({ err: error }, 'request failed');
+    } else if (appError.code === 'SERVICE_UNAVAILABLE') {
+      request.log.warn({ error: (error as Error).message }, 'storage unavailable');
     }
     return sendError(reply, appError);
   });

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { SchemaVersionError } from '../sqlite/database.js';
+import { SchemaVersionError } from '../errors.js';
 import { POSTGRES_MIGRATIONS, type PostgresMigration } from './migrations.js';
 
 // BIGINT (int8) columns hold epoch milliseconds and counts, all far below 2^53: read them as

@@ -1,14 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { SchemaVersionError } from '../errors.js';
 import { SQLITE_MIGRATIONS, type SqliteMigration } from './migrations.js';
 
 export type SqliteDatabase = Database.Database;
 
-/** A schema that cannot be used as it is; the message says what to do. */
-export class SchemaVersionError extends Error {
-  override name = 'SchemaVersionError';
-}
+export { SchemaVersionError } from '../errors.js';
 
 /** Opens (creating if needed) a SQLite database file with the settings Onair relies on. */
 export function openSqliteDatabase(path: string): SqliteDatabase {

@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueApiKey } from '../../src/accounts/account-service.js';
+import { buildApp } from '../../src/app.js';
+import { ingestXmltv } from '../../src/catalogue/ingest.js';
+import { loadConfig } from '../../src/config.js';
+import { createServices, type Services } from '../../src/deps.js';
+import { createLogger } from '../../src/logger.js';
+import {
+  openPostgresStore,
+  type PostgresStore,
+} from '../../src/storage/postgres/postgres-store.js';
+import type { FastifyInstance } from 'fastify';
+import { Writable } from 'node:stream';
+import { throwAwayPostgres, type PostgresCluster } from '../helpers/postgres-cluster.js';
+import { fixturePath } from '../ingest/ingest-helpers.js';
+
+let cluster: PostgresCluster;
+let store: PostgresStore;
+let services: Services;
+let app: FastifyInstance;
+let key: string;
+
+beforeAll(async () => {
+  cluster = await throwAwayPostgres();
+  cluster.start();
+  const config = loadConfig({ DATABASE_URL: cluster.url });
+  store = await openPostgresStore({ url: cluster.url, nowMs: Date.now(), timeoutMs: 1_000 });
+  const logger = createLogger('warn', new Writable({ write: (_c, _e, done) => done() }));
+  services = await createServices(config, store, logger);
+  app = await buildApp({ config, store, now: () => Date.now(), ...services }, logger);
+  await ingestXmltv(
+    store.ingest,
+    { source: fixturePath('basic.xml') },
+    {
+      country: 'IE',
+      assumeOffsetMinutes: 0,
+      nowMs: Date.now(),
+    },
+  );
+  const account = await store.accounts.createAccount(
+    { email: 'pg@example.com', verifiedAt: Date.now(), accessUntil: null, rateLimit: 1000 },
+    Date.now(),
+  );
+  key = (await issueApiKey(store.accounts, account.id, 'k', Date.now())).key;
+}, 60_000);
+
+afterAll(async () => {
+  await app?.close();
+  await services?.close();
+  await store?.close();
+  cluster?.destroy();
+});
+
+const get = (url: string) =>
+  app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${key}` } });
+
+describe('PostgreSQL outage', () => {
+  it('answers 503 SERVICE_UNAVAILABLE quickly (never 401, never a hang), then recovers by itself', async () => {
+    expect((await get('/api/v1/countries')).json()).toEqual({
+      countries: [{ country: 'IE', channelCount: 2 }],
+    });
+    cluster.stop();
+    for (const url of ['/api/v1/countries', '/api/v1/channels/search?q=a']) {
+      const started = Date.now();
+      const res = await get(url);
+      expect(Date.now() - started).toBeLessThan(3_000);
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toEqual({ error: expect.any(String), code: 'SERVICE_UNAVAILABLE' });
+      expect(res.headers['retry-after']).toBe('1');
+    }
+    expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(503);
+    expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+
+    cluster.start();
+    await expect
+      .poll(async () => (await get('/api/v1/countries')).statusCode, {
+        timeout: 15_000,
+        interval: 200,
+      })
+      .toBe(200);
+    expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
+  });
+});
