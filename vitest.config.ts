@@ -1,10 +1,43 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Engines the suite runs on: both by default. `ONAIR_TEST_ENGINES=sqlite npm test` runs without
+ * PostgreSQL. Every test runs on SQLite; the HTTP and page tests run again on PostgreSQL, and
+ * the store contract suite loops over both engines itself.
+ */
+const engines = (process.env.ONAIR_TEST_ENGINES ?? 'sqlite,postgres').split(',');
+
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     reporters: ['default'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'sqlite',
+          include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+          env: { ONAIR_TEST_ENGINE: 'sqlite' },
+        },
+      },
+      ...(engines.includes('postgres')
+        ? [
+            {
+              extends: true as const,
+              test: {
+                name: 'postgres',
+                include: ['test/http/**/*.test.ts', 'test/web/**/*.test.ts'],
+                // These two choose their engines themselves.
+                exclude: [
+                  'test/http/postgres-outage.test.ts',
+                  'test/http/routes-per-engine.test.ts',
+                ],
+                env: { ONAIR_TEST_ENGINE: 'postgres' },
+              },
+            },
+          ]
+        : []),
+    ],
   },
 });

@@ -24,8 +24,14 @@ export interface EngineStore {
   store: Store;
   /** DATABASE_URL of this store, for a server or CLI run over the same data. */
   databaseUrl: string;
+  /** Runs raw SQL (tests that reach under the Store interface); returns the rows. */
+  sql(text: string): Promise<Record<string, unknown>[]>;
   dispose(): Promise<void>;
 }
+
+/** The engine the HTTP and page tests run on (ONAIR_TEST_ENGINE, SQLite by default). */
+export const HTTP_TEST_ENGINE: EngineName =
+  process.env.ONAIR_TEST_ENGINE === 'postgres' ? 'postgres' : 'sqlite';
 
 function withDatabase(url: string, database: string): string {
   const parsed = new URL(url);
@@ -66,6 +72,12 @@ export async function openEngineStore(engine: EngineName, nowMs: number): Promis
       engine,
       store,
       databaseUrl: path,
+      async sql(text) {
+        const statement = store.db.prepare(text);
+        if (statement.reader) return statement.all() as Record<string, unknown>[];
+        statement.run();
+        return [];
+      },
       async dispose() {
         await store.close();
         rmSync(dir, { recursive: true, force: true });
@@ -78,6 +90,9 @@ export async function openEngineStore(engine: EngineName, nowMs: number): Promis
     engine,
     store,
     databaseUrl: database.url,
+    async sql(text) {
+      return (await store.pool.query<Record<string, unknown>>(text)).rows;
+    },
     async dispose() {
       await store.close();
       await database.drop();

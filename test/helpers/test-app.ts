@@ -7,7 +7,10 @@ import { createServices, type Services } from '../../src/deps.js';
 import { createLogger } from '../../src/logger.js';
 import type { Mailer, OutgoingMail } from '../../src/mail/types.js';
 import type { Account, NewAccount } from '../../src/storage/types.js';
-import { openTempStore, type TempStore } from './temp-store.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { HTTP_TEST_ENGINE, openEngineStore, type EngineStore } from './engines.js';
 
 /** A moveable clock for tests. */
 export class TestClock {
@@ -40,7 +43,8 @@ export function captureMail(): CapturedMail {
 /** An app built over a temp store and a test clock, with helpers to make accounts and keys. */
 export interface TestApp {
   app: FastifyInstance;
-  temp: TempStore;
+  /** The store (on HTTP_TEST_ENGINE), raw SQL under it, and a scratch folder (the outbox). */
+  temp: EngineStore & { dir: string };
   clock: TestClock;
   config: Config;
   services: Services;
@@ -74,8 +78,13 @@ export async function createTestApp(
   options: { realMailer?: boolean } = {},
 ): Promise<TestApp> {
   const clock = new TestClock(startMs);
-  const temp = openTempStore(startMs);
-  const config = loadConfig({ DATABASE_URL: temp.path, ...env });
+  const dir = mkdtempSync(join(tmpdir(), 'onair-app-'));
+  const temp = { ...(await openEngineStore(HTTP_TEST_ENGINE, startMs)), dir };
+  const config = loadConfig({
+    DATABASE_URL: temp.databaseUrl,
+    OUTBOX_DIR: join(dir, 'outbox'),
+    ...env,
+  });
   let logText = '';
   const logger = createLogger(
     'info',
@@ -144,6 +153,7 @@ export async function createTestApp(
       await app.close();
       await services.close();
       await temp.dispose();
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

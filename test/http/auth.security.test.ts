@@ -17,9 +17,9 @@ const routes = () => [
 
 beforeEach(async () => {
   t = await createTestApp();
-  channelId = seedCatalogue(t.temp.store.db, [
-    { xmltvId: 'one.uk', name: 'One', country: 'UK' },
-  ]).channelIds.get('one.uk') as string;
+  channelId = (
+    await seedCatalogue(t.temp.store, [{ xmltvId: 'one.uk', name: 'One', country: 'UK' }])
+  ).channelIds.get('one.uk') as string;
 });
 
 afterEach(async () => {

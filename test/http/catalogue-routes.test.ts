@@ -8,7 +8,7 @@ let key: string;
 beforeEach(async () => {
   t = await createTestApp();
   ({ key } = await t.customer());
-  seedCatalogue(t.temp.store.db, [
+  await seedCatalogue(t.temp.store, [
     { xmltvId: 'bbc1.uk', name: 'BBC One', country: 'UK', icon: 'https://img.example/bbc1.png' },
     { xmltvId: 'bbc2.uk', name: 'bbc Two', country: 'UK' },
     { xmltvId: 'alpha.uk', name: 'Alpha', country: 'UK', needsReview: true },
@@ -39,7 +39,8 @@ describe('GET /api/v1/countries', () => {
   });
 
   it('answers an empty catalogue with an empty list', async () => {
-    t.temp.store.db.exec('DELETE FROM programmes; DELETE FROM channels;');
+    await t.temp.sql('DELETE FROM programmes');
+    await t.temp.sql('DELETE FROM channels');
     const res = await t.get('/api/v1/countries', key);
     expect(res.json()).toEqual({ countries: [] });
   });
@@ -158,7 +159,7 @@ describe('GET /api/v1/channels/search', () => {
 
   it('cuts q to 200 characters instead of rejecting it', async () => {
     const long = 'x'.repeat(200);
-    seedCatalogue(t.temp.store.db, [{ xmltvId: 'long.uk', name: `${long}Z`, country: 'UK' }]);
+    await seedCatalogue(t.temp.store, [{ xmltvId: 'long.uk', name: `${long}Z`, country: 'UK' }]);
     expect(await names(`?q=${long}`)).toEqual([`${long}Z`]);
     // 201 characters would not match the name, but the 201st is cut off.
     expect(await names(`?q=${long}Q`)).toEqual([`${long}Z`]);
@@ -171,7 +172,7 @@ describe('GET /api/v1/channels/search', () => {
       name: `Many ${String(i).padStart(3, '0')}`,
       country: 'UK',
     }));
-    seedCatalogue(t.temp.store.db, many);
+    await seedCatalogue(t.temp.store, many);
     const found = await names('?q=many');
     expect(found).toHaveLength(200);
     expect(found[0]).toBe('Many 000');

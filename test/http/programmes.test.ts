@@ -21,8 +21,8 @@ async function starts(query = ''): Promise<string[]> {
 beforeEach(async () => {
   t = await createTestApp();
   ({ key } = await t.customer());
-  const seeded = seedCatalogue(
-    t.temp.store.db,
+  const seeded = await seedCatalogue(
+    t.temp.store,
     [
       { xmltvId: 'one.uk', name: 'One', country: 'UK' },
       { xmltvId: 'empty.uk', name: 'Empty', country: 'UK' },

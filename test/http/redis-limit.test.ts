@@ -19,28 +19,17 @@ describe('REDIS_URL: the account budget lives in Redis', () => {
     try {
       // The same account (same id) in both stores, as two instances over one database see it.
       const { account, key } = await a.customer(undefined, { rateLimit: null });
-      b.temp.store.db
-        .prepare(
-          'INSERT INTO accounts (id, email, email_key, verified_at, disabled, created_at, updated_at) VALUES (?, ?, ?, ?, 0, ?, ?)',
-        )
-        .run(account.id, account.email, account.email, account.verifiedAt, 1, 1);
-      const keyRow = a.temp.store.db.prepare('SELECT * FROM api_keys').get() as Record<
-        string,
-        unknown
-      >;
-      b.temp.store.db
-        .prepare(
-          'INSERT INTO api_keys (id, account_id, name, key_hash, prefix, last_four, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-        )
-        .run(
-          keyRow.id,
-          keyRow.account_id,
-          keyRow.name,
-          keyRow.key_hash,
-          keyRow.prefix,
-          keyRow.last_four,
-          1,
-        );
+      const [keyRow] = await a.temp.sql(
+        `SELECT * FROM api_keys WHERE account_id = '${account.id}'`,
+      );
+      await b.temp.sql(
+        `INSERT INTO accounts (id, email, email_key, verified_at, created_at, updated_at)
+         VALUES ('${account.id}', '${account.email}', '${account.email}', ${account.verifiedAt}, 1, 1)`,
+      );
+      await b.temp.sql(
+        `INSERT INTO api_keys (id, account_id, name, key_hash, prefix, last_four, created_at)
+         VALUES ('${keyRow?.id}', '${account.id}', 'k', '${keyRow?.key_hash}', '${keyRow?.prefix}', '${keyRow?.last_four}', 1)`,
+      );
 
       for (let round = 0; round < 2; round++) {
         await nextWindow();

@@ -38,7 +38,7 @@ describe('sign-in by e-mail link', () => {
   it('stores only a hash of the link token', async () => {
     await postForm(t, '/signin', { email: 'ann@example.com' });
     const token = lastLinkToken(t, 'ann@example.com');
-    const rows = t.temp.store.db.prepare('SELECT * FROM sign_in_links').all();
+    const rows = await t.temp.sql('SELECT * FROM sign_in_links');
     expect(JSON.stringify(rows)).not.toContain(token);
     expect(rows).toHaveLength(1);
   });
@@ -97,7 +97,7 @@ describe('sign-in by e-mail link', () => {
   it('refuses a token made for another purpose', async () => {
     await postForm(t, '/signin', { email: 'ann@example.com' });
     const token = lastLinkToken(t, 'ann@example.com');
-    t.temp.store.db.prepare("UPDATE sign_in_links SET purpose = 'change-email'").run();
+    await t.temp.sql("UPDATE sign_in_links SET purpose = 'change-email'");
     expect((await getPage(t, `/signin/confirm?token=${token}`)).statusCode).toBe(400);
     expect((await postForm(t, '/signin/confirm', { token })).statusCode).toBe(400);
   });

@@ -41,7 +41,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       await pool.query('SELECT 1');
     },
     async close() {
-      await pool.end();
+      if (!pool.ended) await pool.end();
     },
   };
 }
