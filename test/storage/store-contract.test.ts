@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestXmltv, type IngestSummary } from '../../src/catalogue/ingest.js';
 import { channelIdFor } from '../../src/domain/catalogue-ids.js';
 import { DuplicateAccountError } from '../../src/storage/errors.js';
+import type { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
 import type { Store } from '../../src/storage/types.js';
 import { ENGINES, openEngineStore, type EngineStore } from '../helpers/engines.js';
 import { fixturePath, NOW } from '../ingest/ingest-helpers.js';
@@ -228,6 +229,28 @@ describe.each(ENGINES)('store contract: %s', (engine) => {
     expect(await signIn.findSession(`s-${engine}`, NOW + 100)).toBeNull();
     expect(await signIn.deleteAccountSessions(ann.id)).toBe(1);
     await s.store.ping();
+  });
+});
+
+describe.runIf(ENGINES.includes('postgres'))('PostgreSQL search index', () => {
+  it('answers a substring search from the trigram index of the folded names', async () => {
+    const s = await openEngineStore('postgres', NOW);
+    try {
+      await run(s.store, guide('Day', 1));
+      // One connection for both statements; small tables would be scanned otherwise.
+      const client = await (s.store as PostgresStore).pool.connect();
+      try {
+        await client.query('SET enable_seqscan = off');
+        const plan = await client.query(
+          "EXPLAIN SELECT id FROM channels WHERE name_folded LIKE '%lumi%' ORDER BY name_key LIMIT 200",
+        );
+        expect(JSON.stringify(plan.rows)).toContain('channels_name_trigrams');
+      } finally {
+        client.release(true);
+      }
+    } finally {
+      await s.dispose();
+    }
   });
 });
 
