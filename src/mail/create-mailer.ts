@@ -3,6 +3,12 @@ import { createOutboxMailer, writeToOutbox } from './outbox-mailer.js';
 import { createSmtpMailer } from './smtp-mailer.js';
 import type { MailLog, Mailer } from './types.js';
 
+function errorFields(error: unknown): { error: string; code?: string } {
+  if (!(error instanceof Error)) return { error: String(error) };
+  const code = (error as Error & { code?: unknown }).code;
+  return typeof code === 'string' ? { error: error.message, code } : { error: error.message };
+}
+
 /**
  * SMTP when SMTP_URL is set, else the outbox. A mail SMTP refuses is not lost: the error is
  * logged (without the body, which holds a sign-in link) and the mail is kept in the outbox as
@@ -21,15 +27,25 @@ export function createMailer(
       try {
         await smtp.send(mail);
       } catch (error) {
-        let kept: string | null = null;
+        let keptIn: string | null = null;
+        let keepError: string | undefined;
         try {
-          kept = await writeToOutbox(config.outboxDir, config.mailFrom, mail, 'failed-');
+          keptIn = await writeToOutbox(config.outboxDir, config.mailFrom, mail, 'failed-');
         } catch (writeError) {
-          log.error({ err: writeError }, 'keeping the failed mail in the outbox failed too');
+          keepError = errorFields(writeError).error;
         }
+        // Recipient, subject and the reason only: the body holds a working sign-in link.
         log.error(
-          { to: mail.to, subject: mail.subject, keptIn: kept, error: (error as Error).message },
-          'SMTP did not take the mail',
+          {
+            to: mail.to,
+            subject: mail.subject,
+            ...errorFields(error),
+            keptIn,
+            ...(keepError === undefined ? {} : { keepError }),
+          },
+          keptIn === null
+            ? 'SMTP did not take the mail, and keeping it in the outbox failed too'
+            : 'SMTP did not take the mail; kept in the outbox',
         );
         throw error;
       }

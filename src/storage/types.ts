@@ -70,6 +70,11 @@ export interface CatalogueReader {
   channelExists(id: string): Promise<boolean>;
   listProgrammes(channelId: string, window: ScheduleWindow): Promise<Programme[]>;
   countChannels(): Promise<number>;
+  /**
+   * A token that changes whenever the catalogue may have changed (an ingest here or in another
+   * process or instance); cheap enough to read on every request, so caches can check it.
+   */
+  version(): Promise<string>;
 }
 
 export interface Account {

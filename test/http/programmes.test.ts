@@ -51,6 +51,31 @@ afterEach(async () => {
   await t.close();
 });
 
+describe('GET /api/v1/channels/:channelId/programmes — caching', () => {
+  it('sends an ETag; If-None-Match gets 304 until the window or the catalogue changes', async () => {
+    const first = await t.get(`${base()}?days=today`, key);
+    const etag = String(first.headers.etag);
+    expect(etag).toMatch(/^W\/".+"$/);
+    expect(first.headers['cache-control']).toBe('private, max-age=60');
+    const again = await t.get(`${base()}?days=today`, key, { 'if-none-match': etag });
+    expect(again.statusCode).toBe(304);
+    expect(again.body).toBe('');
+    // Another window of the same channel has other bytes, so another tag.
+    const tomorrow = await t.get(`${base()}?days=tomorrow`, key, { 'if-none-match': etag });
+    expect(tomorrow.statusCode).toBe(200);
+    expect(tomorrow.headers.etag).not.toBe(etag);
+    // An ingest changes the catalogue: the old tag no longer matches, and the new data shows.
+    await seedCatalogue(
+      t.temp.store,
+      [{ xmltvId: 'one.uk', name: 'One', country: 'UK' }],
+      [{ channel: 'one.uk', startMs: MIDNIGHT + HOUR, title: 'a new one' }],
+    );
+    const changed = await t.get(`${base()}?days=today`, key, { 'if-none-match': etag });
+    expect(changed.statusCode).toBe(200);
+    expect(changed.body).toContain('a new one');
+  });
+});
+
 describe('GET /api/v1/channels/:channelId/programmes — happy', () => {
   it('returns exactly the spec fields, in UTC XMLTV form, with channelId', async () => {
     const res = await t.get(`${base()}?days=today`, key);

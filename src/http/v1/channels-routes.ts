@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { isUuid } from '../../domain/catalogue-ids.js';
 import { parseCountryCode } from '../../domain/country.js';
@@ -16,11 +16,13 @@ import {
   SearchResponse,
 } from '../schemas.js';
 import { refuseOtherMethods } from './method-guard.js';
+import type { ScheduleCache } from './schedule-cache.js';
 
 /** GET /api/v1/channels/search and GET /api/v1/channels/:channelId/programmes. */
 export function registerChannelsRoutes(
   app: FastifyInstance,
   catalogue: CatalogueReader,
+  schedules: ScheduleCache,
   now: () => number,
 ): void {
   const v1 = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -69,13 +71,20 @@ export function registerChannelsRoutes(
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const window = parseScheduleWindow(request.query.days, request.query.all, now());
       const channelId = request.params.channelId.toLowerCase();
-      if (!isUuid(channelId) || !(await catalogue.channelExists(channelId))) {
-        throw errors.channelNotFound();
-      }
-      return { channelId, programmes: await catalogue.listProgrammes(channelId, window) };
+      const body = isUuid(channelId) ? await schedules.body(channelId, window) : null;
+      if (body === null) throw errors.channelNotFound();
+      // The tag changes with the catalogue version and with the window's programmes, so a
+      // client that sends it back gets 304 exactly when the bytes would be the same.
+      const etag = `W/"${body.tag}"`;
+      // The body is already serialised with ProgrammeEntry by the cache and goes out as it is,
+      // which the typed reply (expecting the object) cannot express.
+      const raw = reply as unknown as FastifyReply;
+      raw.header('ETag', etag).header('Cache-Control', 'private, max-age=60');
+      if (request.headers['if-none-match'] === etag) return raw.code(304).send();
+      return raw.type('application/json; charset=utf-8').send(body.json);
     },
   );
   refuseOtherMethods(app, '/channels/:channelId/programmes');

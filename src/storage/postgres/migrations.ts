@@ -120,4 +120,25 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'catalogue version for response caches',
+    sql: `
+      CREATE TABLE catalogue_state (
+        id BOOLEAN PRIMARY KEY DEFAULT true CHECK (id),
+        version BIGINT NOT NULL
+      );
+      INSERT INTO catalogue_state (version) VALUES (0);
+      CREATE FUNCTION bump_catalogue_version() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        UPDATE catalogue_state SET version = version + 1;
+        RETURN NULL;
+      END $$;
+      -- Statement-level: one bump per statement, however many rows an ingest writes.
+      CREATE TRIGGER channels_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON channels
+        FOR EACH STATEMENT EXECUTE FUNCTION bump_catalogue_version();
+      CREATE TRIGGER programmes_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON programmes
+        FOR EACH STATEMENT EXECUTE FUNCTION bump_catalogue_version();
+    `,
+  },
 ];

@@ -71,6 +71,11 @@ export function createSqliteCatalogueReader(db: SqliteDatabase): CatalogueReader
     'SELECT 1 AS found FROM channels WHERE id = ?',
   );
   const channelCount = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM channels');
+  // data_version moves when another connection (an ingest's staging connection, another
+  // process) commits; total_changes counts this connection's own writes.
+  const dataVersion = db.prepare<[], { v: number; t: number }>(
+    'SELECT data_version AS v, total_changes() AS t FROM pragma_data_version',
+  );
   const programmesAll = db.prepare<[string], ProgrammeRow>(
     `SELECT ${PROGRAMME_COLUMNS} FROM programmes WHERE channel_id = ?
      ORDER BY start_ms IS NULL, start_ms, id`,
@@ -99,6 +104,10 @@ export function createSqliteCatalogueReader(db: SqliteDatabase): CatalogueReader
     },
     async channelExists(id) {
       return channelExists.get(id) !== undefined;
+    },
+    async version() {
+      const row = dataVersion.get();
+      return `${row?.v ?? 0}.${row?.t ?? 0}`;
     },
     async countChannels() {
       return channelCount.get()?.n ?? 0;

@@ -1,0 +1,110 @@
+import fastJson from 'fast-json-stringify';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ingestXmltv } from '../../catalogue/ingest.js';
+import { channelIdFor } from '../../domain/catalogue-ids.js';
+import type { ScheduleWindow } from '../../domain/schedule-window.js';
+import { openTempStore, type TempStore } from '../../../test/helpers/temp-store.js';
+import { openSqliteStore } from '../../storage/sqlite/sqlite-store.js';
+import { ProgrammesResponse } from '../schemas.js';
+import { createScheduleCache } from './schedule-cache.js';
+
+const NOW = Date.UTC(2026, 2, 1, 12);
+const H = 3_600_000;
+let temp: TempStore;
+
+function guide(titles: string[], extra = ''): Buffer {
+  const t = (h: number) => {
+    const d = new Date(Date.UTC(2026, 2, 1, h));
+    return `${d.toISOString().replace(/[-:T]/g, '').slice(0, 14)} +0000`;
+  };
+  const rows = titles.map(
+    (title, i) =>
+      `<programme start="${t(i * 2)}" stop="${t(i * 2 + 1)}" channel="c.uk"><title>${title}</title><desc>“quotes” \\ back\\slash &amp; é 😀 &#9;tab</desc></programme>`,
+  );
+  return Buffer.from(
+    `<tv><channel id="c.uk"><display-name>C</display-name></channel>${rows.join('')}${extra}</tv>`,
+  );
+}
+
+const ingest = (store: { ingest: TempStore['store']['ingest'] }, data: Buffer, nowMs = NOW) =>
+  ingestXmltv(
+    store.ingest,
+    { name: 'g.xml', data },
+    { country: 'UK', assumeOffsetMinutes: 0, nowMs },
+  );
+
+beforeEach(() => {
+  temp = openTempStore(NOW);
+});
+afterEach(async () => {
+  await temp.dispose();
+});
+
+describe('schedule cache', () => {
+  it('gives exactly the bytes the response schema serialiser gives, for every window', async () => {
+    await ingest(
+      temp.store,
+      guide(
+        ['A "one"', 'B &lt;two&gt;', 'C', 'D'],
+        '<programme start="soon" channel="c.uk"><title>Z</title></programme>',
+      ),
+    );
+    const cache = createScheduleCache(temp.store.catalogue);
+    const serialise = fastJson(ProgrammesResponse as object);
+    const id = channelIdFor('c.uk');
+    const windows: ScheduleWindow[] = [
+      { kind: 'all' },
+      { kind: 'range', fromMs: NOW - 12 * H },
+      { kind: 'range', fromMs: Date.UTC(2026, 2, 1, 2) },
+      { kind: 'range', fromMs: Date.UTC(2026, 2, 1, 2), toMs: Date.UTC(2026, 2, 1, 4) },
+      { kind: 'range', fromMs: Date.UTC(2026, 2, 1, 2, 0, 0, 1), toMs: Date.UTC(2026, 2, 1, 6) },
+      { kind: 'range', fromMs: NOW + 100 * H },
+    ];
+    for (const window of windows) {
+      const expected = serialise({
+        channelId: id,
+        programmes: await temp.store.catalogue.listProgrammes(id, window),
+      });
+      expect((await cache.body(id, window))?.json, JSON.stringify(window)).toBe(expected);
+    }
+    const all = JSON.parse((await cache.body(id, { kind: 'all' }))?.json ?? '{}');
+    expect(all.programmes.map((p: { title: string }) => p.title)).toEqual([
+      'A "one"',
+      'B <two>',
+      'C',
+      'D',
+      'Z',
+    ]);
+    expect(await cache.body(channelIdFor('missing'), { kind: 'all' })).toBeNull();
+  });
+
+  it('sees an ingest committed by another connection at the next request', async () => {
+    await ingest(temp.store, guide(['Old']));
+    const cache = createScheduleCache(temp.store.catalogue);
+    const id = channelIdFor('c.uk');
+    const before = await cache.body(id, { kind: 'all' });
+    expect(before?.json).toContain('Old');
+    // A second process (the CLI) ingests into the same file.
+    const other = openSqliteStore({ path: temp.path, nowMs: NOW });
+    await ingest(other, guide(['New']), NOW + H);
+    await other.close();
+    const after = await cache.body(id, { kind: 'all' });
+    expect(after?.json).toContain('New');
+    expect(after?.json).not.toContain('Old');
+    expect(after?.tag).not.toBe(before?.tag);
+  });
+
+  it('keeps tags stable while nothing changes, and evicts by bytes', async () => {
+    await ingest(temp.store, guide(['A', 'B']));
+    const cache = createScheduleCache(temp.store.catalogue, 1);
+    const id = channelIdFor('c.uk');
+    const a = await cache.body(id, { kind: 'range', fromMs: NOW - 24 * H });
+    const b = await cache.body(id, { kind: 'range', fromMs: NOW - 24 * H });
+    expect(a?.tag).toBe(b?.tag);
+    expect(
+      (await cache.body(id, { kind: 'range', fromMs: Date.UTC(2026, 2, 1, 1) }))?.tag,
+    ).not.toBe(a?.tag);
+    await cache.body(channelIdFor('other'), { kind: 'all' });
+    expect(cache.bytes).toBeLessThan(200); // only the last entry is kept at a 1-byte budget
+  });
+});
