@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import {
   type CliSandbox,
   type ServeProcess,
 } from '../helpers/cli-runner.js';
+import { outboxFiles } from '../helpers/outbox.js';
 
 let cli: CliSandbox;
 let server: ServeProcess | null = null;
@@ -104,8 +105,8 @@ describe('npm start: serve --demo', () => {
       body: 'email=walk-in%40example.com',
     });
     expect(res.status).toBe(200);
-    await expect.poll(() => (existsSync(outbox) ? readdirSync(outbox) : [])).toHaveLength(1);
-    const mail = await simpleParser(readFileSync(join(outbox, readdirSync(outbox)[0] ?? '')));
+    await expect.poll(() => outboxFiles(outbox)).toHaveLength(1);
+    const mail = await simpleParser(readFileSync(join(outbox, outboxFiles(outbox)[0] ?? '')));
     const link = new RegExp(`^${server.url}/signin/confirm\\?token=[\\w-]{43}$`, 'm');
     expect(mail.text).toMatch(link);
   });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +11,7 @@ import {
 } from '../helpers/cli-runner.js';
 import { freshPostgresDatabase } from '../helpers/engines.js';
 import { freePort, SHARED_REDIS_URL } from '../helpers/redis-process.js';
+import { outboxFiles } from '../helpers/outbox.js';
 
 /**
  * Two `onair serve` processes, each with its own port and PUBLIC_URL (the spec's "second
@@ -64,8 +65,8 @@ async function signInOn(instance: ServeProcess, outbox: string, email: string): 
     body: new URLSearchParams(body).toString(),
   });
   expect((await fetch(`${instance.url}/signin`, form({ email }))).status).toBe(200);
-  await expect.poll(() => (existsSync(outbox) ? readdirSync(outbox).length : 0)).toBe(1);
-  const mail = await simpleParser(readFileSync(join(outbox, readdirSync(outbox)[0] ?? '')));
+  await expect.poll(() => outboxFiles(outbox).length).toBe(1);
+  const mail = await simpleParser(readFileSync(join(outbox, outboxFiles(outbox)[0] ?? '')));
   const token = /\/signin\/confirm\?token=([\w-]{43})/.exec(mail.text ?? '')?.[1] ?? '';
   const confirmed = await fetch(`${instance.url}/signin/confirm`, form({ token }));
   expect(confirmed.status).toBe(303);

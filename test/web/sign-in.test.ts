@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import {
   sessionCookie,
   signIn,
 } from './web-harness.js';
+import { outboxFiles } from '../helpers/outbox.js';
 
 let t: TestApp;
 beforeEach(async () => {
@@ -205,7 +206,7 @@ describe('sign-in mail delivery', () => {
         .poll(() => app.logs(), { timeout: 5_000 })
         .toContain('SMTP did not take the mail');
       const outbox = join(app.temp.dir, 'outbox');
-      const kept = readdirSync(outbox);
+      const kept = outboxFiles(outbox);
       expect(kept).toHaveLength(1);
       expect(kept[0]).toMatch(/^failed-/);
       // The log names the recipient but never carries the link.
@@ -222,8 +223,8 @@ describe('sign-in mail delivery', () => {
     try {
       await postForm(app, '/signin', { email: 'ann@example.com' });
       const outbox = join(app.temp.dir, 'outbox');
-      await expect.poll(() => (existsSync(outbox) ? readdirSync(outbox) : [])).toHaveLength(1);
-      const eml = readFileSync(join(outbox, readdirSync(outbox)[0] ?? ''), 'utf8');
+      await expect.poll(() => outboxFiles(outbox)).toHaveLength(1);
+      const eml = readFileSync(join(outbox, outboxFiles(outbox)[0] ?? ''), 'utf8');
       expect(eml).toMatch(/^To: ann@example\.com$/m);
       await expect.poll(() => app.logs()).toContain('mail written to the outbox');
       expect(app.logs()).toContain('/signin/confirm?token=');
