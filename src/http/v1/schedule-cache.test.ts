@@ -65,9 +65,9 @@ describe('schedule cache', () => {
         channelId: id,
         programmes: await temp.store.catalogue.listProgrammes(id, window),
       });
-      expect((await cache.body(id, window))?.json, JSON.stringify(window)).toBe(expected);
+      expect((await cache.body(id, window))?.json.toString(), JSON.stringify(window)).toBe(expected);
     }
-    const all = JSON.parse((await cache.body(id, { kind: 'all' }))?.json ?? '{}');
+    const all = JSON.parse((await cache.body(id, { kind: 'all' }))?.json.toString() ?? '{}');
     expect(all.programmes.map((p: { title: string }) => p.title)).toEqual([
       'A "one"',
       'B <two>',
@@ -83,14 +83,14 @@ describe('schedule cache', () => {
     const cache = createScheduleCache(temp.store.catalogue);
     const id = channelIdFor('c.uk');
     const before = await cache.body(id, { kind: 'all' });
-    expect(before?.json).toContain('Old');
+    expect(before?.json.toString()).toContain('Old');
     // A second process (the CLI) ingests into the same file.
     const other = openSqliteStore({ path: temp.path, nowMs: NOW });
     await ingest(other, guide(['New']), NOW + H);
     await other.close();
     const after = await cache.body(id, { kind: 'all' });
-    expect(after?.json).toContain('New');
-    expect(after?.json).not.toContain('Old');
+    expect(after?.json.toString()).toContain('New');
+    expect(after?.json.toString()).not.toContain('Old');
     expect(after?.tag).not.toBe(before?.tag);
   });
 

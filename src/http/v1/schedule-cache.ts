@@ -7,21 +7,30 @@ import { ProgrammeEntry } from '../schemas.js';
 /** Bytes of serialised schedules kept in memory by default. */
 export const DEFAULT_SCHEDULE_CACHE_BYTES = 64 * 1024 * 1024;
 
-/** One channel's whole schedule, serialised once: parsed starts in order, then unparsed ones. */
+/**
+ * One channel's whole schedule, serialised once into one buffer: the JSON of every programme,
+ * comma-separated, parsed starts in order first, then the programmes whose start does not
+ * parse (only `all` includes those). A window is then a zero-copy slice of that buffer.
+ */
 interface ChannelSchedule {
   version: string;
   /** Null when the channel does not exist. */
   startsMs: Float64Array | null;
-  /** JSON of each programme with a parsed start, in `startsMs` order. */
-  parsed: string[];
-  /** JSON of each programme whose start does not parse (only `all` includes them). */
-  unparsed: string[];
+  /** `{"channelId":"…","programmes":[` */
+  head: Buffer;
+  joined: Buffer;
+  /** Byte offset of each programme in `joined`, plus one past the end (as if a comma followed). */
+  offsets: Uint32Array;
+  /** Programmes with a parsed start (the first `parsedCount` of `offsets`). */
+  parsedCount: number;
   bytes: number;
 }
 
+const TAIL = Buffer.from(']}');
+
 /** The schedule part of a response, ready to send, with a validator tag for `ETag`. */
 export interface ScheduleBody {
-  json: string;
+  json: Buffer;
   /** Changes whenever the bytes can change: catalogue version, channel and window. */
   tag: string;
 }
@@ -61,17 +70,25 @@ export function createScheduleCache(
   }
 
   async function load(channelId: string, version: string): Promise<ChannelSchedule> {
+    const head = Buffer.from(`{"channelId":${JSON.stringify(channelId)},"programmes":[`);
     if (!(await catalogue.channelExists(channelId))) {
-      return { version, startsMs: null, parsed: [], unparsed: [], bytes: 64 };
+      const none = Buffer.alloc(0);
+      return {
+        version,
+        startsMs: null,
+        head,
+        joined: none,
+        offsets: new Uint32Array(1),
+        parsedCount: 0,
+        bytes: 64,
+      };
     }
     const programmes = await catalogue.listProgrammes(channelId, { kind: 'all' });
     const starts: number[] = [];
     const parsed: string[] = [];
     const unparsed: string[] = [];
-    let size = 64;
     for (const programme of programmes) {
       const json = serialiseProgramme(programme);
-      size += json.length * 2 + 8;
       // Stored starts are either UTC in our own form or text that never parsed.
       const startMs = parseXmltvTime(programme.start);
       if (startMs === null) {
@@ -81,7 +98,24 @@ export function createScheduleCache(
         parsed.push(json);
       }
     }
-    return { version, startsMs: Float64Array.from(starts), parsed, unparsed, bytes: size };
+    const all = parsed.concat(unparsed);
+    const joined = Buffer.from(all.join(','));
+    const offsets = new Uint32Array(all.length + 1);
+    let at = 0;
+    for (let i = 0; i < all.length; i++) {
+      offsets[i] = at;
+      at += Buffer.byteLength(all[i] ?? '') + 1;
+    }
+    offsets[all.length] = at;
+    return {
+      version,
+      startsMs: Float64Array.from(starts),
+      head,
+      joined,
+      offsets,
+      parsedCount: parsed.length,
+      bytes: joined.length + offsets.byteLength + starts.length * 8 + 128,
+    };
   }
 
   /** First index whose start is at or after `ms`. */
@@ -111,17 +145,17 @@ export function createScheduleCache(
       }
       if (entry.startsMs === null) return null;
       let from = 0;
-      let to = entry.parsed.length;
-      let items: string[];
-      if (window.kind === 'all') {
-        items = entry.unparsed.length === 0 ? entry.parsed : entry.parsed.concat(entry.unparsed);
-      } else {
+      let to = entry.offsets.length - 1;
+      if (window.kind === 'range') {
         from = lowerBound(entry.startsMs, window.fromMs);
-        to = window.toMs === undefined ? to : lowerBound(entry.startsMs, window.toMs);
-        items = entry.parsed.slice(from, to);
+        to =
+          window.toMs === undefined ? entry.parsedCount : lowerBound(entry.startsMs, window.toMs);
       }
+      // Fragments [from, to) without the comma after the last one.
+      const slice =
+        to > from ? entry.joined.subarray(entry.offsets[from], (entry.offsets[to] ?? 1) - 1) : null;
       return {
-        json: `{"channelId":${JSON.stringify(channelId)},"programmes":[${items.join(',')}]}`,
+        json: Buffer.concat(slice === null ? [entry.head, TAIL] : [entry.head, slice, TAIL]),
         tag: `${version}:${channelId}:${window.kind === 'all' ? 'all' : `${from}-${to}`}`,
       };
     },
