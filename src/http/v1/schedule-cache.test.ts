@@ -65,7 +65,9 @@ describe('schedule cache', () => {
         channelId: id,
         programmes: await temp.store.catalogue.listProgrammes(id, window),
       });
-      expect((await cache.body(id, window))?.json.toString(), JSON.stringify(window)).toBe(expected);
+      expect((await cache.body(id, window))?.json.toString(), JSON.stringify(window)).toBe(
+        expected,
+      );
     }
     const all = JSON.parse((await cache.body(id, { kind: 'all' }))?.json.toString() ?? '{}');
     expect(all.programmes.map((p: { title: string }) => p.title)).toEqual([
