@@ -38,6 +38,21 @@ describe('GET /api/v1/countries', () => {
     });
   });
 
+  it('sends an ETag; 304 for If-None-Match until an ingest changes the catalogue', async () => {
+    const first = await t.get('/api/v1/countries', key);
+    const etag = String(first.headers.etag);
+    expect(first.headers['cache-control']).toBe('private, max-age=60');
+    const again = await t.get('/api/v1/countries', key, { 'if-none-match': etag });
+    expect(again.statusCode).toBe(304);
+    expect(again.body).toBe('');
+    await seedCatalogue(t.temp.store, [{ xmltvId: 'new.it', name: 'Nuovo', country: 'IT' }]);
+    const changed = await t.get('/api/v1/countries', key, { 'if-none-match': etag });
+    expect(changed.statusCode).toBe(200);
+    expect(changed.json().countries).toContainEqual({ country: 'IT', channelCount: 1 });
+    const search = await t.get('/api/v1/channels/search?q=nuovo', key);
+    expect(search.json().results.map((r: { name: string }) => r.name)).toEqual(['Nuovo']);
+  });
+
   it('answers an empty catalogue with an empty list', async () => {
     await t.temp.sql('DELETE FROM programmes');
     await t.temp.sql('DELETE FROM channels');

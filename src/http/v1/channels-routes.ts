@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import fastJson from 'fast-json-stringify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { isUuid } from '../../domain/catalogue-ids.js';
 import { parseCountryCode } from '../../domain/country.js';
@@ -17,15 +18,19 @@ import {
 } from '../schemas.js';
 import { refuseOtherMethods } from './method-guard.js';
 import type { ScheduleCache } from './schedule-cache.js';
+import { sendCached } from './cached-reply.js';
+import type { ResponseCache } from './response-cache.js';
 
 /** GET /api/v1/channels/search and GET /api/v1/channels/:channelId/programmes. */
 export function registerChannelsRoutes(
   app: FastifyInstance,
   catalogue: CatalogueReader,
   schedules: ScheduleCache,
+  cache: ResponseCache,
   now: () => number,
 ): void {
   const v1 = app.withTypeProvider<TypeBoxTypeProvider>();
+  const searchJson = fastJson(SearchResponse as object);
 
   v1.get(
     '/channels/search',
@@ -36,22 +41,25 @@ export function registerChannelsRoutes(
         response: { 200: SearchResponse, 400: ErrorBody, ...keyedErrorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { q, country } = request.query;
       const countryFilter =
         country === undefined || country.trim() === '' ? null : parseCountryCode(country);
       const needle = searchNeedle(q);
       if (needle === null) return { results: [] };
-      const channels = await catalogue.searchChannels(needle, countryFilter, MAX_SEARCH_RESULTS);
-      return {
-        results: channels.map((channel) => ({
-          channelId: channel.id,
-          name: channel.name,
-          icon: channel.icon,
-          country: channel.country,
-          needsReview: channel.needsReview,
-        })),
-      };
+      const cached = await cache.get(`search:${countryFilter ?? ''}:${needle}`, async () => {
+        const channels = await catalogue.searchChannels(needle, countryFilter, MAX_SEARCH_RESULTS);
+        return searchJson({
+          results: channels.map((channel) => ({
+            channelId: channel.id,
+            name: channel.name,
+            icon: channel.icon,
+            country: channel.country,
+            needsReview: channel.needsReview,
+          })),
+        });
+      });
+      return sendCached(request, reply as unknown as FastifyReply, cached);
     },
   );
   refuseOtherMethods(app, '/channels/search');
@@ -78,13 +86,11 @@ export function registerChannelsRoutes(
       if (body === null) throw errors.channelNotFound();
       // The tag changes with the catalogue version and with the window's programmes, so a
       // client that sends it back gets 304 exactly when the bytes would be the same.
-      const etag = `W/"${body.tag}"`;
-      // The body is already serialised with ProgrammeEntry by the cache and goes out as it is,
-      // which the typed reply (expecting the object) cannot express.
-      const raw = reply as unknown as FastifyReply;
-      raw.header('ETag', etag).header('Cache-Control', 'private, max-age=60');
-      if (request.headers['if-none-match'] === etag) return raw.code(304).send();
-      return raw.type('application/json; charset=utf-8').send(body.json);
+      // Already serialised with ProgrammeEntry by the cache: it goes out as it is.
+      return sendCached(request, reply as unknown as FastifyReply, {
+        body: body.json,
+        tag: body.tag,
+      });
     },
   );
   refuseOtherMethods(app, '/channels/:channelId/programmes');

@@ -1,4 +1,5 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import fastJson from 'fast-json-stringify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { parseCountryCode } from '../../domain/country.js';
 import type { CatalogueReader } from '../../storage/types.js';
@@ -9,11 +10,20 @@ import {
   ErrorBody,
   keyedErrorResponses,
 } from '../schemas.js';
+import { sendCached } from './cached-reply.js';
 import { refuseOtherMethods } from './method-guard.js';
+import type { ResponseCache } from './response-cache.js';
 
 /** GET /api/v1/countries and GET /api/v1/countries/:country/channels. */
-export function registerCountriesRoutes(app: FastifyInstance, catalogue: CatalogueReader): void {
+export function registerCountriesRoutes(
+  app: FastifyInstance,
+  catalogue: CatalogueReader,
+  cache: ResponseCache,
+): void {
   const v1 = app.withTypeProvider<TypeBoxTypeProvider>();
+  // The declared response schemas serialise the cached bodies, as Fastify would.
+  const countriesJson = fastJson(CountriesResponse as object);
+  const channelsJson = fastJson(ChannelsResponse as object);
 
   v1.get(
     '/countries',
@@ -23,7 +33,14 @@ export function registerCountriesRoutes(app: FastifyInstance, catalogue: Catalog
         response: { 200: CountriesResponse, ...keyedErrorResponses },
       },
     },
-    async () => ({ countries: await catalogue.listCountries() }),
+    async (request, reply) =>
+      sendCached(
+        request,
+        reply as unknown as FastifyReply,
+        await cache.get('countries', async () =>
+          countriesJson({ countries: await catalogue.listCountries() }),
+        ),
+      ),
   );
   refuseOtherMethods(app, '/countries');
 
@@ -36,9 +53,15 @@ export function registerCountriesRoutes(app: FastifyInstance, catalogue: Catalog
         response: { 200: ChannelsResponse, 400: ErrorBody, ...keyedErrorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const country = parseCountryCode(request.params.country);
-      return { country, channels: await catalogue.listChannels(country) };
+      return sendCached(
+        request,
+        reply as unknown as FastifyReply,
+        await cache.get(`channels:${country}`, async () =>
+          channelsJson({ country, channels: await catalogue.listChannels(country) }),
+        ),
+      );
     },
   );
   refuseOtherMethods(app, '/countries/:country/channels');
