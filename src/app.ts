@@ -7,6 +7,7 @@ import { clientErrorHandler, registerErrorHandling, sendError } from './http/err
 import { registerOpsRoutes } from './http/ops-routes.js';
 import { registerChannelsRoutes } from './http/v1/channels-routes.js';
 import { registerCountriesRoutes } from './http/v1/countries-routes.js';
+import { createCachedReplies } from './http/v1/cached-reply.js';
 import { createResponseCache } from './http/v1/response-cache.js';
 import { createScheduleCache } from './http/v1/schedule-cache.js';
 import type { SiteAddress } from './http/site-address.js';
@@ -78,6 +79,7 @@ export async function buildApp(
 
   const schedules = createScheduleCache(deps.store.catalogue);
   const responses = createResponseCache(deps.store.catalogue);
+  const sendCached = createCachedReplies();
   await app.register(
     async (v1) => {
       v1.addHook(
@@ -93,8 +95,8 @@ export async function buildApp(
       );
       // Unknown /api/v1 paths pass the guard first: 401 without a valid key, else 404.
       v1.setNotFoundHandler((_request, reply) => sendError(reply, errors.notFound()));
-      registerCountriesRoutes(v1, deps.store.catalogue, responses);
-      registerChannelsRoutes(v1, deps.store.catalogue, schedules, responses, deps.now);
+      registerCountriesRoutes(v1, deps.store.catalogue, responses, sendCached);
+      registerChannelsRoutes(v1, deps.store.catalogue, schedules, responses, sendCached, deps.now);
     },
     { prefix: '/api/v1' },
   );

@@ -1,3 +1,4 @@
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { seedCatalogue } from '../helpers/catalogue-fixture.js';
 import { createTestApp, TEST_NOW, type TestApp } from '../helpers/test-app.js';
@@ -73,6 +74,24 @@ describe('GET /api/v1/channels/:channelId/programmes — caching', () => {
     const changed = await t.get(`${base()}?days=today`, key, { 'if-none-match': etag });
     expect(changed.statusCode).toBe(200);
     expect(changed.body).toContain('a new one');
+  });
+});
+
+describe('GET /api/v1/channels/:channelId/programmes — compression', () => {
+  it('sends brotli or gzip when accepted, the same JSON once decoded', async () => {
+    const plain = await t.get(`${base()}?days=all`, key);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.headers.vary).toBe('Accept-Encoding');
+    const br = await t.get(`${base()}?days=all`, key, { 'accept-encoding': 'gzip, br' });
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(brotliDecompressSync(br.rawPayload).toString()).toBe(plain.body);
+    expect(br.rawPayload.length).toBeLessThan(plain.rawPayload.length);
+    const gz = await t.get(`${base()}?days=all`, key, { 'accept-encoding': 'gzip' });
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gz.rawPayload).toString()).toBe(plain.body);
+    // Small bodies are not worth it.
+    const small = await t.get('/api/v1/countries', key, { 'accept-encoding': 'br' });
+    expect(small.headers['content-encoding']).toBeUndefined();
   });
 });
 

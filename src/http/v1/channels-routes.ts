@@ -18,7 +18,7 @@ import {
 } from '../schemas.js';
 import { refuseOtherMethods } from './method-guard.js';
 import type { ScheduleCache } from './schedule-cache.js';
-import { sendCached } from './cached-reply.js';
+import type { SendCached } from './cached-reply.js';
 import type { ResponseCache } from './response-cache.js';
 
 /** GET /api/v1/channels/search and GET /api/v1/channels/:channelId/programmes. */
@@ -27,6 +27,7 @@ export function registerChannelsRoutes(
   catalogue: CatalogueReader,
   schedules: ScheduleCache,
   cache: ResponseCache,
+  sendCached: SendCached,
   now: () => number,
 ): void {
   const v1 = app.withTypeProvider<TypeBoxTypeProvider>();

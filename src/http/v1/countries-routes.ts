@@ -10,7 +10,7 @@ import {
   ErrorBody,
   keyedErrorResponses,
 } from '../schemas.js';
-import { sendCached } from './cached-reply.js';
+import type { SendCached } from './cached-reply.js';
 import { refuseOtherMethods } from './method-guard.js';
 import type { ResponseCache } from './response-cache.js';
 
@@ -19,6 +19,7 @@ export function registerCountriesRoutes(
   app: FastifyInstance,
   catalogue: CatalogueReader,
   cache: ResponseCache,
+  sendCached: SendCached,
 ): void {
   const v1 = app.withTypeProvider<TypeBoxTypeProvider>();
   // The declared response schemas serialise the cached bodies, as Fastify would.
