@@ -53,6 +53,17 @@ async function saxesOnly(path) {
   return { ms: performance.now() - started, elements };
 }
 
+/**
+ * iptv-org's epg-parser, the parser a user would otherwise pick: it takes the whole document
+ * as one string, so the file is read whole first (counted in the time).
+ */
+async function epgParserOnly(path) {
+  const { default: epgParser } = await import('epg-parser');
+  const started = performance.now();
+  const result = epgParser.parse(readFileSync(path, 'utf8'));
+  return { ms: performance.now() - started, programmes: result.programs.length };
+}
+
 /** A writer that keeps nothing: the pipeline (read, decode, parse, map) without storage. */
 const nullWriter = {
   async beginIngest() {
@@ -131,10 +142,12 @@ async function child(kind, path) {
   const result =
     kind === 'saxes'
       ? await saxesOnly(path)
-      : await ingestCase(
-          path,
-          kind === 'pipeline' ? 'none' : kind === 'in-thread' ? 'in-thread' : 'worker',
-        );
+      : kind === 'epg-parser'
+        ? await epgParserOnly(path)
+        : await ingestCase(
+            path,
+            kind === 'pipeline' ? 'none' : kind === 'in-thread' ? 'in-thread' : 'worker',
+          );
   // maxRSS (getrusage) covers the worker threads too; on Linux it also keeps the high-water
   // mark of the parent image the child was forked from, so the parent stays small (streams its
   // inputs) and VmHWM, which starts afresh at exec, is reported beside it as a check.
@@ -216,6 +229,7 @@ async function parent() {
     const xmlBytes = statSync(plain).size;
     const cases = [
       ['saxes alone (parse only)', 'saxes', plain],
+      ["iptv-org's epg-parser (parse only)", 'epg-parser', plain],
       ['pipeline without storage', 'pipeline', plain],
       ['ingest, plain XML', 'worker', plain],
       ['ingest, gzip', 'worker', gz],
@@ -230,6 +244,8 @@ async function parent() {
       );
       if (made.status !== 0) throw new Error('could not write the scaled guide');
       const size = Math.round(statSync(big).size / MB);
+      cases.push([`saxes alone ×${scale} (${size} MB)`, 'saxes', big]);
+      cases.push([`epg-parser alone ×${scale} (${size} MB)`, 'epg-parser', big]);
       cases.push([`ingest, plain XML ×${scale} (${size} MB)`, 'worker', big]);
     }
     console.log(`Onair ingest benchmark: ${gz} (${(xmlBytes / MB).toFixed(1)} MB of XML)`);
@@ -246,7 +262,10 @@ async function parent() {
       const results = [];
       for (let i = 0; i < runs; i++) results.push(runChild(kind, path));
       const ms = median(results.map((r) => r.ms));
-      const bytes = kind === 'saxes' ? statSync(path).size : results[0].bytesUncompressed;
+      const bytes =
+        kind === 'saxes' || kind === 'epg-parser'
+          ? statSync(path).size
+          : results[0].bytesUncompressed;
       const programmes = results[0].programmes;
       const rss = Math.max(...results.map((r) => r.rssMB));
       const hwm = Math.max(...results.map((r) => r.hwmMB ?? 0));
