@@ -5,8 +5,11 @@
 // req/s, p50/p99 latency, the ratio to the plain server and the server's peak RSS.
 //
 // Options: --channels N (2000) --days N (30) --per-day N (30) --duration S (5)
-//          --connections N (32) --write (also write bench/RESULTS.md)
-// The catalogue is cached in bench/out/ and regenerated when its day has passed.
+//          --connections N (32) --engines sqlite,postgres (sqlite) --write (also write
+//          bench/http-results.md). PostgreSQL uses BENCH_POSTGRES_URL (default: database
+//          onair_bench_http on the local server, created when missing).
+// The catalogue is cached (bench/out/, or the PostgreSQL database) and regenerated when its
+// day has passed.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -32,7 +35,10 @@ const options = {
   duration: Number(arg('--duration', 5)),
   connections: Number(arg('--connections', 32)),
   write: process.argv.includes('--write'),
+  engines: String(arg('--engines', 'sqlite')).split(','),
 };
+const POSTGRES_URL =
+  process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/onair_bench_http';
 
 const dist = (path) => import(join(ROOT, 'dist', path));
 
@@ -44,48 +50,83 @@ async function freePort() {
   return port;
 }
 
-/** The catalogue file for these options, generated for today when missing or stale. */
-async function catalogue(nowMs) {
+async function openBenchStore(engine, nowMs) {
+  if (engine === 'sqlite') {
+    const { openSqliteStore } = await dist('storage/sqlite/sqlite-store.js');
+    const path = join(OUT, `catalogue-${options.channels}x${options.days}x${options.perDay}.db`);
+    return { store: openSqliteStore({ path, nowMs }), databaseUrl: path, path };
+  }
+  const { default: pg } = await import('pg');
+  const url = new URL(POSTGRES_URL);
+  const admin = new pg.Client({
+    connectionString: POSTGRES_URL.replace(url.pathname, '/postgres'),
+  });
+  await admin.connect();
+  const name = url.pathname.slice(1);
+  const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+  if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const { openPostgresStore } = await dist('storage/postgres/postgres-store.js');
+  return {
+    store: await openPostgresStore({ url: POSTGRES_URL, nowMs }),
+    databaseUrl: POSTGRES_URL,
+  };
+}
+
+/** The catalogue of one engine for these options, generated for today when missing or stale. */
+async function catalogue(engine, nowMs) {
   mkdirSync(OUT, { recursive: true });
-  const name = `catalogue-${options.channels}x${options.days}x${options.perDay}`;
-  const path = join(OUT, `${name}.db`);
-  const metaPath = join(OUT, `${name}.json`);
+  const metaPath = join(
+    OUT,
+    `catalogue-${engine}-${options.channels}x${options.days}x${options.perDay}.json`,
+  );
   const today = Math.floor(nowMs / DAY);
   const meta = existsSync(metaPath) ? JSON.parse(readFileSync(metaPath, 'utf8')) : null;
-  if (meta?.day === today && existsSync(path)) return { path, ...meta };
-  for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
-  const { openSqliteStore } = await dist('storage/sqlite/sqlite-store.js');
-  const store = openSqliteStore({ path, nowMs });
-  const started = Date.now();
-  const made = await generateCatalogue(
-    {
-      ids: await dist('domain/catalogue-ids.js'),
-      time: await dist('domain/xmltv-time.js'),
-    },
-    store,
-    { ...options, futureDays: 7, nowMs },
-  );
-  await store.close();
-  const info = { day: today, ...made, generatedInMs: Date.now() - started };
-  writeFileSync(metaPath, JSON.stringify(info));
-  return { path, ...info };
+  if (engine === 'sqlite' && meta?.day !== today) {
+    const path = join(OUT, `catalogue-${options.channels}x${options.days}x${options.perDay}.db`);
+    for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
+  }
+  const opened = await openBenchStore(engine, nowMs);
+  try {
+    if (meta?.day === today && (await opened.store.catalogue.countChannels()) > 0) {
+      return { databaseUrl: opened.databaseUrl, ...meta };
+    }
+    const started = Date.now();
+    // Each generation replaces the channels' schedules from the new first day on.
+    const made = await generateCatalogue(
+      {
+        ids: await dist('domain/catalogue-ids.js'),
+        time: await dist('domain/xmltv-time.js'),
+      },
+      opened.store,
+      { ...options, futureDays: 7, nowMs },
+    );
+    const info = { day: today, ...made, generatedInMs: Date.now() - started };
+    writeFileSync(metaPath, JSON.stringify(info));
+    return { databaseUrl: opened.databaseUrl, ...info };
+  } finally {
+    await opened.store.close();
+  }
 }
 
 /** A bench account with a raised limit and many keys (requests rotate through them). */
-async function benchKeys(path, nowMs) {
-  const { openSqliteStore } = await dist('storage/sqlite/sqlite-store.js');
+async function benchKeys(engine, nowMs) {
   const { issueApiKey } = await dist('accounts/account-service.js');
-  const store = openSqliteStore({ path, nowMs });
-  const email = `bench-${nowMs}@onair.local`;
-  const account = await store.accounts.createAccount(
-    { email, verifiedAt: nowMs, accessUntil: null, rateLimit: 10_000_000 },
-    nowMs,
-  );
-  const keys = [];
-  for (let i = 0; i < 50; i++)
-    keys.push((await issueApiKey(store.accounts, account.id, `bench ${i}`, nowMs)).key);
-  await store.close();
-  return keys;
+  const { store } = await openBenchStore(engine, nowMs);
+  try {
+    const email = `bench-${nowMs}@onair.local`;
+    const account = await store.accounts.createAccount(
+      { email, verifiedAt: nowMs, accessUntil: null, rateLimit: 10_000_000 },
+      nowMs,
+    );
+    const keys = [];
+    for (let i = 0; i < 50; i++) {
+      keys.push((await issueApiKey(store.accounts, account.id, `bench ${i}`, nowMs)).key);
+    }
+    return keys;
+  } finally {
+    await store.close();
+  }
 }
 
 function startProcess(command, args, env, ready, stdin) {
@@ -131,8 +172,6 @@ async function load(url, keys) {
 
 const nowMs = Date.now();
 execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
-const made = await catalogue(nowMs);
-const keys = await benchKeys(made.path, nowMs);
 const { channelIdFor } = await dist('domain/catalogue-ids.js');
 const channel = channelIdFor('bench0.uk');
 
@@ -145,19 +184,26 @@ const scenarios = [
   ['programmes, days=all', `/api/v1/channels/${channel}/programmes?days=all`],
 ];
 
-const onairPort = await freePort();
-const onair = await startProcess(
-  process.execPath,
-  [join(ROOT, 'bin/onair'), 'serve'],
-  { DATABASE_URL: made.path, PORT: String(onairPort), LOG_LEVEL: 'warn' },
-  /serving/,
-);
-const onairUrl = `http://127.0.0.1:${onairPort}`;
+const servers = [];
 const bodies = {};
-for (const [, path] of scenarios) {
-  const res = await fetch(onairUrl + path, { headers: { 'x-api-key': keys[0] } });
-  if (res.status !== 200) throw new Error(`${path} answered ${res.status}`);
-  bodies[path] = Buffer.from(await res.arrayBuffer()).toString('base64');
+let made;
+for (const engine of options.engines) {
+  made = await catalogue(engine, nowMs);
+  const keys = await benchKeys(engine, nowMs);
+  const port = await freePort();
+  const child = await startProcess(
+    process.execPath,
+    [join(ROOT, 'bin/onair'), 'serve'],
+    { DATABASE_URL: made.databaseUrl, PORT: String(port), LOG_LEVEL: 'warn' },
+    /serving/,
+  );
+  const url = `http://127.0.0.1:${port}`;
+  for (const [, path] of scenarios) {
+    const res = await fetch(url + path, { headers: { 'x-api-key': keys[0] } });
+    if (res.status !== 200) throw new Error(`${engine} ${path} answered ${res.status}`);
+    bodies[`/${engine}${path}`] = Buffer.from(await res.arrayBuffer()).toString('base64');
+  }
+  servers.push({ engine, child, url, keys });
 }
 const plainPort = await freePort();
 const plain = await startProcess(
@@ -171,14 +217,17 @@ const plainUrl = `http://127.0.0.1:${plainPort}`;
 
 const rows = [];
 for (const [name, path] of scenarios) {
-  const bytes = Buffer.from(bodies[path], 'base64').length;
-  const base = await load(plainUrl + path, keys);
-  const full = await load(onairUrl + path, keys);
-  rows.push({ name, bytes, full, base, ratio: full.rps / base.rps });
-  process.stderr.write(`${name}: ${Math.round(full.rps)} req/s vs ${Math.round(base.rps)}\n`);
+  for (const server of servers) {
+    const bytes = Buffer.from(bodies[`/${server.engine}${path}`], 'base64').length;
+    const base = await load(`${plainUrl}/${server.engine}${path}`, server.keys);
+    const full = await load(server.url + path, server.keys);
+    const label = servers.length > 1 ? `${name} (${server.engine})` : name;
+    rows.push({ name: label, bytes, full, base, ratio: full.rps / base.rps });
+    process.stderr.write(`${label}: ${Math.round(full.rps)} req/s vs ${Math.round(base.rps)}\n`);
+  }
 }
-const rss = peakRssMb(onair.pid);
-onair.kill('SIGTERM');
+const rss = servers.map((s) => `${s.engine} ${peakRssMb(s.child.pid)} MB`).join(', ');
+for (const server of servers) server.child.kill('SIGTERM');
 plain.kill('SIGTERM');
 
 const table = [
@@ -193,8 +242,9 @@ const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT
   .toString()
   .trim();
 const summary = [
-  `Catalogue: ${made.channels} channels, ${made.programmes.toLocaleString('en')} programmes (SQLite); ` +
-    `${options.connections} connections, ${options.duration} s per case; Onair peak RSS ${rss} MB.`,
+  `Catalogue: ${made.channels} channels, ${made.programmes.toLocaleString('en')} programmes ` +
+    `(${options.engines.join(', ')}); ${options.connections} connections, ${options.duration} s per case; ` +
+    `Onair peak RSS: ${rss}.`,
   `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${Math.round(totalmem() / 2 ** 30)} GB; Node ${process.version}; commit ${commit}.`,
 ];
 console.log([...summary, '', ...table].join('\n'));
