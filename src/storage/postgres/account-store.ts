@@ -1,58 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
-import { emailKey } from '../sqlite/account-store.js';
+import {
+  ACCOUNT_COLUMNS,
+  emailKey,
+  KEY_COLUMNS,
+  toAccount,
+  toApiKey,
+  toAuditEvent,
+  type AccountRow,
+  type ApiKeyRow,
+  type AuditRow,
+} from '../rows.js';
 import { DuplicateAccountError, UnknownAccountError } from '../errors.js';
-import type { Account, AccountStore, ApiKey, AuditActor, AuditEvent, KeyOwner } from '../types.js';
-
-interface AccountRow {
-  id: string;
-  email: string;
-  verified_at: number | null;
-  access_until: number | null;
-  rate_limit: number | null;
-  disabled: boolean;
-  created_at: number;
-}
-
-interface ApiKeyRow {
-  id: string;
-  account_id: string;
-  name: string;
-  prefix: string;
-  last_four: string;
-  created_at: number;
-  last_used_at: number | null;
-  revoked_at: number | null;
-}
-
-const ACCOUNT_COLUMNS = 'id, email, verified_at, access_until, rate_limit, disabled, created_at';
-const KEY_COLUMNS = 'id, account_id, name, prefix, last_four, created_at, last_used_at, revoked_at';
-
-function toAccount(row: AccountRow): Account {
-  return {
-    id: row.id,
-    email: row.email,
-    verifiedAt: row.verified_at,
-    accessUntil: row.access_until,
-    rateLimit: row.rate_limit,
-    disabled: row.disabled,
-    createdAt: row.created_at,
-  };
-}
-
-function toApiKey(row: ApiKeyRow): ApiKey {
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    name: row.name,
-    prefix: row.prefix,
-    lastFour: row.last_four,
-    createdAt: row.created_at,
-    lastUsedAt: row.last_used_at,
-    revokedAt: row.revoked_at,
-  };
-}
+import type { Account, AccountStore, AuditEvent, KeyOwner } from '../types.js';
 
 /** Accounts, keys, usage and the audit trail over a PostgreSQL pool. */
 export function createPostgresAccountStore(pool: pg.Pool): AccountStore {
@@ -219,24 +180,11 @@ export function createPostgresAccountStore(pool: pg.Pool): AccountStore {
       return { id, at: nowMs, ...event };
     },
     async listAudit(accountId) {
-      const { rows } = await pool.query<{
-        id: string;
-        account_id: string;
-        at: number;
-        actor: string;
-        action: string;
-        details: Record<string, unknown>;
-      }>('SELECT * FROM audit_events WHERE account_id = $1 ORDER BY at, id COLLATE "C"', [
-        accountId,
-      ]);
-      return rows.map((row) => ({
-        id: row.id,
-        accountId: row.account_id,
-        at: row.at,
-        actor: row.actor as AuditActor,
-        action: row.action,
-        details: row.details,
-      }));
+      const { rows } = await pool.query<AuditRow>(
+        'SELECT * FROM audit_events WHERE account_id = $1 ORDER BY at, id COLLATE "C"',
+        [accountId],
+      );
+      return rows.map(toAuditEvent);
     },
   };
 }

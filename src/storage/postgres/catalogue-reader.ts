@@ -1,56 +1,17 @@
 import type pg from 'pg';
 import type { ScheduleWindow } from '../../domain/schedule-window.js';
-import type { CatalogueReader, Channel, Programme } from '../types.js';
+import {
+  CHANNEL_COLUMNS,
+  PROGRAMME_COLUMNS,
+  toChannel,
+  toProgramme,
+  type ChannelRow,
+  type ProgrammeRow,
+} from '../rows.js';
+import type { CatalogueReader } from '../types.js';
 
-interface ChannelRow {
-  id: string;
-  name: string;
-  icon: string;
-  country: string;
-  needs_review: boolean;
-}
-
-interface ProgrammeRow {
-  id: string;
-  start: string;
-  stop: string;
-  title: string;
-  description: string;
-  category: string;
-  source_file_id: string;
-  needs_review: boolean;
-  updated_at: number;
-}
-
-const CHANNEL_COLUMNS = 'id, name, icon, country, needs_review';
-const PROGRAMME_COLUMNS =
-  'id, start, stop, title, description, category, source_file_id, needs_review, updated_at';
 // Byte order, as on SQLite, so both engines list in exactly the same order.
 const CHANNEL_ORDER = 'ORDER BY name_key, id COLLATE "C"';
-
-function toChannel(row: ChannelRow): Channel {
-  return {
-    id: row.id,
-    name: row.name,
-    icon: row.icon,
-    country: row.country,
-    needsReview: row.needs_review,
-  };
-}
-
-function toProgramme(row: ProgrammeRow): Programme {
-  return {
-    id: row.id,
-    start: row.start,
-    stop: row.stop,
-    title: row.title,
-    desc: row.description,
-    category: row.category,
-    sourceFileId: row.source_file_id,
-    needsReview: row.needs_review,
-    updatedAt: String(row.updated_at),
-  };
-}
 
 /** The needle as a LIKE pattern: `%`, `_` and `\` match only themselves. */
 function containsPattern(needle: string): string {

@@ -1,12 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
+import {
+  ACCOUNT_COLUMNS,
+  emailKey,
+  KEY_COLUMNS,
+  toAccount,
+  toApiKey,
+  toAuditEvent,
+  type AccountRow,
+  type ApiKeyRow,
+  type AuditRow,
+} from '../rows.js';
 import type {
   Account,
   AccountChanges,
   AccountStore,
-  ApiKey,
-  AuditActor,
-  AuditEvent,
   KeyOwner,
   NewAccount,
   NewApiKey,
@@ -14,80 +22,6 @@ import type {
 } from '../types.js';
 import { DuplicateAccountError, UnknownAccountError } from '../errors.js';
 import type { SqliteDatabase } from './database.js';
-
-interface AccountRow {
-  id: string;
-  email: string;
-  verified_at: number | null;
-  access_until: number | null;
-  rate_limit: number | null;
-  disabled: number;
-  created_at: number;
-}
-
-interface AuditRow {
-  id: string;
-  account_id: string;
-  at: number;
-  actor: string;
-  action: string;
-  details: string;
-}
-
-function toAuditEvent(row: AuditRow): AuditEvent {
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    at: row.at,
-    actor: row.actor as AuditActor,
-    action: row.action,
-    details: JSON.parse(row.details) as Record<string, unknown>,
-  };
-}
-
-interface ApiKeyRow {
-  id: string;
-  account_id: string;
-  name: string;
-  prefix: string;
-  last_four: string;
-  created_at: number;
-  last_used_at: number | null;
-  revoked_at: number | null;
-}
-
-const ACCOUNT_COLUMNS = 'id, email, verified_at, access_until, rate_limit, disabled, created_at';
-const KEY_COLUMNS = 'id, account_id, name, prefix, last_four, created_at, last_used_at, revoked_at';
-
-function toAccount(row: AccountRow): Account {
-  return {
-    id: row.id,
-    email: row.email,
-    verifiedAt: row.verified_at,
-    accessUntil: row.access_until,
-    rateLimit: row.rate_limit,
-    disabled: row.disabled !== 0,
-    createdAt: row.created_at,
-  };
-}
-
-function toApiKey(row: ApiKeyRow): ApiKey {
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    name: row.name,
-    prefix: row.prefix,
-    lastFour: row.last_four,
-    createdAt: row.created_at,
-    lastUsedAt: row.last_used_at,
-    revokedAt: row.revoked_at,
-  };
-}
-
-/** E-mail addresses are matched case-insensitively; the address is kept as given. */
-export function emailKey(email: string): string {
-  return email.trim().toLowerCase();
-}
 
 export function createSqliteAccountStore(db: SqliteDatabase): AccountStore {
   const insertAccount = db.prepare(

@@ -1,54 +1,14 @@
 import type { ScheduleWindow } from '../../domain/schedule-window.js';
-import type { CatalogueReader, Channel, CountryCount, Programme } from '../types.js';
+import {
+  CHANNEL_COLUMNS,
+  PROGRAMME_COLUMNS,
+  toChannel,
+  toProgramme,
+  type ChannelRow,
+  type ProgrammeRow,
+} from '../rows.js';
+import type { CatalogueReader, CountryCount } from '../types.js';
 import type { SqliteDatabase } from './database.js';
-
-interface ChannelRow {
-  id: string;
-  name: string;
-  icon: string;
-  country: string;
-  needs_review: number;
-}
-
-interface ProgrammeRow {
-  id: string;
-  start: string;
-  stop: string;
-  title: string;
-  description: string;
-  category: string;
-  source_file_id: string;
-  needs_review: number;
-  updated_at: number;
-}
-
-const CHANNEL_COLUMNS = 'id, name, icon, country, needs_review';
-const PROGRAMME_COLUMNS =
-  'id, start, stop, title, description, category, source_file_id, needs_review, updated_at';
-
-function toChannel(row: ChannelRow): Channel {
-  return {
-    id: row.id,
-    name: row.name,
-    icon: row.icon,
-    country: row.country,
-    needsReview: row.needs_review !== 0,
-  };
-}
-
-function toProgramme(row: ProgrammeRow): Programme {
-  return {
-    id: row.id,
-    start: row.start,
-    stop: row.stop,
-    title: row.title,
-    desc: row.description,
-    category: row.category,
-    sourceFileId: row.source_file_id,
-    needsReview: row.needs_review !== 0,
-    updatedAt: String(row.updated_at),
-  };
-}
 
 /** Catalogue reads over one SQLite connection, with every statement prepared once. */
 export function createSqliteCatalogueReader(db: SqliteDatabase): CatalogueReader {
