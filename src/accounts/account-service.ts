@@ -1,7 +1,7 @@
 import { decideAccess, trialEnd } from '../domain/access.js';
 import { describeApiKey, generateApiKey, hashApiKey } from '../domain/api-key.js';
 import { DEFAULT_RATE_LIMIT } from '../domain/rate-window.js';
-import type { Account, AccountStore, ApiKey } from '../storage/types.js';
+import type { Account, AccountStore, ApiKey, AuditActor } from '../storage/types.js';
 
 /** Longest key name kept; names are labels for the holder, not data. */
 export const MAX_KEY_NAME_LENGTH = 100;
@@ -32,6 +32,46 @@ export async function issueApiKey(
     nowMs,
   );
   return { key, record };
+}
+
+/** Issues a key and records who did it in the account's audit trail (never the secret). */
+export async function issueAuditedApiKey(
+  accounts: AccountStore,
+  accountId: string,
+  name: string,
+  actor: AuditActor,
+  nowMs: number,
+): Promise<IssuedApiKey> {
+  const issued = await issueApiKey(accounts, accountId, name, nowMs);
+  await accounts.recordAudit(
+    {
+      accountId,
+      actor,
+      action: 'key.created',
+      details: { keyId: issued.record.id, name: issued.record.name },
+    },
+    nowMs,
+  );
+  return issued;
+}
+
+/**
+ * Revokes a key (refused from the next request on) and records it, once: revoking a revoked
+ * key changes nothing and records nothing. Returns the key as it now is.
+ */
+export async function revokeAuditedApiKey(
+  accounts: AccountStore,
+  key: ApiKey,
+  actor: AuditActor,
+  nowMs: number,
+): Promise<ApiKey> {
+  if (key.revokedAt !== null) return key;
+  const revoked = (await accounts.revokeApiKey(key.id, nowMs)) ?? key;
+  await accounts.recordAudit(
+    { accountId: key.accountId, actor, action: 'key.revoked', details: { keyId: key.id } },
+    nowMs,
+  );
+  return revoked;
 }
 
 /** An account with its access spelled out, as operators and account holders see it. */

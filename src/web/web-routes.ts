@@ -4,7 +4,12 @@ import fastifyFormbody from '@fastify/formbody';
 import fastifyHelmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { accountStatus, issueApiKey, MAX_KEY_NAME_LENGTH } from '../accounts/account-service.js';
+import {
+  accountStatus,
+  issueAuditedApiKey,
+  MAX_KEY_NAME_LENGTH,
+  revokeAuditedApiKey,
+} from '../accounts/account-service.js';
 import type { SignedIn, SignInService } from '../accounts/sign-in-service.js';
 import { PROJECT_ROOT } from '../config.js';
 import { parseEmailAddress } from '../domain/email-address.js';
@@ -264,14 +269,11 @@ export async function registerWebRoutes(app: FastifyInstance, deps: WebDeps): Pr
         });
       }
       const nowMs = deps.now();
-      const issued = await issueApiKey(store.accounts, signedIn.account.id, name, nowMs);
-      await store.accounts.recordAudit(
-        {
-          accountId: signedIn.account.id,
-          actor: 'account',
-          action: 'key.created',
-          details: { keyId: issued.record.id, name: issued.record.name },
-        },
+      const issued = await issueAuditedApiKey(
+        store.accounts,
+        signedIn.account.id,
+        name,
+        'account',
         nowMs,
       );
       return sendPage(reply, 201, keyCreatedPage(issued.record, issued.key, apiBase()));
@@ -291,19 +293,7 @@ export async function registerWebRoutes(app: FastifyInstance, deps: WebDeps): Pr
             messagePage('Key not found', 'There is no such key in your account.', true),
           );
         }
-        if (key.revokedAt === null) {
-          const nowMs = deps.now();
-          await store.accounts.revokeApiKey(key.id, nowMs);
-          await store.accounts.recordAudit(
-            {
-              accountId: key.accountId,
-              actor: 'account',
-              action: 'key.revoked',
-              details: { keyId: key.id },
-            },
-            nowMs,
-          );
-        }
+        await revokeAuditedApiKey(store.accounts, key, 'account', deps.now());
         return reply.redirect('/account?notice=key-revoked', 303);
       },
     );

@@ -1,5 +1,9 @@
 import { Command } from 'commander';
-import { issueApiKey, MAX_KEY_NAME_LENGTH } from '../../accounts/account-service.js';
+import {
+  issueAuditedApiKey,
+  MAX_KEY_NAME_LENGTH,
+  revokeAuditedApiKey,
+} from '../../accounts/account-service.js';
 import type { ApiKey } from '../../storage/types.js';
 import { CliError, isoOrNull, printResult, withStore, type CliContext } from '../cli-context.js';
 import { parseEmail } from '../option-parsers.js';
@@ -46,14 +50,11 @@ export function keysCommand(ctx: CliContext): Command {
       const nowMs = ctx.now();
       await withStore(ctx, async (store) => {
         const account = await requireAccount(store, opts.email);
-        const issued = await issueApiKey(store.accounts, account.id, opts.name, nowMs);
-        await store.accounts.recordAudit(
-          {
-            accountId: account.id,
-            actor: 'operator',
-            action: 'key.created',
-            details: { keyId: issued.record.id, name: issued.record.name },
-          },
+        const issued = await issueAuditedApiKey(
+          store.accounts,
+          account.id,
+          opts.name,
+          'operator',
           nowMs,
         );
         const data = {
@@ -97,18 +98,7 @@ export function keysCommand(ctx: CliContext): Command {
       await withStore(ctx, async (store) => {
         const before = await store.accounts.findApiKey(opts.id.trim());
         if (before === null) throw new CliError(`no key with id ${opts.id}`);
-        const key = (await store.accounts.revokeApiKey(before.id, nowMs)) ?? before;
-        if (before.revokedAt === null) {
-          await store.accounts.recordAudit(
-            {
-              accountId: key.accountId,
-              actor: 'operator',
-              action: 'key.revoked',
-              details: { keyId: key.id },
-            },
-            nowMs,
-          );
-        }
+        const key = await revokeAuditedApiKey(store.accounts, before, 'operator', nowMs);
         printResult(
           ctx,
           opts.json === true,
