@@ -417,6 +417,11 @@ describe('accounts grant and the audit trail', () => {
       ['operator', 'key.created'],
       ['operator', 'key.revoked'],
     ]);
+    expect(shown.audit[0]?.details).toEqual({
+      verifiedAt: shown.verifiedAt,
+      accessUntil: null,
+      rateLimit: 5,
+    });
     expect(shown.audit[1]?.details).toEqual({
       rateLimit: { from: 5, to: 8 },
       disabled: { from: false, to: true },
