@@ -1,4 +1,12 @@
-import type { Account, ApiKey, AuditActor, AuditEvent, Channel, Programme } from './types.js';
+import type {
+  Account,
+  ApiKey,
+  AuditActor,
+  AuditEvent,
+  Channel,
+  DuplicateSample,
+  Programme,
+} from './types.js';
 
 /**
  * Rows as both engines return them, and their mapping to the Store's types. SQLite has no
@@ -129,5 +137,17 @@ export function toProgramme(row: ProgrammeRow): Programme {
     sourceFileId: row.source_file_id,
     needsReview: Boolean(row.needs_review),
     updatedAt: String(row.updated_at),
+  };
+}
+
+/** A duplicate-slot sample row of an ingest's staging analysis (counts may be bigint text). */
+export function toDuplicateSample(row: Record<string, unknown>): DuplicateSample {
+  return {
+    channelId: String(row['channel_id']),
+    start: String(row['start']),
+    firstLine: Number(row['first_line']),
+    keptLine: Number(row['kept_line']),
+    exactDuplicates: Number(row['exact']),
+    conflictingDuplicates: Number(row['conflicting']),
   };
 }

@@ -14,6 +14,7 @@ import type { SignedIn, SignInService } from '../accounts/sign-in-service.js';
 import { PROJECT_ROOT } from '../config.js';
 import { parseEmailAddress } from '../domain/email-address.js';
 import { errors } from '../domain/errors.js';
+import { DAY_MS } from '../domain/schedule-window.js';
 import { toAppError } from '../http/error-handler.js';
 import type { SiteAddress } from '../http/site-address.js';
 import type { RateLimiter } from '../ratelimit/types.js';
@@ -36,7 +37,6 @@ export const MAX_ACTIVE_KEYS = 10;
 /** Sign-in links per address, and per client IP, in one window of the sign-in limiter. */
 export const SIGN_IN_LINKS_PER_ADDRESS = 5;
 export const SIGN_IN_LINKS_PER_IP = 30;
-const DAY_MS = 86_400_000;
 
 /** What the account pages need; chosen once at start-up. */
 export interface WebDeps {

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { SchemaVersionError } from '../errors.js';
+import { pendingMigrations } from '../schema-migration.js';
 import { POSTGRES_MIGRATIONS, type PostgresMigration } from './migrations.js';
 
 // BIGINT (int8) columns hold epoch milliseconds and counts, all far below 2^53: read them as
@@ -70,13 +70,7 @@ export async function migratePostgres(
       'SELECT max(version) AS version FROM schema_migrations',
     );
     const current = rows[0]?.version ?? 0;
-    const latest = Math.max(...migrations.map((m) => m.version));
-    if (current > latest) {
-      throw new SchemaVersionError(
-        `the database schema is version ${current}, newer than this Onair knows (${latest}); upgrade Onair`,
-      );
-    }
-    const pending = migrations.filter((m) => m.version > current);
+    const pending = pendingMigrations(current, migrations);
     for (const migration of pending) {
       await client.query('BEGIN');
       try {

@@ -12,6 +12,7 @@ import type {
   SourceFileRecord,
   StagingStats,
 } from '../types.js';
+import { toDuplicateSample } from '../rows.js';
 
 /** Rows sent to PostgreSQL per staging statement (one `unnest` of column arrays each). */
 const PROGRAMME_BATCH_ROWS = 5_000;
@@ -181,14 +182,7 @@ class PostgresIngestSession implements IngestSession {
       conflictingDuplicates: Number(totals['conflicting'] ?? 0),
       duplicateSlots: Number(totals['slots'] ?? 0),
       overlaps,
-      duplicateSamples: samples.rows.map((r) => ({
-        channelId: String(r['channel_id']),
-        start: String(r['start']),
-        firstLine: Number(r['first_line']),
-        keptLine: Number(r['kept_line']),
-        exactDuplicates: Number(r['exact']),
-        conflictingDuplicates: Number(r['conflicting']),
-      })),
+      duplicateSamples: samples.rows.map(toDuplicateSample),
     };
   }
 

@@ -1,9 +1,7 @@
-/** One step of the PostgreSQL schema; applied in order, each in its own transaction. */
-export interface PostgresMigration {
-  version: number;
-  name: string;
-  sql: string;
-}
+import type { SchemaMigration } from '../schema-migration.js';
+
+/** A step of the PostgreSQL schema. */
+export type PostgresMigration = SchemaMigration;
 
 // Times are epoch milliseconds (BIGINT), read back as numbers. `name_key` and ids sort with
 // COLLATE "C" so lists come out in the same byte order as on SQLite.

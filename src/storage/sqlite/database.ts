@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { SchemaVersionError } from '../errors.js';
+import { pendingMigrations } from '../schema-migration.js';
 import { SQLITE_MIGRATIONS, type SqliteMigration } from './migrations.js';
 
 export type SqliteDatabase = Database.Database;
@@ -50,13 +50,7 @@ export function migrateSqlite(
   migrations: readonly SqliteMigration[] = SQLITE_MIGRATIONS,
 ): SqliteMigration[] {
   const current = currentSchemaVersion(db);
-  const latest = Math.max(...migrations.map((m) => m.version));
-  if (current > latest) {
-    throw new SchemaVersionError(
-      `the database schema is version ${current}, newer than this Onair knows (${latest}); upgrade Onair`,
-    );
-  }
-  const pending = migrations.filter((m) => m.version > current);
+  const pending = pendingMigrations(current, migrations);
   for (const migration of pending) {
     db.transaction(() => {
       ensureMigrationTable(db);

@@ -4,13 +4,13 @@ import type {
   CatalogueWriter,
   ChannelRecord,
   CommitOptions,
-  DuplicateSample,
   IngestSession,
   MergeStats,
   ProgrammeRecord,
   SourceFileRecord,
   StagingStats,
 } from '../types.js';
+import { toDuplicateSample } from '../rows.js';
 import { DAY_MS } from '../../domain/schedule-window.js';
 import { foldForSearch, nameSortKey } from '../../domain/search-folding.js';
 import type { SqliteDatabase } from './database.js';
@@ -380,14 +380,7 @@ class SqliteIngestSession implements IngestSession {
       conflictingDuplicates: field(totals, 'conflicting'),
       duplicateSlots: field(totals, 'slots'),
       overlaps: countOverlaps ? field(overlaps, 'overlaps') : null,
-      duplicateSamples: rows.map((r): DuplicateSample => ({
-        channelId: String(r['channel_id']),
-        start: String(r['start']),
-        firstLine: Number(r['first_line']),
-        keptLine: Number(r['kept_line']),
-        exactDuplicates: Number(r['exact']),
-        conflictingDuplicates: Number(r['conflicting']),
-      })),
+      duplicateSamples: rows.map(toDuplicateSample),
     };
   }
 

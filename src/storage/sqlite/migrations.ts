@@ -1,9 +1,7 @@
-/** One step of the SQLite schema; applied in order, each in its own transaction. */
-export interface SqliteMigration {
-  version: number;
-  name: string;
-  sql: string;
-}
+import type { SchemaMigration } from '../schema-migration.js';
+
+/** A step of the SQLite schema. */
+export type SqliteMigration = SchemaMigration;
 
 // Tables are STRICT so a value of the wrong type is refused by the database instead of stored.
 export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
