@@ -6,7 +6,7 @@
 //
 // Options: --channels N (2000) --days N (30) --per-day N (30) --duration S (5)
 //          --connections N (32) --engines sqlite,postgres (sqlite) --write (also write
-//          bench/http-results.md). PostgreSQL uses BENCH_POSTGRES_URL (default: database
+//          bench/http-results.md) --routes countries,search (only those). PostgreSQL uses BENCH_POSTGRES_URL (default: database
 //          onair_bench_http on the local server, created when missing).
 // The catalogue is cached (bench/out/, or the PostgreSQL database) and regenerated when its
 // day has passed.
@@ -36,6 +36,8 @@ const options = {
   connections: Number(arg('--connections', 32)),
   write: process.argv.includes('--write'),
   engines: String(arg('--engines', 'sqlite')).split(','),
+  /** Only the routes whose names start with one of these (comma-separated). */
+  routes: arg('--routes', null)?.split(',') ?? null,
 };
 const POSTGRES_URL =
   process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/onair_bench_http';
@@ -145,14 +147,26 @@ function startProcess(command, args, env, ready, stdin) {
   });
 }
 
+/** CPU time (user + system, ms) a process has used so far, from /proc. */
+function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 function peakRssMb(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
   return Math.round(kb / 1024);
 }
 
-async function load(url, keys) {
+/**
+ * Loads one URL and measures the server: req/s and latency from autocannon, and the server's
+ * own CPU time per answered request, which stays comparable when other work shares the machine.
+ */
+async function load(url, keys, pid) {
   let i = 0;
+  const cpuBefore = cpuMs(pid);
   const result = await autocannon({
     url,
     connections: options.connections,
@@ -166,8 +180,15 @@ async function load(url, keys) {
       },
     ],
   });
+  const cpuUsPerRequest = ((cpuMs(pid) - cpuBefore) * 1000) / Math.max(1, result.requests.total);
   const bad = result.non2xx + result.errors + result.timeouts;
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, bad };
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    cpuUs: cpuUsPerRequest,
+    bad,
+  };
 }
 
 const nowMs = Date.now();
@@ -182,7 +203,7 @@ const scenarios = [
   ['programmes, 7 days (default)', `/api/v1/channels/${channel}/programmes`],
   ['programmes, today', `/api/v1/channels/${channel}/programmes?days=today`],
   ['programmes, days=all', `/api/v1/channels/${channel}/programmes?days=all`],
-];
+].filter(([name]) => options.routes === null || options.routes.some((r) => name.startsWith(r)));
 
 const servers = [];
 const bodies = {};
@@ -219,11 +240,14 @@ const rows = [];
 for (const [name, path] of scenarios) {
   for (const server of servers) {
     const bytes = Buffer.from(bodies[`/${server.engine}${path}`], 'base64').length;
-    const base = await load(`${plainUrl}/${server.engine}${path}`, server.keys);
-    const full = await load(server.url + path, server.keys);
+    const base = await load(`${plainUrl}/${server.engine}${path}`, server.keys, plain.pid);
+    const full = await load(server.url + path, server.keys, server.child.pid);
     const label = servers.length > 1 ? `${name} (${server.engine})` : name;
     rows.push({ name: label, bytes, full, base, ratio: full.rps / base.rps });
-    process.stderr.write(`${label}: ${Math.round(full.rps)} req/s vs ${Math.round(base.rps)}\n`);
+    process.stderr.write(
+      `${label}: ${Math.round(full.rps)} req/s vs ${Math.round(base.rps)}; ` +
+        `CPU ${full.cpuUs.toFixed(0)} µs vs ${base.cpuUs.toFixed(0)} µs per request\n`,
+    );
   }
 }
 const rss = servers.map((s) => `${s.engine} ${peakRssMb(s.child.pid)} MB`).join(', ');
@@ -231,11 +255,11 @@ for (const server of servers) server.child.kill('SIGTERM');
 plain.kill('SIGTERM');
 
 const table = [
-  '| route | body | Onair req/s | p50 / p99 ms | plain node:http req/s | p50 / p99 ms | ratio |',
-  '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+  '| route | body | Onair req/s | p50 / p99 ms | plain node:http req/s | p50 / p99 ms | ratio | server CPU µs/request, Onair / plain |',
+  '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ...rows.map(
     (r) =>
-      `| ${r.name} | ${(r.bytes / 1024).toFixed(1)} KB | ${Math.round(r.full.rps)}${r.full.bad ? ` (${r.full.bad} failed)` : ''} | ${r.full.p50} / ${r.full.p99} | ${Math.round(r.base.rps)} | ${r.base.p50} / ${r.base.p99} | ${(r.ratio * 100).toFixed(0)} % |`,
+      `| ${r.name} | ${(r.bytes / 1024).toFixed(1)} KB | ${Math.round(r.full.rps)}${r.full.bad ? ` (${r.full.bad} failed)` : ''} | ${r.full.p50} / ${r.full.p99} | ${Math.round(r.base.rps)} | ${r.base.p50} / ${r.base.p99} | ${(r.ratio * 100).toFixed(0)} % | ${r.full.cpuUs.toFixed(0)} / ${r.base.cpuUs.toFixed(0)} |`,
   ),
 ];
 const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT })

@@ -1,4 +1,5 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { createKeyOwnerCache } from './accounts/key-owner-cache.js';
 import { createSignInService } from './accounts/sign-in-service.js';
 import type { UsageRecorder } from './accounts/usage-recorder.js';
 import type { Config } from './config.js';
@@ -78,14 +79,16 @@ export async function buildApp(
   });
 
   const schedules = createScheduleCache(deps.store.catalogue);
-  const responses = createResponseCache(deps.store.catalogue);
+  const responses = createResponseCache();
   const sendCached = createCachedReplies();
   await app.register(
     async (v1) => {
+      v1.decorateRequest('dataVersions', null);
       v1.addHook(
         'onRequest',
         createApiGuard({
-          accounts: deps.store.accounts,
+          versions: () => deps.store.versions(),
+          keyOwners: createKeyOwnerCache(deps.store.accounts),
           accountLimiter: deps.accountLimiter,
           authFailureLimiter: deps.authFailureLimiter,
           authFailureLimit: deps.config.authFailureLimit,

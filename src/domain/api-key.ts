@@ -1,5 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
+import { sha256Hex } from './sha256.js';
 
 /**
  * API keys look like `onair_<32 base62 chars><6 base62 checksum chars>`. The prefix makes a
@@ -50,7 +51,7 @@ export function isWellFormedApiKey(key: string): boolean {
 
 /** The stored lookup value of a key. */
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return sha256Hex(key);
 }
 
 /** What may be shown of a key after creation: its prefix and last four characters. */

@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sha256Hex } from './sha256.js';
 
 /**
  * Sign-in link tokens and session ids: 32 random bytes, base64url. Only their SHA-256 is
@@ -10,7 +11,7 @@ export function generateSecretToken(): string {
 }
 
 export function hashSecretToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+  return sha256Hex(token);
 }
 
 /** Shape check before any database read: 43 base64url characters. */

@@ -70,11 +70,17 @@ export interface CatalogueReader {
   channelExists(id: string): Promise<boolean>;
   listProgrammes(channelId: string, window: ScheduleWindow): Promise<Programme[]>;
   countChannels(): Promise<number>;
-  /**
-   * A token that changes whenever the catalogue may have changed (an ingest here or in another
-   * process or instance); cheap enough to read on every request, so caches can check it.
-   */
-  version(): Promise<string>;
+}
+
+/**
+ * Versions of the data the read path caches: each changes whenever a commit (by this process
+ * or any other) may have changed what it covers.
+ */
+export interface DataVersions {
+  /** Channels and programmes. */
+  readonly catalogue: string;
+  /** Accounts and API keys, as far as access depends on them (not key use or usage counts). */
+  readonly auth: string;
 }
 
 export interface Account {
@@ -251,6 +257,11 @@ export interface Store {
   readonly ingest: CatalogueWriter;
   readonly accounts: AccountStore;
   readonly signIn: SignInStore;
+  /**
+   * The current data versions, cheap enough for every request: caches of keys and serialised
+   * bodies stay valid while the version they were built at is current.
+   */
+  versions(): Promise<DataVersions>;
   /** Resolves when the storage answers; rejects otherwise (used by /readyz). */
   ping(): Promise<void>;
   close(): Promise<void>;

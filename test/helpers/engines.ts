@@ -91,7 +91,11 @@ export async function openEngineStore(engine: EngineName, nowMs: number): Promis
     store,
     databaseUrl: database.url,
     async sql(text) {
-      return (await store.pool.query<Record<string, unknown>>(text)).rows;
+      const { rows } = await store.pool.query<Record<string, unknown>>(text);
+      // Written under the store: wait until its notification is in, as a next request would
+      // once it arrives.
+      await store.syncVersions();
+      return rows;
     },
     async dispose() {
       await store.close();

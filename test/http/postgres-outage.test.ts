@@ -60,6 +60,22 @@ describe('PostgreSQL outage', () => {
       countries: [{ country: 'IE', channelCount: 2 }],
     });
     cluster.stop();
+    // Answers already in memory may go out until the instance notices (its listening connection
+    // drops, or the versions read every second fails); after that every request is a 503.
+    const stoppedAt = Date.now();
+    const seen = new Set<number>();
+    await expect
+      .poll(
+        async () => {
+          const res = await get('/api/v1/countries');
+          seen.add(res.statusCode);
+          return res.statusCode;
+        },
+        { timeout: 3_000, interval: 20 },
+      )
+      .toBe(503);
+    expect(Date.now() - stoppedAt).toBeLessThan(3_000);
+    expect([...seen].filter((status) => status !== 200 && status !== 503)).toEqual([]);
     for (const url of ['/api/v1/countries', '/api/v1/channels/search?q=a']) {
       const started = Date.now();
       const res = await get(url);

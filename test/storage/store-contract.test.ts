@@ -3,7 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestXmltv, type IngestSummary } from '../../src/catalogue/ingest.js';
 import { channelIdFor } from '../../src/domain/catalogue-ids.js';
 import { DuplicateAccountError } from '../../src/storage/errors.js';
-import type { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
+import {
+  openPostgresStore,
+  type PostgresStore,
+} from '../../src/storage/postgres/postgres-store.js';
+import { openSqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import type { Store } from '../../src/storage/types.js';
 import { ENGINES, openEngineStore, type EngineStore } from '../helpers/engines.js';
 import { fixturePath, NOW } from '../ingest/ingest-helpers.js';
@@ -230,7 +234,87 @@ describe.each(ENGINES)('store contract: %s', (engine) => {
     expect(await signIn.deleteAccountSessions(ann.id)).toBe(1);
     await s.store.ping();
   });
+
+  it('moves the catalogue and auth versions exactly when what they cover changes', async () => {
+    const { store } = s;
+    // Another process (the CLI, another instance) writing to the same database.
+    const other = await openSameStore(s);
+    try {
+      /** Which versions moved while `change` ran. */
+      const moved = async (change: () => Promise<unknown>, by: Store = store) => {
+        const before = await store.versions();
+        await change();
+        if (by !== store) await settle(store);
+        const after = await store.versions();
+        return {
+          catalogue: after.catalogue !== before.catalogue,
+          auth: after.auth !== before.auth,
+        };
+      };
+      const neither = { catalogue: false, auth: false };
+      const catalogue = { catalogue: true, auth: false };
+      const auth = { catalogue: false, auth: true };
+
+      expect(await moved(() => run(store, guide('Versions', 9)))).toEqual(catalogue);
+      expect(await moved(() => run(other, guide('Elsewhere', 10)), other)).toEqual(catalogue);
+      // An identical re-ingest still records its source file; caches are rebuilt, never stale.
+      expect((await moved(() => run(store, guide('Elsewhere', 10)))).auth).toBe(false);
+      expect(await moved(async () => undefined)).toEqual(neither);
+
+      const bob = await moved(() =>
+        store.accounts.createAccount(
+          {
+            email: `bob-${engine}@example.com`,
+            verifiedAt: null,
+            accessUntil: null,
+            rateLimit: null,
+          },
+          NOW,
+        ),
+      );
+      expect(bob).toEqual(auth);
+      const id = (await store.accounts.findAccountByEmail(`bob-${engine}@example.com`))?.id ?? '';
+      let keyId = '';
+      expect(
+        await moved(async () => {
+          keyId = (
+            await store.accounts.createApiKey(
+              { accountId: id, name: 'v', keyHash: `v-${engine}`, prefix: 'p', lastFour: 'l' },
+              NOW,
+            )
+          ).id;
+        }),
+      ).toEqual(auth);
+      // Key use and usage counts are written all the time and decide nothing: no version moves.
+      expect(await moved(() => store.accounts.markKeysUsed([{ keyId, at: NOW + 1 }]))).toEqual(
+        neither,
+      );
+      expect(
+        await moved(() =>
+          store.accounts.addUsage([{ accountId: id, hourStart: 0, requests: 1, limited: 0 }]),
+        ),
+      ).toEqual(neither);
+      expect(
+        await moved(() => other.accounts.updateAccount(id, { disabled: true }, NOW), other),
+      ).toEqual(auth);
+      expect(await moved(() => store.accounts.markVerified(id, NOW))).toEqual(auth);
+      expect(await moved(() => other.accounts.revokeApiKey(keyId, NOW), other)).toEqual(auth);
+    } finally {
+      await other.close();
+    }
+  });
 });
+
+/** A second store over the same database, as another process would open it. */
+async function openSameStore(s: EngineStore): Promise<Store> {
+  if (s.engine === 'sqlite') return openSqliteStore({ path: s.databaseUrl, nowMs: NOW });
+  return openPostgresStore({ url: s.databaseUrl, nowMs: NOW });
+}
+
+/** Waits until changes committed elsewhere are seen (PostgreSQL: their notifications are in). */
+async function settle(store: Store): Promise<void> {
+  if (store.engine === 'postgres') await (store as PostgresStore).syncVersions();
+}
 
 describe.runIf(ENGINES.includes('postgres'))('PostgreSQL search index', () => {
   it('answers a substring search from the trigram index of the folded names', async () => {

@@ -1,12 +1,37 @@
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { Readable } from 'node:stream';
+import { promisify } from 'node:util';
+import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** Bodies smaller than this go out as they are: compression would not pay for itself. */
 const COMPRESS_FROM_BYTES = 1024;
 /** Compressed bodies kept, by bytes; a cached body is compressed once per encoding. */
 const COMPRESSED_CACHE_BYTES = 32 * 1024 * 1024;
+/**
+ * A body in parts (a schedule: head, programmes, tail) at least this long is streamed from the
+ * cached buffers instead of being copied into one: a long `days=all` costs no copy per request.
+ */
+const STREAM_FROM_BYTES = 1024 * 1024;
+
+const brotliAsync = promisify(brotliCompress);
+const gzipAsync = promisify(gzip);
 
 type Encoding = 'br' | 'gzip';
+
+/** A response body serialised ahead of time (with the route's response schema). */
+export interface PreparedBody {
+  /** The bytes, whole or in parts to be sent one after the other. */
+  body: Buffer | readonly Buffer[];
+  /** Names these bytes exactly (the key of their compressed forms). */
+  tag: string;
+  /** The `ETag` header value. */
+  etag: string;
+}
+
+/** A weak `ETag` for a tag: characters an entity tag cannot hold become `_`. */
+export function etagFor(tag: string): string {
+  return `W/"${tag.replace(/[^\x21\x23-\x7e]/g, '_')}"`;
+}
 
 /** Brotli when the client takes it, else gzip, else none (`q=0` refuses an encoding). */
 export function pickEncoding(acceptEncoding: string | undefined): Encoding | null {
@@ -22,65 +47,109 @@ export function pickEncoding(acceptEncoding: string | undefined): Encoding | nul
   return null;
 }
 
+/** True when `If-None-Match` names this tag (or is `*`). */
+function matches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (ifNoneMatch === undefined) return false;
+  if (ifNoneMatch === etag) return true;
+  return ifNoneMatch.split(',').some((t) => {
+    const tag = t.trim();
+    return tag === etag || tag === '*';
+  });
+}
+
+function lengthOf(body: Buffer | readonly Buffer[]): number {
+  if (Buffer.isBuffer(body)) return body.length;
+  let length = 0;
+  for (const part of body as readonly Buffer[]) length += part.length;
+  return length;
+}
+
 /**
- * Sends a body serialised ahead of time (with the route's response schema) with its `ETag`;
- * a client that sends the tag back in `If-None-Match` gets 304 without the body. Bodies of
- * 1 KB or more go out brotli- or gzip-compressed when the client accepts it, compressed once
- * per tag and encoding. `reply` is the untyped reply: the typed one expects the response
- * object, not its bytes.
+ * Sends bodies serialised ahead of time with their `ETag`; a client that sends the tag back in
+ * `If-None-Match` gets 304 without the body. Bodies of 1 KB or more go out brotli- or
+ * gzip-compressed when the client accepts it, compressed once per tag and encoding off the
+ * event loop (zlib's thread pool), so a large body never stalls other requests. `reply` is the
+ * untyped reply: the typed one expects the response object, not its bytes.
  */
 export function createCachedReplies() {
   // Per app: a tag names the same bytes only within one catalogue.
-  const compressed = new Map<string, Buffer>();
+  const compressed = new Map<string, Promise<Buffer>>();
+  const sizes = new Map<string, number>();
   let compressedBytes = 0;
 
-  function compress(tag: string, body: Buffer, encoding: Encoding): Buffer {
-    const key = `${encoding}:${tag}`;
-    let out = compressed.get(key);
-    if (out !== undefined) {
-      compressed.delete(key);
-    } else {
-      // Moderate levels: a cached body is compressed once and sent many times.
-      out =
-        encoding === 'br'
-          ? brotliCompressSync(body, {
-              params: {
-                [constants.BROTLI_PARAM_QUALITY]: 5,
-                [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
-              },
-            })
-          : gzipSync(body, { level: 6 });
-      compressedBytes += out.length;
-    }
-    compressed.set(key, out);
-    for (const [oldKey, old] of compressed) {
+  function evict(): void {
+    for (const [key, size] of sizes) {
       if (compressedBytes <= COMPRESSED_CACHE_BYTES) break;
-      compressed.delete(oldKey);
-      compressedBytes -= old.length;
+      sizes.delete(key);
+      compressed.delete(key);
+      compressedBytes -= size;
     }
+  }
+
+  function compress(prepared: PreparedBody, length: number, encoding: Encoding): Promise<Buffer> {
+    const key = `${encoding}:${prepared.tag}`;
+    const known = compressed.get(key);
+    if (known !== undefined) {
+      // Most recently used goes last.
+      compressed.delete(key);
+      compressed.set(key, known);
+      const size = sizes.get(key);
+      if (size !== undefined) {
+        sizes.delete(key);
+        sizes.set(key, size);
+      }
+      return known;
+    }
+    const input = Buffer.isBuffer(prepared.body)
+      ? prepared.body
+      : Buffer.concat(prepared.body as readonly Buffer[], length);
+    // Moderate levels: a cached body is compressed once and sent many times.
+    const out =
+      encoding === 'br'
+        ? brotliAsync(input, {
+            params: {
+              [constants.BROTLI_PARAM_QUALITY]: 5,
+              [constants.BROTLI_PARAM_SIZE_HINT]: input.length,
+            },
+          })
+        : gzipAsync(input, { level: 6 });
+    compressed.set(key, out);
+    out.then(
+      (buffer) => {
+        if (compressed.get(key) !== out) return;
+        sizes.set(key, buffer.length);
+        compressedBytes += buffer.length;
+        evict();
+      },
+      () => compressed.delete(key),
+    );
     return out;
   }
 
   return function sendCached(
     request: FastifyRequest,
     reply: FastifyReply,
-    cached: { body: Buffer; tag: string },
-  ): FastifyReply {
-    const etag = `W/"${cached.tag.replace(/[^\x21\x23-\x7e]/g, '_')}"`;
+    prepared: PreparedBody,
+  ): FastifyReply | Promise<FastifyReply> {
     reply
-      .header('ETag', etag)
+      .header('ETag', prepared.etag)
       .header('Cache-Control', 'private, max-age=60')
       .header('Vary', 'Accept-Encoding');
-    if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+    if (matches(request.headers['if-none-match'], prepared.etag)) return reply.code(304).send();
     reply.type('application/json; charset=utf-8');
+    const body = prepared.body;
+    const length = lengthOf(body);
     const encoding =
-      cached.body.length >= COMPRESS_FROM_BYTES
-        ? pickEncoding(request.headers['accept-encoding'])
-        : null;
-    if (encoding === null) return reply.send(cached.body);
-    return reply
-      .header('Content-Encoding', encoding)
-      .send(compress(cached.tag, cached.body, encoding));
+      length >= COMPRESS_FROM_BYTES ? pickEncoding(request.headers['accept-encoding']) : null;
+    if (encoding !== null) {
+      return compress(prepared, length, encoding).then((out) =>
+        reply.header('Content-Encoding', encoding).send(out),
+      );
+    }
+    if (Buffer.isBuffer(body)) return reply.send(body);
+    const parts = body as readonly Buffer[];
+    if (length < STREAM_FROM_BYTES) return reply.send(Buffer.concat(parts, length));
+    return reply.header('Content-Length', length).send(Readable.from(parts));
   };
 }
 

@@ -16,6 +16,7 @@ import {
   SearchQuery,
   SearchResponse,
 } from '../schemas.js';
+import { versionsOf } from '../api-guard.js';
 import { refuseOtherMethods } from './method-guard.js';
 import type { ScheduleCache } from './schedule-cache.js';
 import type { SendCached } from './cached-reply.js';
@@ -48,7 +49,8 @@ export function registerChannelsRoutes(
         country === undefined || country.trim() === '' ? null : parseCountryCode(country);
       const needle = searchNeedle(q);
       if (needle === null) return { results: [] };
-      const cached = await cache.get(`search:${countryFilter ?? ''}:${needle}`, async () => {
+      const key = `search:${countryFilter ?? ''}:${needle}`;
+      const cached = await cache.get(key, versionsOf(request).catalogue, async () => {
         const channels = await catalogue.searchChannels(needle, countryFilter, MAX_SEARCH_RESULTS);
         return searchJson({
           results: channels.map((channel) => ({
@@ -83,15 +85,14 @@ export function registerChannelsRoutes(
     async (request, reply) => {
       const window = parseScheduleWindow(request.query.days, request.query.all, now());
       const channelId = request.params.channelId.toLowerCase();
-      const body = isUuid(channelId) ? await schedules.body(channelId, window) : null;
+      const body = isUuid(channelId)
+        ? await schedules.body(channelId, window, versionsOf(request).catalogue)
+        : null;
       if (body === null) throw errors.channelNotFound();
-      // The tag changes with the catalogue version and with the window's programmes, so a
-      // client that sends it back gets 304 exactly when the bytes would be the same.
-      // Already serialised with ProgrammeEntry by the cache: it goes out as it is.
-      return sendCached(request, reply as unknown as FastifyReply, {
-        body: body.json,
-        tag: body.tag,
-      });
+      // Already serialised with ProgrammeEntry by the cache: it goes out as it is. Its tag
+      // changes with the catalogue version and with the window's programmes, so a client that
+      // sends it back gets 304 exactly when the bytes would be the same.
+      return sendCached(request, reply as unknown as FastifyReply, body);
     },
   );
   refuseOtherMethods(app, '/channels/:channelId/programmes');

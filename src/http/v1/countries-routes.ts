@@ -10,6 +10,7 @@ import {
   ErrorBody,
   keyedErrorResponses,
 } from '../schemas.js';
+import { versionsOf } from '../api-guard.js';
 import type { SendCached } from './cached-reply.js';
 import { refuseOtherMethods } from './method-guard.js';
 import type { ResponseCache } from './response-cache.js';
@@ -38,7 +39,7 @@ export function registerCountriesRoutes(
       sendCached(
         request,
         reply as unknown as FastifyReply,
-        await cache.get('countries', async () =>
+        await cache.get('countries', versionsOf(request).catalogue, async () =>
           countriesJson({ countries: await catalogue.listCountries() }),
         ),
       ),
@@ -59,7 +60,7 @@ export function registerCountriesRoutes(
       return sendCached(
         request,
         reply as unknown as FastifyReply,
-        await cache.get(`channels:${country}`, async () =>
+        await cache.get(`channels:${country}`, versionsOf(request).catalogue, async () =>
           channelsJson({ country, channels: await catalogue.listChannels(country) }),
         ),
       );

@@ -1,43 +1,35 @@
-import type { CatalogueReader } from '../../storage/types.js';
-
 /** Bytes of serialised list responses kept in memory by default. */
 export const DEFAULT_RESPONSE_CACHE_BYTES = 16 * 1024 * 1024;
 
-interface Entry {
-  version: string;
-  body: Buffer;
-}
+import { etagFor, type PreparedBody } from './cached-reply.js';
 
-/** A cached response body and its validator tag. */
-export interface CachedBody {
+interface Entry extends PreparedBody {
   body: Buffer;
-  tag: string;
+  version: string;
 }
 
 /**
  * Serialised bodies of the list routes (countries, channels of a country, search), keyed by
- * route and parameters, valid while the catalogue version is unchanged (read on every request,
- * so an ingest anywhere is seen at once), least recently used evicted beyond `maxBytes`.
- * Measured: answering /countries from a GROUP BY on every request took 44 % of the server's CPU.
+ * route and parameters, valid while the catalogue version they were built at is the current one
+ * (which the caller reads for every request, so an ingest anywhere is seen at once), least
+ * recently used evicted beyond `maxBytes`. Measured: answering /countries from a GROUP BY on
+ * every request took 44 % of the server's CPU.
  */
-export function createResponseCache(
-  catalogue: CatalogueReader,
-  maxBytes = DEFAULT_RESPONSE_CACHE_BYTES,
-) {
+export function createResponseCache(maxBytes = DEFAULT_RESPONSE_CACHE_BYTES) {
   const entries = new Map<string, Entry>();
   let bytes = 0;
 
   return {
-    /** The body for `key`, built by `build` when missing or older than the catalogue. */
-    async get(key: string, build: () => Promise<string>): Promise<CachedBody> {
-      const version = await catalogue.version();
+    /** The body for `key` at catalogue `version`, built by `build` when missing or older. */
+    async get(key: string, version: string, build: () => Promise<string>): Promise<PreparedBody> {
       let entry = entries.get(key);
       if (entry !== undefined) {
         entries.delete(key);
         bytes -= entry.body.length + key.length;
       }
       if (entry === undefined || entry.version !== version) {
-        entry = { version, body: Buffer.from(await build()) };
+        const tag = `${version}:${key}`;
+        entry = { version, body: Buffer.from(await build()), tag, etag: etagFor(tag) };
       }
       entries.set(key, entry);
       bytes += entry.body.length + key.length;
@@ -46,7 +38,7 @@ export function createResponseCache(
         entries.delete(oldKey);
         bytes -= old.body.length + oldKey.length;
       }
-      return { body: entry.body, tag: `${version}:${key}` };
+      return entry;
     },
   };
 }

@@ -6,7 +6,7 @@ import type { ScheduleWindow } from '../../domain/schedule-window.js';
 import { openTempStore, type TempStore } from '../../../test/helpers/temp-store.js';
 import { openSqliteStore } from '../../storage/sqlite/sqlite-store.js';
 import { ProgrammesResponse } from '../schemas.js';
-import { createScheduleCache } from './schedule-cache.js';
+import { createScheduleCache, type ScheduleCache } from './schedule-cache.js';
 
 const NOW = Date.UTC(2026, 2, 1, 12);
 const H = 3_600_000;
@@ -36,6 +36,13 @@ const ingest = (store: { ingest: TempStore['store']['ingest'] }, data: Buffer, n
 beforeEach(() => {
   temp = openTempStore(NOW);
 });
+
+/** The cache's answer at the store's current catalogue version, as text and tag. */
+async function read(cache: ScheduleCache, channelId: string, window: ScheduleWindow) {
+  const { catalogue } = await temp.store.versions();
+  const body = await cache.body(channelId, window, catalogue);
+  return body === null ? null : { text: Buffer.concat(body.body).toString(), tag: body.tag };
+}
 afterEach(async () => {
   await temp.dispose();
 });
@@ -65,11 +72,9 @@ describe('schedule cache', () => {
         channelId: id,
         programmes: await temp.store.catalogue.listProgrammes(id, window),
       });
-      expect((await cache.body(id, window))?.json.toString(), JSON.stringify(window)).toBe(
-        expected,
-      );
+      expect((await read(cache, id, window))?.text, JSON.stringify(window)).toBe(expected);
     }
-    const all = JSON.parse((await cache.body(id, { kind: 'all' }))?.json.toString() ?? '{}');
+    const all = JSON.parse((await read(cache, id, { kind: 'all' }))?.text ?? '{}');
     expect(all.programmes.map((p: { title: string }) => p.title)).toEqual([
       'A "one"',
       'B <two>',
@@ -77,22 +82,22 @@ describe('schedule cache', () => {
       'D',
       'Z',
     ]);
-    expect(await cache.body(channelIdFor('missing'), { kind: 'all' })).toBeNull();
+    expect(await read(cache, channelIdFor('missing'), { kind: 'all' })).toBeNull();
   });
 
   it('sees an ingest committed by another connection at the next request', async () => {
     await ingest(temp.store, guide(['Old']));
     const cache = createScheduleCache(temp.store.catalogue);
     const id = channelIdFor('c.uk');
-    const before = await cache.body(id, { kind: 'all' });
-    expect(before?.json.toString()).toContain('Old');
+    const before = await read(cache, id, { kind: 'all' });
+    expect(before?.text).toContain('Old');
     // A second process (the CLI) ingests into the same file.
     const other = openSqliteStore({ path: temp.path, nowMs: NOW });
     await ingest(other, guide(['New']), NOW + H);
     await other.close();
-    const after = await cache.body(id, { kind: 'all' });
-    expect(after?.json.toString()).toContain('New');
-    expect(after?.json.toString()).not.toContain('Old');
+    const after = await read(cache, id, { kind: 'all' });
+    expect(after?.text).toContain('New');
+    expect(after?.text).not.toContain('Old');
     expect(after?.tag).not.toBe(before?.tag);
   });
 
@@ -100,13 +105,13 @@ describe('schedule cache', () => {
     await ingest(temp.store, guide(['A', 'B']));
     const cache = createScheduleCache(temp.store.catalogue, 1);
     const id = channelIdFor('c.uk');
-    const a = await cache.body(id, { kind: 'range', fromMs: NOW - 24 * H });
-    const b = await cache.body(id, { kind: 'range', fromMs: NOW - 24 * H });
+    const a = await read(cache, id, { kind: 'range', fromMs: NOW - 24 * H });
+    const b = await read(cache, id, { kind: 'range', fromMs: NOW - 24 * H });
     expect(a?.tag).toBe(b?.tag);
     expect(
-      (await cache.body(id, { kind: 'range', fromMs: Date.UTC(2026, 2, 1, 1) }))?.tag,
+      (await read(cache, id, { kind: 'range', fromMs: Date.UTC(2026, 2, 1, 1) }))?.tag,
     ).not.toBe(a?.tag);
-    await cache.body(channelIdFor('other'), { kind: 'all' });
+    await read(cache, channelIdFor('other'), { kind: 'all' });
     expect(cache.bytes).toBeLessThan(200); // only the last entry is kept at a 1-byte budget
   });
 });

@@ -15,8 +15,15 @@ import {
 import { DuplicateAccountError, UnknownAccountError } from '../errors.js';
 import type { Account, AccountStore, AuditEvent, KeyOwner } from '../types.js';
 
-/** Accounts, keys, usage and the audit trail over a PostgreSQL pool. */
-export function createPostgresAccountStore(pool: pg.Pool): AccountStore {
+/**
+ * Accounts, keys, usage and the audit trail over a PostgreSQL pool. `onAuthWrite` runs after
+ * every committed write that can change access (accounts, keys), so this instance's caches
+ * see it at its next request without waiting for the database's notification.
+ */
+export function createPostgresAccountStore(
+  pool: pg.Pool,
+  onAuthWrite: () => void = () => {},
+): AccountStore {
   const one = async <T extends pg.QueryResultRow>(sql: string, params: unknown[]) =>
     (await pool.query<T>(sql, params)).rows[0];
 
@@ -45,6 +52,7 @@ export function createPostgresAccountStore(pool: pg.Pool): AccountStore {
             nowMs,
           ],
         );
+        onAuthWrite();
       } catch (error) {
         if ((error as { code?: string }).code === '23505') {
           throw new DuplicateAccountError(`an account for ${account.email.trim()} already exists`);
@@ -83,6 +91,7 @@ export function createPostgresAccountStore(pool: pg.Pool): AccountStore {
         `UPDATE accounts SET ${sets.join(', ')} WHERE id = $${values.length}`,
         values,
       );
+      onAuthWrite();
       if ((rowCount ?? 0) === 0) throw new UnknownAccountError(`no account with id ${id}`);
       return getAccount(id);
     },
@@ -91,6 +100,7 @@ export function createPostgresAccountStore(pool: pg.Pool): AccountStore {
         'UPDATE accounts SET verified_at = $1, updated_at = $1 WHERE id = $2 AND verified_at IS NULL',
         [nowMs, id],
       );
+      onAuthWrite();
       return getAccount(id);
     },
     async listAccounts() {
@@ -105,6 +115,7 @@ export function createPostgresAccountStore(pool: pg.Pool): AccountStore {
          VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${KEY_COLUMNS}`,
         [randomUUID(), key.accountId, key.name, key.keyHash, key.prefix, key.lastFour, nowMs],
       );
+      onAuthWrite();
       if (row === undefined) throw new Error('API key vanished after insert');
       return toApiKey(row);
     },
@@ -124,6 +135,7 @@ export function createPostgresAccountStore(pool: pg.Pool): AccountStore {
         nowMs,
         id,
       ]);
+      onAuthWrite();
       const row = await one<ApiKeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $1`, [id]);
       return row === undefined ? null : toApiKey(row);
     },

@@ -55,10 +55,6 @@ export function createPostgresCatalogueReader(pool: pg.Pool): CatalogueReader {
       const { rowCount } = await pool.query('SELECT 1 FROM channels WHERE id = $1', [id]);
       return (rowCount ?? 0) > 0;
     },
-    async version() {
-      const { rows } = await pool.query<{ version: number }>('SELECT version FROM catalogue_state');
-      return String(rows[0]?.version ?? 0);
-    },
     async countChannels() {
       const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM channels');
       return rows[0]?.n ?? 0;

@@ -139,4 +139,39 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         FOR EACH STATEMENT EXECUTE FUNCTION bump_catalogue_version();
     `,
   },
+  {
+    version: 3,
+    name: 'auth version and change notifications for the read caches',
+    // Instances cache keys and serialised bodies and keep the versions in memory while they
+    // LISTEN on onair_data_changed (data-versions.ts). The database itself notifies at commit,
+    // whoever writes (an instance, the CLI, plain SQL). Key use (last_used_at) and usage
+    // counts change no version. Versions start at random values so that a database made anew
+    // never repeats the ETags of an old one.
+    sql: `
+      CREATE TABLE auth_state (
+        id BOOLEAN PRIMARY KEY DEFAULT true CHECK (id),
+        version BIGINT NOT NULL
+      );
+      INSERT INTO auth_state (version) VALUES (floor(random() * 1e12)::bigint);
+      UPDATE catalogue_state SET version = version + floor(random() * 1e12)::bigint;
+
+      CREATE OR REPLACE FUNCTION bump_catalogue_version() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        UPDATE catalogue_state SET version = version + 1;
+        PERFORM pg_notify('onair_data_changed', 'catalogue');
+        RETURN NULL;
+      END $$;
+      CREATE FUNCTION bump_auth_version() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        UPDATE auth_state SET version = version + 1;
+        PERFORM pg_notify('onair_data_changed', 'auth');
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER accounts_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON accounts
+        FOR EACH STATEMENT EXECUTE FUNCTION bump_auth_version();
+      CREATE TRIGGER api_keys_changed
+        AFTER INSERT OR DELETE OR TRUNCATE OR UPDATE OF account_id, key_hash, revoked_at ON api_keys
+        FOR EACH STATEMENT EXECUTE FUNCTION bump_auth_version();
+    `,
+  },
 ];

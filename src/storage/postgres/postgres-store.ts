@@ -1,7 +1,8 @@
 import type pg from 'pg';
-import type { Store } from '../types.js';
+import type { CatalogueWriter, IngestSession, Store } from '../types.js';
 import { createPostgresAccountStore } from './account-store.js';
 import { createPostgresCatalogueReader } from './catalogue-reader.js';
+import { watchPostgresDataVersions } from './data-versions.js';
 import { connectPostgresClient, createPostgresPool, migratePostgres } from './database.js';
 import { createPostgresCatalogueWriter } from './ingest-session.js';
 import { createPostgresSignInStore } from './sign-in-store.js';
@@ -16,6 +17,35 @@ export interface PostgresStoreOptions {
 /** A Store over PostgreSQL, shared by any number of instances. */
 export interface PostgresStore extends Store {
   readonly pool: pg.Pool;
+  /** Resolves once changes committed so far (also by other connections) are seen by `versions`. */
+  syncVersions(): Promise<void>;
+}
+
+/**
+ * The writer, with the versions forgotten after each commit: this instance's own ingest is
+ * seen by its next request without waiting for the database's notification.
+ */
+function invalidatingAfterCommit(writer: CatalogueWriter, invalidate: () => void): CatalogueWriter {
+  return {
+    async beginIngest() {
+      const session = await writer.beginIngest();
+      const wrapped: IngestSession = {
+        stageChannel: (channel) => session.stageChannel(channel),
+        stageProgramme: (programme) => session.stageProgramme(programme),
+        drain: () => session.drain(),
+        analyse: (options) => session.analyse(options),
+        async commit(file, options) {
+          try {
+            return await session.commit(file, options);
+          } finally {
+            invalidate();
+          }
+        },
+        abort: () => session.abort(),
+      };
+      return wrapped;
+    },
+  };
 }
 
 /**
@@ -30,17 +60,28 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     await pool.end();
     throw error;
   }
+  const versions = await watchPostgresDataVersions({ url: options.url, pool });
   return {
     engine: 'postgres',
     pool,
     catalogue: createPostgresCatalogueReader(pool),
-    accounts: createPostgresAccountStore(pool),
+    accounts: createPostgresAccountStore(pool, () => versions.invalidate()),
     signIn: createPostgresSignInStore(pool),
-    ingest: createPostgresCatalogueWriter(() => connectPostgresClient(options.url)),
+    ingest: invalidatingAfterCommit(
+      createPostgresCatalogueWriter(() => connectPostgresClient(options.url)),
+      () => versions.invalidate(),
+    ),
+    versions() {
+      return versions.read();
+    },
+    syncVersions() {
+      return versions.sync();
+    },
     async ping() {
       await pool.query('SELECT 1');
     },
     async close() {
+      await versions.close();
       if (!pool.ended) await pool.end();
     },
   };

@@ -31,11 +31,6 @@ export function createSqliteCatalogueReader(db: SqliteDatabase): CatalogueReader
     'SELECT 1 AS found FROM channels WHERE id = ?',
   );
   const channelCount = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM channels');
-  // data_version moves when another connection (an ingest's staging connection, another
-  // process) commits; total_changes counts this connection's own writes.
-  // Two plain statements: 1.6× faster than one read of the pragma_data_version table.
-  const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
-  const ownChanges = db.prepare<[], number>('SELECT total_changes()').pluck();
   const programmesAll = db.prepare<[string], ProgrammeRow>(
     `SELECT ${PROGRAMME_COLUMNS} FROM programmes WHERE channel_id = ?
      ORDER BY start_ms IS NULL, start_ms, id`,
@@ -64,9 +59,6 @@ export function createSqliteCatalogueReader(db: SqliteDatabase): CatalogueReader
     },
     async channelExists(id) {
       return channelExists.get(id) !== undefined;
-    },
-    async version() {
-      return `${dataVersion.get() ?? 0}.${ownChanges.get() ?? 0}`;
     },
     async countChannels() {
       return channelCount.get()?.n ?? 0;

@@ -118,4 +118,46 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 3,
+    name: 'data versions for the read caches',
+    // The read path caches keys and serialised bodies and checks these counters (only when the
+    // database changed at all, see data-versions.ts). Every write to programmes happens in an
+    // ingest, which records its source file in the same transaction, so the source_files and
+    // channels triggers see every catalogue change without a per-programme trigger slowing the
+    // ingest. Key use and usage counts (last_used_at, usage_hourly) change neither version.
+    sql: `
+      CREATE TABLE data_versions (
+        name TEXT PRIMARY KEY,
+        version INTEGER NOT NULL
+      ) STRICT;
+      -- Random starts: a database made anew never repeats the versions (ETags) of the last one.
+      INSERT INTO data_versions (name, version)
+        VALUES ('catalogue', abs(random() % 1000000000000)), ('auth', abs(random() % 1000000000000));
+
+      CREATE TRIGGER channels_inserted AFTER INSERT ON channels BEGIN
+        UPDATE data_versions SET version = version + 1 WHERE name = 'catalogue'; END;
+      CREATE TRIGGER channels_updated AFTER UPDATE ON channels BEGIN
+        UPDATE data_versions SET version = version + 1 WHERE name = 'catalogue'; END;
+      CREATE TRIGGER channels_deleted AFTER DELETE ON channels BEGIN
+        UPDATE data_versions SET version = version + 1 WHERE name = 'catalogue'; END;
+      CREATE TRIGGER source_files_inserted AFTER INSERT ON source_files BEGIN
+        UPDATE data_versions SET version = version + 1 WHERE name = 'catalogue'; END;
+      CREATE TRIGGER source_files_deleted AFTER DELETE ON source_files BEGIN
+        UPDATE data_versions SET version = version + 1 WHERE name = 'catalogue'; END;
+
+      CREATE TRIGGER accounts_inserted AFTER INSERT ON accounts BEGIN
+        UPDATE data_versions SET version = version + 1 WHERE name = 'auth'; END;
+      CREATE TRIGGER accounts_updated AFTER UPDATE ON accounts BEGIN
+        UPDATE data_versions SET version = version + 1 WHERE name = 'auth'; END;
+      CREATE TRIGGER accounts_deleted AFTER DELETE ON accounts BEGIN
+        UPDATE data_versions SET version = version + 1 WHERE name = 'auth'; END;
+      CREATE TRIGGER api_keys_inserted AFTER INSERT ON api_keys BEGIN
+        UPDATE data_versions SET version = version + 1 WHERE name = 'auth'; END;
+      CREATE TRIGGER api_keys_updated AFTER UPDATE OF account_id, key_hash, revoked_at ON api_keys
+        BEGIN UPDATE data_versions SET version = version + 1 WHERE name = 'auth'; END;
+      CREATE TRIGGER api_keys_deleted AFTER DELETE ON api_keys BEGIN
+        UPDATE data_versions SET version = version + 1 WHERE name = 'auth'; END;
+    `,
+  },
 ];

@@ -1,6 +1,7 @@
 import type { Store } from '../types.js';
 import { createSqliteAccountStore } from './account-store.js';
 import { createSqliteCatalogueReader } from './catalogue-reader.js';
+import { createSqliteDataVersions } from './data-versions.js';
 import { migrateSqlite, openSqliteDatabase, type SqliteDatabase } from './database.js';
 import { createSqliteCatalogueWriter } from './ingest-session.js';
 import { createSqliteSignInStore } from './sign-in-store.js';
@@ -28,6 +29,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     throw error;
   }
   const ingest = createSqliteCatalogueWriter(db, options.path);
+  const readVersions = createSqliteDataVersions(db);
   return {
     engine: 'sqlite',
     db,
@@ -35,6 +37,9 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     accounts: createSqliteAccountStore(db),
     signIn: createSqliteSignInStore(db),
     ingest,
+    async versions() {
+      return readVersions();
+    },
     async ping() {
       db.prepare('SELECT 1').get();
     },
