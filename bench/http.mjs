@@ -6,7 +6,8 @@
 //
 // Options: --channels N (2000) --days N (30) --per-day N (30) --duration S (5)
 //          --connections N (32) --engines sqlite,postgres (sqlite) --write (also write
-//          bench/http-results.md) --routes countries,search (only those). PostgreSQL uses BENCH_POSTGRES_URL (default: database
+//          bench/http-results.md) --routes countries,search (only those) --rounds N (1: plain and
+//          full in turn N times per route, the median ratio reported). PostgreSQL uses BENCH_POSTGRES_URL (default: database
 //          onair_bench_http on the local server, created when missing).
 // The catalogue is cached (bench/out/, or the PostgreSQL database) and regenerated when its
 // day has passed.
@@ -36,6 +37,7 @@ const options = {
   connections: Number(arg('--connections', 32)),
   write: process.argv.includes('--write'),
   engines: String(arg('--engines', 'sqlite')).split(','),
+  rounds: Number(arg('--rounds', 1)),
   /** Only the routes whose names start with one of these (comma-separated). */
   routes: arg('--routes', null)?.split(',') ?? null,
 };
@@ -240,10 +242,18 @@ const rows = [];
 for (const [name, path] of scenarios) {
   for (const server of servers) {
     const bytes = Buffer.from(bodies[`/${server.engine}${path}`], 'base64').length;
-    const base = await load(`${plainUrl}/${server.engine}${path}`, server.keys, plain.pid);
-    const full = await load(server.url + path, server.keys, server.child.pid);
+    // Plain and full in turn, `--rounds` times; the round with the median ratio is reported,
+    // so a burst of other work on the machine during one case does not decide the result.
+    const rounds = [];
+    for (let round = 0; round < options.rounds; round++) {
+      const base = await load(`${plainUrl}/${server.engine}${path}`, server.keys, plain.pid);
+      const full = await load(server.url + path, server.keys, server.child.pid);
+      rounds.push({ base, full, ratio: full.rps / base.rps });
+    }
+    rounds.sort((x, y) => x.ratio - y.ratio);
+    const { base, full, ratio } = rounds[Math.floor((rounds.length - 1) / 2)];
     const label = servers.length > 1 ? `${name} (${server.engine})` : name;
-    rows.push({ name: label, bytes, full, base, ratio: full.rps / base.rps });
+    rows.push({ name: label, bytes, full, base, ratio });
     process.stderr.write(
       `${label}: ${Math.round(full.rps)} req/s vs ${Math.round(base.rps)}; ` +
         `CPU ${full.cpuUs.toFixed(0)} µs vs ${base.cpuUs.toFixed(0)} µs per request\n`,

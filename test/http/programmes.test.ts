@@ -93,6 +93,32 @@ describe('GET /api/v1/channels/:channelId/programmes — compression', () => {
     const small = await t.get('/api/v1/countries', key, { 'accept-encoding': 'br' });
     expect(small.headers['content-encoding']).toBeUndefined();
   });
+
+  it('streams a body of several MB whole, with its length, plain and compressed', async () => {
+    const count = 6000;
+    const seeded = await seedCatalogue(
+      t.temp.store,
+      [{ xmltvId: 'big.uk', name: 'Big', country: 'UK' }],
+      Array.from({ length: count }, (_, i) => ({
+        channel: 'big.uk',
+        startMs: TEST_NOW - i * HOUR,
+        title: `Programme ${i}`,
+        desc: `${i} `.repeat(150),
+      })),
+    );
+    const url = `/api/v1/channels/${seeded.channelIds.get('big.uk')}/programmes?days=all`;
+    const plain = await t.get(url, key);
+    expect(plain.statusCode).toBe(200);
+    expect(plain.rawPayload.length).toBeGreaterThan(2 * 1024 * 1024);
+    expect(Number(plain.headers['content-length'])).toBe(plain.rawPayload.length);
+    const programmes = (plain.json() as { programmes: { title: string }[] }).programmes;
+    expect(programmes).toHaveLength(count);
+    expect(programmes[0]?.title).toBe(`Programme ${count - 1}`);
+    const br = await t.get(url, key, { 'accept-encoding': 'br' });
+    expect(brotliDecompressSync(br.rawPayload).toString()).toBe(plain.body);
+    const etag = String(plain.headers.etag);
+    expect((await t.get(url, key, { 'if-none-match': etag })).statusCode).toBe(304);
+  });
 });
 
 describe('GET /api/v1/channels/:channelId/programmes — happy', () => {

@@ -11,7 +11,7 @@ const COMPRESSED_CACHE_BYTES = 32 * 1024 * 1024;
  * A body in parts (a schedule: head, programmes, tail) at least this long is streamed from the
  * cached buffers instead of being copied into one: a long `days=all` costs no copy per request.
  */
-const STREAM_FROM_BYTES = 1024 * 1024;
+export const STREAM_FROM_BYTES = 1024 * 1024;
 
 const brotliAsync = promisify(brotliCompress);
 const gzipAsync = promisify(gzip);

@@ -21,7 +21,11 @@ export function createResponseCache(maxBytes = DEFAULT_RESPONSE_CACHE_BYTES) {
 
   return {
     /** The body for `key` at catalogue `version`, built by `build` when missing or older. */
-    async get(key: string, version: string, build: () => Promise<string>): Promise<PreparedBody> {
+    async get(
+      key: string,
+      version: string,
+      build: () => Promise<string | Buffer> | Buffer,
+    ): Promise<PreparedBody> {
       let entry = entries.get(key);
       if (entry !== undefined) {
         entries.delete(key);
@@ -29,7 +33,9 @@ export function createResponseCache(maxBytes = DEFAULT_RESPONSE_CACHE_BYTES) {
       }
       if (entry === undefined || entry.version !== version) {
         const tag = `${version}:${key}`;
-        entry = { version, body: Buffer.from(await build()), tag, etag: etagFor(tag) };
+        const built = await build();
+        const body = typeof built === 'string' ? Buffer.from(built) : built;
+        entry = { version, body, tag, etag: etagFor(tag) };
       }
       entries.set(key, entry);
       bytes += entry.body.length + key.length;

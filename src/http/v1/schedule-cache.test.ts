@@ -41,7 +41,9 @@ beforeEach(() => {
 async function read(cache: ScheduleCache, channelId: string, window: ScheduleWindow) {
   const { catalogue } = await temp.store.versions();
   const body = await cache.body(channelId, window, catalogue);
-  return body === null ? null : { text: Buffer.concat(body.body).toString(), tag: body.tag };
+  if (body === null) return null;
+  const bytes = Buffer.isBuffer(body.body) ? body.body : Buffer.concat(body.body);
+  return { text: bytes.toString(), tag: body.tag, inParts: !Buffer.isBuffer(body.body) };
 }
 afterEach(async () => {
   await temp.dispose();
@@ -99,6 +101,30 @@ describe('schedule cache', () => {
     expect(after?.text).toContain('New');
     expect(after?.text).not.toContain('Old');
     expect(after?.tag).not.toBe(before?.tag);
+  });
+
+  it('hands a body of 1 MiB or more over in parts of the cached buffer, not copied', async () => {
+    const titles = Array.from({ length: 4000 }, (_, i) => `Programme ${i} ${'x'.repeat(300)}`);
+    await ingest(temp.store, guide(titles));
+    const cache = createScheduleCache(temp.store.catalogue);
+    const id = channelIdFor('c.uk');
+    const serialise = fastJson(ProgrammesResponse as object);
+    const expected = serialise({
+      channelId: id,
+      programmes: await temp.store.catalogue.listProgrammes(id, { kind: 'all' }),
+    });
+    expect(expected.length).toBeGreaterThan(1024 * 1024);
+    const all = await read(cache, id, { kind: 'all' });
+    expect(all?.inParts).toBe(true);
+    expect(all?.text).toBe(expected);
+    // A small window of the same channel is one ready buffer.
+    const day = await read(cache, id, {
+      kind: 'range',
+      fromMs: Date.UTC(2026, 2, 1),
+      toMs: Date.UTC(2026, 2, 2),
+    });
+    expect(day?.inParts).toBe(false);
+    expect(JSON.parse(day?.text ?? '{}').programmes).toHaveLength(12);
   });
 
   it('keeps tags stable while nothing changes, and evicts by bytes', async () => {

@@ -3,10 +3,13 @@ import { parseXmltvTime } from '../../domain/xmltv-time.js';
 import type { ScheduleWindow } from '../../domain/schedule-window.js';
 import type { CatalogueReader, Programme } from '../../storage/types.js';
 import { ProgrammeEntry } from '../schemas.js';
-import type { PreparedBody } from './cached-reply.js';
+import { STREAM_FROM_BYTES, type PreparedBody } from './cached-reply.js';
+import { createResponseCache } from './response-cache.js';
 
 /** Bytes of serialised schedules kept in memory by default. */
 export const DEFAULT_SCHEDULE_CACHE_BYTES = 64 * 1024 * 1024;
+/** Bytes of whole window bodies (the few windows each busy channel is asked for) by default. */
+export const DEFAULT_WINDOW_CACHE_BYTES = 32 * 1024 * 1024;
 
 /**
  * One channel's whole schedule, serialised once into one buffer: the JSON of every programme,
@@ -29,8 +32,8 @@ interface ChannelSchedule {
 
 const TAIL = Buffer.from(']}');
 
-/** A schedule response in parts (head, programmes, tail), ready to send. */
-export type ScheduleBody = PreparedBody & { body: readonly Buffer[] };
+/** A schedule response, ready to send: whole, or in parts (head, programmes, tail) when large. */
+export type ScheduleBody = PreparedBody;
 
 /**
  * Serves `/channels/:id/programmes` from memory. Each channel's schedule is read once and every
@@ -46,7 +49,11 @@ export type ScheduleBody = PreparedBody & { body: readonly Buffer[] };
 export function createScheduleCache(
   catalogue: CatalogueReader,
   maxBytes = DEFAULT_SCHEDULE_CACHE_BYTES,
+  windowBytes = DEFAULT_WINDOW_CACHE_BYTES,
 ) {
+  // A window's body is joined once and kept, so the busy windows (the default 7 days, today) go
+  // out as one ready buffer: joining 140 KB per request cost 6 % of the server's time.
+  const windows = createResponseCache(windowBytes);
   const serialiseProgramme = fastJson(ProgrammeEntry as object) as (p: Programme) => string;
   const entries = new Map<string, ChannelSchedule>();
   let bytes = 0;
@@ -157,14 +164,17 @@ export function createScheduleCache(
       // Fragments [from, to) without the comma after the last one.
       const slice =
         to > from ? entry.joined.subarray(entry.offsets[from], (entry.offsets[to] ?? 1) - 1) : null;
-      // The tag changes whenever the bytes can: catalogue version, channel and window. Only
-      // digits, hex and `-:`, so it can be the entity tag as it is.
-      const tag = `${version}:${channelId}:${window.kind === 'all' ? 'all' : `${from}-${to}`}`;
-      return {
-        body: slice === null ? [entry.head, TAIL] : [entry.head, slice, TAIL],
-        tag,
-        etag: `W/"${tag}"`,
-      };
+      const parts = slice === null ? [entry.head, TAIL] : [entry.head, slice, TAIL];
+      // The key (with the version, the tag) changes whenever the bytes can: catalogue version,
+      // channel and window.
+      const key = `${channelId}:${window.kind === 'all' ? 'all' : `${from}-${to}`}`;
+      const length = entry.head.length + (slice?.length ?? 0) + TAIL.length;
+      if (length >= STREAM_FROM_BYTES) {
+        // Only digits, hex and `-:`: the tag can be the entity tag as it is.
+        const tag = `${version}:${key}`;
+        return { body: parts, tag, etag: `W/"${tag}"` };
+      }
+      return windows.get(key, version, () => Buffer.concat(parts, length));
     },
     /** Bytes held now (for tests and metrics). */
     get bytes() {
