@@ -7,8 +7,10 @@
 // Options: --channels N (2000) --days N (30) --per-day N (30) --duration S (5)
 //          --connections N (32) --engines sqlite,postgres (sqlite) --write (also write
 //          bench/http-results.md) --routes countries,search (only those) --rounds N (1: plain and
-//          full in turn N times per route, the median ratio reported). PostgreSQL uses BENCH_POSTGRES_URL (default: database
-//          onair_bench_http on the local server, created when missing).
+//          full in turn N times per route, the median ratio reported). PostgreSQL (scaled mode,
+//          with the rate limit in Redis) uses BENCH_POSTGRES_URL (default: database
+//          onair_bench_http on the local server, created when missing) and BENCH_REDIS_URL
+//          (default redis://127.0.0.1:6379, keys under a prefix of their own).
 // The catalogue is cached (bench/out/, or the PostgreSQL database) and regenerated when its
 // day has passed.
 import { spawn } from 'node:child_process';
@@ -43,6 +45,7 @@ const options = {
 };
 const POSTGRES_URL =
   process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/onair_bench_http';
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 const dist = (path) => import(join(ROOT, 'dist', path));
 
@@ -217,7 +220,15 @@ for (const engine of options.engines) {
   const child = await startProcess(
     process.execPath,
     [join(ROOT, 'bin/onair'), 'serve'],
-    { DATABASE_URL: made.databaseUrl, PORT: String(port), LOG_LEVEL: 'warn' },
+    {
+      DATABASE_URL: made.databaseUrl,
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      // Scaled mode is PostgreSQL and Redis: the rate limit is one Lua call per request.
+      ...(engine === 'postgres'
+        ? { REDIS_URL: REDIS_URL, REDIS_KEY_PREFIX: `onair-bench:${nowMs}:` }
+        : {}),
+    },
     /serving/,
   );
   const url = `http://127.0.0.1:${port}`;

@@ -7,6 +7,7 @@ import {
   openPostgresStore,
   type PostgresStore,
 } from '../../src/storage/postgres/postgres-store.js';
+import { OTHER_PROCESS_CHECK_MS } from '../../src/storage/sqlite/data-versions.js';
 import { openSqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import type { Store } from '../../src/storage/types.js';
 import { ENGINES, openEngineStore, type EngineStore } from '../helpers/engines.js';
@@ -311,9 +312,13 @@ async function openSameStore(s: EngineStore): Promise<Store> {
   return openPostgresStore({ url: s.databaseUrl, nowMs: NOW });
 }
 
-/** Waits until changes committed elsewhere are seen (PostgreSQL: their notifications are in). */
+/**
+ * Waits until changes committed elsewhere are seen: on SQLite for the 1 ms another process's
+ * commit may take to be noticed, on PostgreSQL until their notifications are in.
+ */
 async function settle(store: Store): Promise<void> {
   if (store.engine === 'postgres') await (store as PostgresStore).syncVersions();
+  else await new Promise((resolve) => setTimeout(resolve, OTHER_PROCESS_CHECK_MS + 1));
 }
 
 describe.runIf(ENGINES.includes('postgres'))('PostgreSQL search index', () => {
