@@ -4,6 +4,7 @@ import { createPostgresAccountStore } from './account-store.js';
 import { createPostgresCatalogueReader } from './catalogue-reader.js';
 import { connectPostgresClient, createPostgresPool, migratePostgres } from './database.js';
 import { createPostgresCatalogueWriter } from './ingest-session.js';
+import { createPostgresPlaygroundStore } from './playground-store.js';
 import { createPostgresSignInStore } from './sign-in-store.js';
 
 export interface PostgresStoreOptions {
@@ -36,6 +37,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     catalogue: createPostgresCatalogueReader(pool),
     accounts: createPostgresAccountStore(pool),
     signIn: createPostgresSignInStore(pool),
+    playground: createPostgresPlaygroundStore(pool),
     ingest: createPostgresCatalogueWriter(() => connectPostgresClient(options.url)),
     async ping() {
       await pool.query('SELECT 1');

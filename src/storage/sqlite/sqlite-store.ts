@@ -3,6 +3,7 @@ import { createSqliteAccountStore } from './account-store.js';
 import { createSqliteCatalogueReader } from './catalogue-reader.js';
 import { migrateSqlite, openSqliteDatabase, type SqliteDatabase } from './database.js';
 import { createSqliteCatalogueWriter } from './ingest-session.js';
+import { createSqlitePlaygroundStore } from './playground-store.js';
 import { createSqliteSignInStore } from './sign-in-store.js';
 
 export interface SqliteStoreOptions {
@@ -34,6 +35,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     catalogue: createSqliteCatalogueReader(db),
     accounts: createSqliteAccountStore(db),
     signIn: createSqliteSignInStore(db),
+    playground: createSqlitePlaygroundStore(db),
     ingest,
     async ping() {
       db.prepare('SELECT 1').get();
