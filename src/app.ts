@@ -4,7 +4,9 @@ import type { UsageRecorder } from './accounts/usage-recorder.js';
 import type { Config } from './config.js';
 import { createApiGuard } from './http/api-guard.js';
 import { clientErrorHandler, registerErrorHandling, sendError } from './http/error-handler.js';
+import { registerOpenApi } from './http/openapi/openapi-document.js';
 import { registerOpsRoutes } from './http/ops-routes.js';
+import { registerPlaygroundApi } from './http/playground/playground-routes.js';
 import { registerChannelsRoutes } from './http/v1/channels-routes.js';
 import { registerCountriesRoutes } from './http/v1/countries-routes.js';
 import { createCachedReplies } from './http/v1/cached-reply.js';
@@ -16,6 +18,7 @@ import type { Mailer } from './mail/types.js';
 import type { Metrics } from './metrics.js';
 import type { RateLimiter } from './ratelimit/types.js';
 import type { Store } from './storage/types.js';
+import { registerDeveloperPages } from './web/developer-pages.js';
 import { registerWebRoutes } from './web/web-routes.js';
 
 /** Everything the HTTP app needs, built once at start-up (or by a test). */
@@ -25,6 +28,7 @@ export interface AppDeps {
   accountLimiter: RateLimiter;
   authFailureLimiter: RateLimiter;
   signInLimiter: RateLimiter;
+  playgroundLimiter: RateLimiter;
   mailer: Mailer;
   usage: UsageRecorder;
   site: SiteAddress;
@@ -35,6 +39,7 @@ export interface AppDeps {
 /** Which part of the service a URL belongs to, for the request counter. */
 function areaOf(url: string): string {
   if (url.startsWith('/api/')) return 'api';
+  if (url.startsWith('/playground/api/')) return 'playground';
   if (url === '/healthz' || url === '/readyz' || url === '/metrics') return 'ops';
   return 'pages';
 }
@@ -58,6 +63,8 @@ export async function buildApp(
     },
   });
   registerErrorHandling(app);
+  // Before any route: the document is made from the routes as they are registered.
+  await registerOpenApi(app, { site: deps.site });
   registerOpsRoutes(app, deps.store, deps.metrics.registry);
   app.addHook('onResponse', async (request, reply) => {
     deps.metrics.request(areaOf(request.url), reply.statusCode);
@@ -100,6 +107,23 @@ export async function buildApp(
     },
     { prefix: '/api/v1' },
   );
+
+  // The keyless preview of the v1 routes, over the same caches, and the pages for developers.
+  await registerPlaygroundApi(app, {
+    catalogue: deps.store.catalogue,
+    playground: deps.store.playground,
+    schedules,
+    responses,
+    sendCached,
+    limiter: deps.playgroundLimiter,
+    limit: deps.config.playgroundLimit,
+    now: deps.now,
+  });
+  await registerDeveloperPages(app, {
+    site: deps.site,
+    playgroundLimit: deps.config.playgroundLimit,
+    playgroundWindowMs: deps.config.playgroundWindowMs,
+  });
 
   return app;
 }
