@@ -180,7 +180,8 @@ export async function registerOpenApi(
     if (served === null || served.url !== deps.site.url) {
       const { openapi, info, ...rest } = app.swagger() as Record<string, unknown>;
       const servers = [{ url: deps.site.url, description: 'This deployment' }];
-      const document = { openapi, info, servers, ...rest };
+      const externalDocs = { description: 'Getting started', url: `${deps.site.url}/docs` };
+      const document = { openapi, info, servers, externalDocs, ...rest };
       served = { url: deps.site.url, json: JSON.stringify(document) };
     }
     return reply

@@ -76,10 +76,23 @@ export function playgroundPage(view: PlaygroundView): SafeHtml {
           <label><input type="radio" name="pg-days" value="all" /> All</label>
         </fieldset>
         <div class="pg-tabs" role="tablist">
-          <button type="button" role="tab" id="pg-tab-timeline" aria-selected="true">
+          <button
+            type="button"
+            role="tab"
+            id="pg-tab-timeline"
+            aria-selected="true"
+            aria-controls="pg-timeline-panel"
+          >
             Timeline
           </button>
-          <button type="button" role="tab" id="pg-tab-json" aria-selected="false" class="secondary">
+          <button
+            type="button"
+            role="tab"
+            id="pg-tab-json"
+            aria-selected="false"
+            aria-controls="pg-json-panel"
+            class="secondary"
+          >
             JSON
           </button>
         </div>
