@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'data/', 'test-results/', 'bench/out/'] },
+  { ignores: ['**/dist/', 'node_modules/', 'data/', 'test-results/', 'bench/out/'] },
   js.configs.recommended,
   ...tseslint.configs.strict,
   {
@@ -33,6 +33,10 @@ export default tseslint.config(
         navigator: 'readonly',
         window: 'readonly',
         Element: 'readonly',
+        URLSearchParams: 'readonly',
+        Intl: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
       },
     },
   },

@@ -3,7 +3,8 @@ import { defineConfig } from 'vitest/config';
 /**
  * Engines the suite runs on: both by default. `ONAIR_TEST_ENGINES=sqlite npm test` runs without
  * PostgreSQL. Every test runs on SQLite; the HTTP and page tests run again on PostgreSQL, and
- * the store contract suite loops over both engines itself.
+ * the store contract suite loops over both engines itself. The TypeScript client's tests run
+ * as a project of their own (clients/typescript/vitest.config.ts).
  */
 const engines = (process.env.ONAIR_TEST_ENGINES ?? 'sqlite,postgres').split(',');
 
@@ -38,6 +39,8 @@ export default defineConfig({
             },
           ]
         : []),
+      // The TypeScript client, with its own config: its tests start real servers.
+      'clients/typescript',
     ],
   },
 });

@@ -5,7 +5,9 @@ import type { UsageRecorder } from './accounts/usage-recorder.js';
 import type { Config } from './config.js';
 import { createApiGuard } from './http/api-guard.js';
 import { clientErrorHandler, registerErrorHandling, sendError } from './http/error-handler.js';
+import { registerOpenApi } from './http/openapi/openapi-document.js';
 import { registerOpsRoutes } from './http/ops-routes.js';
+import { registerPlaygroundApi } from './http/playground/playground-routes.js';
 import { registerChannelsRoutes } from './http/v1/channels-routes.js';
 import { registerCountriesRoutes } from './http/v1/countries-routes.js';
 import { createCachedReplies } from './http/v1/cached-reply.js';
@@ -17,6 +19,7 @@ import type { Mailer } from './mail/types.js';
 import type { Metrics } from './metrics.js';
 import type { RateLimiter } from './ratelimit/types.js';
 import type { Store } from './storage/types.js';
+import { registerDeveloperPages } from './web/developer-pages.js';
 import { registerWebRoutes } from './web/web-routes.js';
 
 /** Everything the HTTP app needs, built once at start-up (or by a test). */
@@ -26,6 +29,7 @@ export interface AppDeps {
   accountLimiter: RateLimiter;
   authFailureLimiter: RateLimiter;
   signInLimiter: RateLimiter;
+  playgroundLimiter: RateLimiter;
   mailer: Mailer;
   usage: UsageRecorder;
   site: SiteAddress;
@@ -36,6 +40,7 @@ export interface AppDeps {
 /** Which part of the service a URL belongs to, for the request counter. */
 function areaOf(url: string): string {
   if (url.startsWith('/api/')) return 'api';
+  if (url.startsWith('/playground/api/')) return 'playground';
   if (url === '/healthz' || url === '/readyz' || url === '/metrics') return 'ops';
   return 'pages';
 }
@@ -59,6 +64,8 @@ export async function buildApp(
     },
   });
   registerErrorHandling(app);
+  // Before any route: the document is made from the routes as they are registered.
+  await registerOpenApi(app, { site: deps.site });
   registerOpsRoutes(app, deps.store, deps.metrics.registry);
   app.addHook('onResponse', async (request, reply) => {
     deps.metrics.request(areaOf(request.url), reply.statusCode);
@@ -81,9 +88,10 @@ export async function buildApp(
   const schedules = createScheduleCache(deps.store.catalogue);
   const responses = createResponseCache();
   const sendCached = createCachedReplies();
+  // Set per request by the API guard and the playground: one state of the data per answer.
+  app.decorateRequest('dataVersions', null);
   await app.register(
     async (v1) => {
-      v1.decorateRequest('dataVersions', null);
       v1.addHook(
         'onRequest',
         createApiGuard({
@@ -103,6 +111,23 @@ export async function buildApp(
     },
     { prefix: '/api/v1' },
   );
+
+  // The keyless preview of the v1 routes, over the same caches, and the pages for developers.
+  await registerPlaygroundApi(app, {
+    versions: () => deps.store.versions(),
+    playground: deps.store.playground,
+    schedules,
+    responses,
+    sendCached,
+    limiter: deps.playgroundLimiter,
+    limit: deps.config.playgroundLimit,
+    now: deps.now,
+  });
+  await registerDeveloperPages(app, {
+    site: deps.site,
+    playgroundLimit: deps.config.playgroundLimit,
+    playgroundWindowMs: deps.config.playgroundWindowMs,
+  });
 
   return app;
 }

@@ -36,6 +36,14 @@ describe('config', () => {
     });
   });
 
+  it('limits the playground per client address, 60 a minute unless PLAYGROUND_LIMIT says', () => {
+    expect(loadConfig({})).toMatchObject({ playgroundLimit: 60, playgroundWindowMs: 60_000 });
+    expect(loadConfig({ PLAYGROUND_LIMIT: '5' }).playgroundLimit).toBe(5);
+    expect(() => loadConfig({ PLAYGROUND_LIMIT: '0' })).toThrow(
+      'PLAYGROUND_LIMIT must be an integer from 1 to 1000000, got "0"',
+    );
+  });
+
   it('takes PUBLIC_URL without a trailing slash', () => {
     expect(loadConfig({ PUBLIC_URL: 'https://api.example.com/' }).publicUrl).toBe(
       'https://api.example.com',

@@ -28,6 +28,9 @@ export interface Config {
   /** Failed-auth requests allowed per client IP per `authFailureWindowMs`. */
   readonly authFailureLimit: number;
   readonly authFailureWindowMs: number;
+  /** Playground requests allowed per client IP per `playgroundWindowMs`. */
+  readonly playgroundLimit: number;
+  readonly playgroundWindowMs: number;
 }
 
 /** A configuration value that cannot be used; the message names the variable. */
@@ -129,5 +132,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',
     authFailureLimit: integer(env, 'AUTH_FAILURE_LIMIT', 100, 1, 1_000_000),
     authFailureWindowMs: 10_000,
+    playgroundLimit: integer(env, 'PLAYGROUND_LIMIT', 60, 1, 1_000_000),
+    playgroundWindowMs: 60_000,
   });
 }

@@ -1,5 +1,6 @@
 import { issueApiKey } from './accounts/account-service.js';
-import { demoGuides } from './catalogue/demo-catalogue.js';
+import { DEMO_PLAYGROUND_XMLTV_IDS, demoGuides } from './catalogue/demo-catalogue.js';
+import { channelIdFor } from './domain/catalogue-ids.js';
 import { ingestXmltv } from './catalogue/ingest.js';
 import type { Store } from './storage/types.js';
 
@@ -31,6 +32,9 @@ export async function seedDemo(store: Store, nowMs: number): Promise<DemoSeed | 
     );
     channels += summary.channels;
     programmes += summary.programmesStored;
+  }
+  for (const xmltvId of DEMO_PLAYGROUND_XMLTV_IDS) {
+    await store.playground.add(channelIdFor(xmltvId), nowMs);
   }
   const account =
     (await store.accounts.findAccountByEmail(DEMO_EMAIL)) ??

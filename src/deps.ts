@@ -37,6 +37,8 @@ export interface Limiters {
   accountLimiter: RateLimiter;
   authFailureLimiter: RateLimiter;
   signInLimiter: RateLimiter;
+  /** Per client IP on the keyless playground API. */
+  playgroundLimiter: RateLimiter;
 }
 
 /** Everything besides the store that the app runs with, chosen once from the configuration. */
@@ -77,6 +79,7 @@ export async function createServices(
     accountLimiter: limiter('account', RATE_WINDOW_MS),
     authFailureLimiter: limiter('auth-failure', config.authFailureWindowMs),
     signInLimiter: limiter('sign-in', SIGN_IN_WINDOW_MS),
+    playgroundLimiter: limiter('playground', config.playgroundWindowMs),
   };
   const mailer = createMailer(config, log);
   const usage = createUsageRecorder(store.accounts, { log });
@@ -92,6 +95,7 @@ export async function createServices(
       await limiters.accountLimiter.close();
       await limiters.authFailureLimiter.close();
       await limiters.signInLimiter.close();
+      await limiters.playgroundLimiter.close();
       redis?.disconnect();
     },
   };

@@ -20,6 +20,18 @@ const DEMO_CHANNELS: readonly { xmltvId: string; name: string; country: string }
   { xmltvId: 'prairie-public.us', name: 'Prairie Public', country: 'US' },
 ];
 
+/**
+ * The demo channels the playground previews by default: a handful, in four countries. Their
+ * ids are also in migration 3 of both engines, which marks them in a database that has them.
+ */
+export const DEMO_PLAYGROUND_XMLTV_IDS: readonly string[] = [
+  'onair-news.uk',
+  'kelpie-kids.uk',
+  'tele-lumiere.fr',
+  'rundfunk-sud.de',
+  'canal-sol.es',
+];
+
 const SHOWS: readonly { title: string; desc: string; category: string; minutes: number }[] = [
   { title: 'Morning Edition', desc: 'News, weather and travel.', category: 'News', minutes: 120 },
   {

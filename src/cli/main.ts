@@ -9,6 +9,7 @@ import { accountsCommand } from './commands/accounts-command.js';
 import { ingestCommand } from './commands/ingest-command.js';
 import { keysCommand } from './commands/keys-command.js';
 import { migrateCommand } from './commands/migrate-command.js';
+import { playgroundCommand } from './commands/playground-command.js';
 import { serveCommand } from './commands/serve-command.js';
 
 /** The version in package.json, the one place it is written. */
@@ -36,6 +37,7 @@ export function buildProgram(ctx: CliContext): Command {
     accountsCommand(ctx),
     keysCommand(ctx),
     migrateCommand(ctx),
+    playgroundCommand(ctx),
   ]) {
     program.addCommand(command);
   }

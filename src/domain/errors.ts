@@ -57,6 +57,12 @@ export const errors = {
       'Too many requests with a missing or invalid API key from this address',
       retryAfterSeconds,
     ),
+  playgroundRateLimited: (retryAfterSeconds: number) =>
+    new AppError(
+      'RATE_LIMITED',
+      'Too many playground requests from this address; try again shortly',
+      retryAfterSeconds,
+    ),
   invalidCountry: () =>
     new AppError(
       'INVALID_COUNTRY',
@@ -70,6 +76,11 @@ export const errors = {
   invalidParameters: (message: string) => new AppError('INVALID_PARAMETERS', message),
   badRequest: (message: string) => new AppError('BAD_REQUEST', message),
   channelNotFound: () => new AppError('CHANNEL_NOT_FOUND', 'Channel not found'),
+  channelNotInPreview: () =>
+    new AppError(
+      'CHANNEL_NOT_FOUND',
+      'Channel not in the preview data: the playground shows a few channels; the API serves them all',
+    ),
   notFound: () => new AppError('NOT_FOUND', 'Not found'),
   methodNotAllowed: () => new AppError('METHOD_NOT_ALLOWED', 'Method not allowed'),
   serviceUnavailable: (message = 'Service temporarily unavailable') =>
@@ -86,4 +97,7 @@ export const errors = {
       `An account can hold ${cap} active keys. Revoke one to create another.`,
     ),
   payloadTooLarge: () => new AppError('PAYLOAD_TOO_LARGE', 'Request body too large'),
+  requestTimeout: () => new AppError('REQUEST_TIMEOUT', 'Request timeout'),
+  headersTooLarge: () => new AppError('HEADERS_TOO_LARGE', 'Request headers too large'),
+  malformedHttp: () => new AppError('BAD_REQUEST', 'Malformed HTTP request'),
 } as const;

@@ -13,7 +13,8 @@ export type ScheduleWindow = { kind: 'all' } | { kind: 'range'; fromMs: number; 
 
 const KEYWORD_OFFSET_DAYS: Record<string, number> = { yesterday: -1, today: 0, tomorrow: 1 };
 
-function startOfUtcDay(ms: number): number {
+/** Midnight UTC of the day `ms` falls on. */
+export function startOfUtcDay(ms: number): number {
   return Math.floor(ms / DAY_MS) * DAY_MS;
 }
 

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, errors, type ErrorCode } from '../domain/errors.js';
+import { AppError, errors } from '../domain/errors.js';
 import { isStorageUnavailable } from '../storage/errors.js';
 import type { ErrorBody } from './schemas.js';
 
@@ -64,10 +64,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((_request, reply) => sendError(reply, errors.notFound()));
 }
 
-function rawErrorResponse(status: number, code: ErrorCode, message: string): string {
-  const body = JSON.stringify({ error: message, code });
+function rawErrorResponse(error: AppError): string {
+  const body = JSON.stringify({ error: error.message, code: error.code });
   return [
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}`,
+    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Error'}`,
     'Content-Type: application/json; charset=utf-8',
     `Content-Length: ${Buffer.byteLength(body)}`,
     'Connection: close',
@@ -84,9 +84,9 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Soc
   if (error.code === 'ECONNRESET' || !socket.writable) return;
   const response =
     error.code === 'HPE_HEADER_OVERFLOW'
-      ? rawErrorResponse(431, 'HEADERS_TOO_LARGE', 'Request headers too large')
+      ? rawErrorResponse(errors.headersTooLarge())
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? rawErrorResponse(408, 'REQUEST_TIMEOUT', 'Request timeout')
-        : rawErrorResponse(400, 'BAD_REQUEST', 'Malformed HTTP request');
+        ? rawErrorResponse(errors.requestTimeout())
+        : rawErrorResponse(errors.malformedHttp());
   socket.end(response);
 }

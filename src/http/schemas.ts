@@ -71,24 +71,53 @@ export const ProgrammesResponse = Type.Object({
   programmes: Type.Array(ProgrammeEntry),
 });
 
-export const CountryParams = Type.Object({ country: Type.String() });
-export const ChannelParams = Type.Object({ channelId: Type.String() });
+export const CountryParams = Type.Object({
+  country: Type.String({
+    description: 'Country code: letters, digits and hyphens, at most 16 characters, any case',
+    examples: ['UK'],
+  }),
+});
+export const ChannelParams = Type.Object({
+  channelId: Type.String({
+    description: 'Channel id (UUID): `id` from a channel list or `channelId` from a search',
+    examples: ['dd41cb78-ddbb-5222-af7d-7173a2d56458'],
+  }),
+});
 
 /**
  * Query values are declared as single strings: a repeated parameter arrives as an array, fails
  * validation and is answered 400. The rules on the values themselves live in `domain/`.
  */
 export const SearchQuery = Type.Object({
-  q: Type.Optional(Type.String({ description: 'Search text; cut to 200 characters' })),
-  country: Type.Optional(Type.String({ description: 'Restricts results to one country' })),
+  q: Type.Optional(
+    Type.String({
+      description:
+        'Search text, matched anywhere in the name, ignoring case and accents; cut to 200 characters. Blank or missing: no results',
+      examples: ['news'],
+    }),
+  ),
+  country: Type.Optional(
+    Type.String({
+      description: 'Restricts results to one country; blank means every country',
+      examples: ['UK'],
+    }),
+  ),
 });
 export const ProgrammesQuery = Type.Object({
   days: Type.Optional(
     Type.String({
-      description: 'Integer 1-365 (rolling lookback, default 7), today, tomorrow, yesterday or all',
+      description:
+        'Integer 1-365: programmes starting at or after now minus that many days, all future ones included (default 7). Or `today`, `tomorrow`, `yesterday` (UTC calendar days, any case), or `all`. Not together with `all`',
+      examples: ['7', 'today'],
     }),
   ),
-  all: Type.Optional(Type.String({ description: '1 or true: every programme' })),
+  all: Type.Optional(
+    Type.String({
+      description:
+        '`1` or `true`: every programme of the channel, also those whose start does not parse (same as days=all). Not together with `days`',
+      examples: ['1'],
+    }),
+  ),
 });
 
 /** The error responses every keyed route can give. */

@@ -250,6 +250,19 @@ export interface SignInStore {
   deleteExpired(nowMs: number): Promise<void>;
 }
 
+/**
+ * The channels the public playground previews, marked by the operator (`onair playground`).
+ * Changes move the catalogue version, so cached playground answers follow them at once.
+ */
+export interface PlaygroundStore {
+  /** Marked channels (only those in the catalogue), by name (case-insensitive) then id. */
+  listChannels(): Promise<Channel[]>;
+  /** Marks a channel of the catalogue. */
+  add(channelId: string, nowMs: number): Promise<'added' | 'already-marked' | 'no-such-channel'>;
+  /** Unmarks a channel; false when it was not marked. */
+  remove(channelId: string): Promise<boolean>;
+}
+
 /** The whole persistent state behind one engine. */
 export interface Store {
   readonly engine: 'sqlite' | 'postgres';
@@ -262,6 +275,7 @@ export interface Store {
    * bodies stay valid while the version they were built at is current.
    */
   versions(): Promise<DataVersions>;
+  readonly playground: PlaygroundStore;
   /** Resolves when the storage answers; rejects otherwise (used by /readyz). */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -20,6 +20,7 @@ import type { SiteAddress } from '../http/site-address.js';
 import type { RateLimiter } from '../ratelimit/types.js';
 import type { Store } from '../storage/types.js';
 import type { SafeHtml } from './html.js';
+import { pageHelmetOptions } from './page-security.js';
 import { isSameOriginRequest } from './same-origin.js';
 import { accountPage, keyCreatedPage } from './views/account-pages.js';
 import {
@@ -81,26 +82,7 @@ export async function registerWebRoutes(app: FastifyInstance, deps: WebDeps): Pr
   await app.register(async (web) => {
     await web.register(fastifyCookie);
     await web.register(fastifyFormbody, { bodyLimit: 8 * 1024 });
-    await web.register(fastifyHelmet, {
-      contentSecurityPolicy: {
-        useDefaults: false,
-        directives: {
-          defaultSrc: ["'none'"],
-          scriptSrc: ["'self'"],
-          styleSrc: ["'self'"],
-          imgSrc: ["'self'", 'data:'],
-          connectSrc: ["'self'"],
-          formAction: ["'self'"],
-          frameAncestors: ["'none'"],
-          baseUri: ["'none'"],
-        },
-      },
-      // HSTS only means something (and is only safe to send) on an https deployment.
-      strictTransportSecurity: secureCookies() ? { maxAge: 31_536_000 } : false,
-      // Links (with their tokens) never leak to other sites. Not `no-referrer`: browsers then
-      // send `Origin: null` with our own forms, which the same-origin check must refuse.
-      referrerPolicy: { policy: 'same-origin' },
-    });
+    await web.register(fastifyHelmet, pageHelmetOptions(secureCookies()));
     await web.register(fastifyStatic, {
       root: resolve(PROJECT_ROOT, 'public'),
       prefix: '/assets/',

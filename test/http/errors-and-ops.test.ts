@@ -80,6 +80,7 @@ describe('errors are JSON everywhere', () => {
     const { key } = await t.customer();
     // A statement that fails at run time: the table it reads is gone.
     await t.temp.sql('DROP TABLE programmes');
+    await t.temp.sql('DROP TABLE playground_channels');
     await t.temp.sql('DROP TABLE channels');
     const broken = await t.get('/api/v1/countries', key);
     expect(broken.statusCode).toBe(500);

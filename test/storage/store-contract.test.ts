@@ -1,5 +1,8 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_PLAYGROUND_XMLTV_IDS } from '../../src/catalogue/demo-catalogue.js';
 import { ingestXmltv, type IngestSummary } from '../../src/catalogue/ingest.js';
 import { channelIdFor } from '../../src/domain/catalogue-ids.js';
 import { DuplicateAccountError } from '../../src/storage/errors.js';
@@ -9,8 +12,17 @@ import {
 } from '../../src/storage/postgres/postgres-store.js';
 import { OTHER_PROCESS_CHECK_MS } from '../../src/storage/sqlite/data-versions.js';
 import { openSqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
+import { createPostgresPool, migratePostgres } from '../../src/storage/postgres/database.js';
+import { POSTGRES_MIGRATIONS } from '../../src/storage/postgres/migrations.js';
+import { migrateSqlite, openSqliteDatabase } from '../../src/storage/sqlite/database.js';
+import { SQLITE_MIGRATIONS } from '../../src/storage/sqlite/migrations.js';
 import type { Store } from '../../src/storage/types.js';
-import { ENGINES, openEngineStore, type EngineStore } from '../helpers/engines.js';
+import {
+  ENGINES,
+  freshPostgresDatabase,
+  openEngineStore,
+  type EngineStore,
+} from '../helpers/engines.js';
 import { fixturePath, NOW } from '../ingest/ingest-helpers.js';
 
 const DAY = 86_400_000;
@@ -141,6 +153,35 @@ describe.each(ENGINES)('store contract: %s', (engine) => {
     await session.drain();
     await session.abort();
     expect(await catalogueView(s.store)).toEqual(before);
+  });
+
+  it('marks playground channels, and every change moves the catalogue version', async () => {
+    const { playground } = s.store;
+    const version = async () => (await s.store.versions()).catalogue;
+    await run(s.store, guide('Day', 1));
+    const a = channelIdFor('a.uk');
+    const b = channelIdFor('b.fr');
+    expect(await playground.listChannels()).toEqual([]);
+
+    const v0 = await version();
+    expect(await playground.add(a, NOW)).toBe('added');
+    const v1 = await version();
+    expect(v1).not.toBe(v0);
+    expect(await playground.add(a, NOW)).toBe('already-marked');
+    expect(await playground.add(channelIdFor('nope.zz'), NOW)).toBe('no-such-channel');
+    expect(await playground.add(b, NOW)).toBe('added');
+    // Name order (lower-cased code points), as the v1 lists.
+    const byId = new Map(
+      (await catalogueView(s.store)).channels.map((channel) => [channel.id, channel]),
+    );
+    expect(await playground.listChannels()).toEqual([byId.get(b), byId.get(a)]);
+
+    const v2 = await version();
+    expect(await playground.remove(a)).toBe(true);
+    expect(await version()).not.toBe(v2);
+    expect(await playground.remove(a)).toBe(false);
+    expect((await playground.listChannels()).map((c) => c.id)).toEqual([b]);
+    await playground.remove(b);
   });
 
   it('keeps accounts, keys, usage, audit, links and sessions', async () => {
@@ -320,6 +361,53 @@ async function settle(store: Store): Promise<void> {
   if (store.engine === 'postgres') await (store as PostgresStore).syncVersions();
   else await new Promise((resolve) => setTimeout(resolve, OTHER_PROCESS_CHECK_MS + 1));
 }
+
+describe.each(ENGINES)('migration 3 on %s', (engine) => {
+  it('marks the demo preview channels a database already has, and only those', async () => {
+    const demoIds = DEMO_PLAYGROUND_XMLTV_IDS.map(channelIdFor);
+    const others = [channelIdFor('onair-one.uk'), channelIdFor('real.de')];
+    const insert = (id: string) =>
+      `INSERT INTO channels (id, xmltv_id, name, name_key, name_folded, icon, country,
+         needs_review, created_at, updated_at)
+       VALUES ('${id}', '${id}', 'N ${id}', 'n ${id}', 'n ${id}', '', 'UK',
+         ${engine === 'sqlite' ? 0 : 'false'}, 0, 0)`;
+    const rows: { channel_id: string }[] = [];
+    if (engine === 'sqlite') {
+      const dir = mkdtempSync(join(tmpdir(), 'onair-migrate-'));
+      const db = openSqliteDatabase(join(dir, 'onair.db'));
+      try {
+        migrateSqlite(
+          db,
+          NOW,
+          SQLITE_MIGRATIONS.filter((m) => m.version <= 2),
+        );
+        for (const id of [...demoIds, ...others]) db.prepare(insert(id)).run();
+        migrateSqlite(db, NOW);
+        rows.push(...(db.prepare('SELECT channel_id FROM playground_channels').all() as never[]));
+      } finally {
+        db.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    } else {
+      const database = await freshPostgresDatabase();
+      const pool = createPostgresPool({ url: database.url });
+      try {
+        await migratePostgres(
+          pool,
+          NOW,
+          POSTGRES_MIGRATIONS.filter((m) => m.version <= 2),
+        );
+        for (const id of [...demoIds, ...others]) await pool.query(insert(id));
+        await migratePostgres(pool, NOW);
+        rows.push(...(await pool.query('SELECT channel_id FROM playground_channels')).rows);
+      } finally {
+        await pool.end();
+        await database.drop();
+      }
+    }
+    expect(rows.map((r) => r.channel_id).sort()).toEqual([...demoIds].sort());
+  });
+});
 
 describe.runIf(ENGINES.includes('postgres'))('PostgreSQL search index', () => {
   it('answers a substring search from the trigram index of the folded names', async () => {

@@ -141,6 +141,29 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   },
   {
     version: 3,
+    name: 'playground channels',
+    // The demo catalogue's preview channels (UUID v5 of onair-news.uk, kelpie-kids.uk,
+    // tele-lumiere.fr, rundfunk-sud.de, canal-sol.es) are marked when a database already has
+    // them; an empty one gets them when `serve --demo` loads the demo guide. Marking or
+    // unmarking a channel changes what the playground serves, so it moves the catalogue
+    // version the response caches check.
+    sql: `
+      CREATE TABLE playground_channels (
+        channel_id TEXT PRIMARY KEY REFERENCES channels (id) ON DELETE CASCADE,
+        added_at BIGINT NOT NULL
+      );
+      INSERT INTO playground_channels (channel_id, added_at)
+        SELECT id, (extract(epoch FROM now()) * 1000)::bigint FROM channels
+        WHERE id IN ('dd41cb78-ddbb-5222-af7d-7173a2d56458', '9a2a919e-4582-5cb5-8dcd-8c763f229632',
+                     '5197c011-6bbf-5ccf-82aa-95ba7819ade6', '087e15fc-88d3-5779-b9c6-c922c84331f4',
+                     'ef689abc-3e6a-5aab-b45d-0cba62d79133');
+      CREATE TRIGGER playground_channels_changed
+        AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON playground_channels
+        FOR EACH STATEMENT EXECUTE FUNCTION bump_catalogue_version();
+    `,
+  },
+  {
+    version: 4,
     name: 'auth version and change notifications for the read caches',
     // Instances cache keys and serialised bodies and keep the versions in memory while they
     // LISTEN on onair_data_changed (data-versions.ts). The database itself notifies at commit,

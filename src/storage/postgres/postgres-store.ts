@@ -5,6 +5,7 @@ import { createPostgresCatalogueReader } from './catalogue-reader.js';
 import { watchPostgresDataVersions } from './data-versions.js';
 import { connectPostgresClient, createPostgresPool, migratePostgres } from './database.js';
 import { createPostgresCatalogueWriter } from './ingest-session.js';
+import { createPostgresPlaygroundStore } from './playground-store.js';
 import { createPostgresSignInStore } from './sign-in-store.js';
 
 export interface PostgresStoreOptions {
@@ -67,6 +68,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     catalogue: createPostgresCatalogueReader(pool),
     accounts: createPostgresAccountStore(pool, () => versions.invalidate()),
     signIn: createPostgresSignInStore(pool),
+    playground: createPostgresPlaygroundStore(pool, () => versions.invalidate()),
     ingest: invalidatingAfterCommit(
       createPostgresCatalogueWriter(() => connectPostgresClient(options.url)),
       () => versions.invalidate(),

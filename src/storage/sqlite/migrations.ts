@@ -120,6 +120,24 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   },
   {
     version: 3,
+    name: 'playground channels',
+    // The demo catalogue's preview channels (UUID v5 of onair-news.uk, kelpie-kids.uk,
+    // tele-lumiere.fr, rundfunk-sud.de, canal-sol.es) are marked when a database already has
+    // them; an empty one gets them when `serve --demo` loads the demo guide.
+    sql: `
+      CREATE TABLE playground_channels (
+        channel_id TEXT PRIMARY KEY REFERENCES channels (id) ON DELETE CASCADE,
+        added_at INTEGER NOT NULL
+      ) STRICT;
+      INSERT INTO playground_channels (channel_id, added_at)
+        SELECT id, CAST(strftime('%s', 'now') AS INTEGER) * 1000 FROM channels
+        WHERE id IN ('dd41cb78-ddbb-5222-af7d-7173a2d56458', '9a2a919e-4582-5cb5-8dcd-8c763f229632',
+                     '5197c011-6bbf-5ccf-82aa-95ba7819ade6', '087e15fc-88d3-5779-b9c6-c922c84331f4',
+                     'ef689abc-3e6a-5aab-b45d-0cba62d79133');
+    `,
+  },
+  {
+    version: 4,
     name: 'data versions for the read caches',
     // The read path caches keys and serialised bodies and checks these counters (only when the
     // database changed at all, see data-versions.ts). Every write to programmes happens in an
@@ -144,6 +162,11 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       CREATE TRIGGER source_files_inserted AFTER INSERT ON source_files BEGIN
         UPDATE data_versions SET version = version + 1 WHERE name = 'catalogue'; END;
       CREATE TRIGGER source_files_deleted AFTER DELETE ON source_files BEGIN
+        UPDATE data_versions SET version = version + 1 WHERE name = 'catalogue'; END;
+      -- What the playground serves.
+      CREATE TRIGGER playground_channels_inserted AFTER INSERT ON playground_channels BEGIN
+        UPDATE data_versions SET version = version + 1 WHERE name = 'catalogue'; END;
+      CREATE TRIGGER playground_channels_deleted AFTER DELETE ON playground_channels BEGIN
         UPDATE data_versions SET version = version + 1 WHERE name = 'catalogue'; END;
 
       CREATE TRIGGER accounts_inserted AFTER INSERT ON accounts BEGIN

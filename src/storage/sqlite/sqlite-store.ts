@@ -4,6 +4,7 @@ import { createSqliteCatalogueReader } from './catalogue-reader.js';
 import { createSqliteDataVersions } from './data-versions.js';
 import { migrateSqlite, openSqliteDatabase, type SqliteDatabase } from './database.js';
 import { createSqliteCatalogueWriter } from './ingest-session.js';
+import { createSqlitePlaygroundStore } from './playground-store.js';
 import { createSqliteSignInStore } from './sign-in-store.js';
 
 export interface SqliteStoreOptions {
@@ -36,6 +37,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     catalogue: createSqliteCatalogueReader(db),
     accounts: createSqliteAccountStore(db),
     signIn: createSqliteSignInStore(db),
+    playground: createSqlitePlaygroundStore(db),
     ingest,
     async versions() {
       return readVersions();

@@ -6,6 +6,10 @@ export interface PageOptions {
   signedIn?: boolean;
   /** Scripts from /assets to load (CSP allows only same-origin scripts). */
   scripts?: string[];
+  /** Stylesheets besides onair.css, from this site. */
+  styles?: string[];
+  /** Uses the full width of the window (the API reference). */
+  wide?: boolean;
 }
 
 /** The frame of every page: header, main content, footer; no external resources. */
@@ -18,6 +22,7 @@ export function page(options: PageOptions, content: HtmlValue): SafeHtml {
         <meta name="referrer" content="same-origin" />
         <title>${options.title} · Onair</title>
         <link rel="stylesheet" href="/assets/onair.css" />
+        ${(options.styles ?? []).map((href) => html`<link rel="stylesheet" href="${href}" />`)}
         <link rel="icon" href="/assets/favicon.svg" type="image/svg+xml" />
         ${(options.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}
       </head>
@@ -25,6 +30,8 @@ export function page(options: PageOptions, content: HtmlValue): SafeHtml {
         <header class="site-header">
           <a class="brand" href="/"><span class="brand-mark" aria-hidden="true">◉</span> Onair</a>
           <nav>
+            <a href="/docs">Docs</a>
+            <a href="/playground">Playground</a>
             ${
               options.signedIn
                 ? html`<a href="/account">Account</a>
@@ -35,7 +42,7 @@ export function page(options: PageOptions, content: HtmlValue): SafeHtml {
             }
           </nav>
         </header>
-        <main>${content}</main>
+        <main${options.wide ? html` class="wide"` : ''}>${content}</main>
         <footer class="site-footer">Onair · TV schedules as a JSON API</footer>
       </body>
     </html> `;

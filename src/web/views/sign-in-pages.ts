@@ -21,6 +21,10 @@ export function homePage(apiBase: string, signedIn: boolean): SafeHtml {
       <section class="card">
         <h2>Call the API</h2>
         <pre><code>curl -H "Authorization: Bearer YOUR_KEY" ${apiBase}/countries</code></pre>
+        <p>
+          Read the <a href="/docs">API reference</a>, or try the
+          <a href="/playground">playground</a> with preview data, no key needed.
+        </p>
       </section>`,
   );
 }

@@ -1,0 +1,230 @@
+import { OnairError } from './errors.js';
+import type {
+  ChannelsResponse,
+  CountriesResponse,
+  ProgrammesResponse,
+  ScheduleDays,
+  SearchResponse,
+} from './types.js';
+
+/** What happened before a retry, for logging. */
+export interface RetryInfo {
+  /** 1 for the first retry. */
+  attempt: number;
+  /** How long the client waits before it. */
+  delayMs: number;
+  error: OnairError;
+}
+
+/** Automatic retries of answers that say "try again": 429, 503, and failed connections. */
+export interface RetryOptions {
+  /** Retries after the first attempt (default 2). */
+  retries?: number;
+  /** Longest wait before one retry; a longer `Retry-After` fails at once instead (default 30 s). */
+  maxDelayMs?: number;
+  /** Called before each retry. */
+  onRetry?: (info: RetryInfo) => void;
+}
+
+export interface OnairClientOptions {
+  /** The deployment's base URL (its PUBLIC_URL), e.g. `https://api.example.com`. */
+  baseUrl: string;
+  apiKey: string;
+  /** How the key is sent: `Authorization: Bearer` (default) or `X-API-Key`. */
+  auth?: 'bearer' | 'x-api-key';
+  /** Retry 429 and 503 answers as `Retry-After` says, and failed connections. Off by default. */
+  retry?: boolean | RetryOptions;
+  /** Time allowed for one attempt (default 30 s). */
+  timeoutMs?: number;
+  /** The fetch to use (default: the platform's). */
+  fetch?: typeof fetch;
+}
+
+/** Options of one call. */
+export interface CallOptions {
+  /** Aborts the call, including a wait between retries. */
+  signal?: AbortSignal;
+}
+
+const NO_RETRY: Required<RetryOptions> = { retries: 0, maxDelayMs: 0, onRetry: () => {} };
+
+/** Seconds from a `Retry-After` value (seconds or an HTTP date), or null. */
+function retryAfterSeconds(value: string | null, nowMs: number): number | null {
+  if (value === null || value.trim() === '') return null;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - nowMs) / 1000));
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const done = () => {
+      signal?.removeEventListener('abort', abort);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    const abort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', abort, { once: true });
+  });
+}
+
+/**
+ * A client of the Onair API: one method per route, typed answers, and an `OnairError` with the
+ * HTTP status and the API's code for every failure. Works with any deployment: give it that
+ * deployment's base URL.
+ *
+ * ```ts
+ * const onair = new OnairClient({ baseUrl: 'https://api.example.com', apiKey, retry: true });
+ * const { programmes } = await onair.listProgrammes(channelId, { days: 'today' });
+ * ```
+ */
+export class OnairClient {
+  readonly baseUrl: string;
+  readonly #headers: Record<string, string>;
+  readonly #retry: Required<RetryOptions>;
+  readonly #timeoutMs: number;
+  readonly #fetch: typeof fetch;
+
+  constructor(options: OnairClientOptions) {
+    let url: URL;
+    try {
+      url = new URL(options.baseUrl);
+    } catch {
+      throw new TypeError(`baseUrl must be an absolute http(s) URL, got "${options.baseUrl}"`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new TypeError(`baseUrl must be an absolute http(s) URL, got "${options.baseUrl}"`);
+    }
+    if (typeof options.apiKey !== 'string' || options.apiKey.trim() === '') {
+      throw new TypeError('apiKey is required');
+    }
+    // Accept the base URL with or without a trailing slash or the /api/v1 prefix.
+    this.baseUrl = `${url.origin}${url.pathname}`.replace(/\/+$/, '').replace(/\/api\/v1$/, '');
+    const key = options.apiKey.trim();
+    this.#headers = {
+      accept: 'application/json',
+      ...(options.auth === 'x-api-key' ? { 'x-api-key': key } : { authorization: `Bearer ${key}` }),
+    };
+    this.#retry =
+      options.retry === undefined || options.retry === false
+        ? NO_RETRY
+        : {
+            retries: options.retry === true ? 2 : (options.retry.retries ?? 2),
+            maxDelayMs: options.retry === true ? 30_000 : (options.retry.maxDelayMs ?? 30_000),
+            onRetry: options.retry === true ? () => {} : (options.retry.onRetry ?? (() => {})),
+          };
+    this.#timeoutMs = options.timeoutMs ?? 30_000;
+    this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+  }
+
+  /** Every country with its number of channels, ordered by code. */
+  listCountries(options: CallOptions = {}): Promise<CountriesResponse> {
+    return this.#get('/countries', options);
+  }
+
+  /** A country's channels, by name (case-insensitive) then id. The code matches in any case. */
+  listChannels(country: string, options: CallOptions = {}): Promise<ChannelsResponse> {
+    return this.#get(`/countries/${encodeURIComponent(country)}/channels`, options);
+  }
+
+  /**
+   * Channels whose name contains `q` (ignoring case and accents), optionally in one country;
+   * at most 200, by name. A blank `q` finds nothing.
+   */
+  searchChannels(
+    q: string,
+    options: CallOptions & { country?: string } = {},
+  ): Promise<SearchResponse> {
+    const query = new URLSearchParams({ q });
+    if (options.country !== undefined) query.set('country', options.country);
+    return this.#get(`/channels/search?${query}`, options);
+  }
+
+  /**
+   * A channel's schedule, ordered by start: the last `days` days and everything after
+   * (default 7), a UTC day (`today`, `tomorrow`, `yesterday`), or `all`.
+   */
+  listProgrammes(
+    channelId: string,
+    options: CallOptions & { days?: ScheduleDays } = {},
+  ): Promise<ProgrammesResponse> {
+    const query = options.days === undefined ? '' : `?days=${encodeURIComponent(options.days)}`;
+    return this.#get(`/channels/${encodeURIComponent(channelId)}/programmes${query}`, options);
+  }
+
+  async #get<T>(path: string, options: CallOptions): Promise<T> {
+    const url = `${this.baseUrl}/api/v1${path}`;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return (await this.#attempt(url, options.signal)) as T;
+      } catch (error) {
+        if (!(error instanceof OnairError) || attempt >= this.#retry.retries) throw error;
+        const delayMs = this.#retryDelay(error, attempt);
+        if (delayMs === null) throw error;
+        this.#retry.onRetry({ attempt: attempt + 1, delayMs, error });
+        await sleep(delayMs, options.signal);
+      }
+    }
+  }
+
+  /** How long to wait before retrying after `error`, or null when it is not worth retrying. */
+  #retryDelay(error: OnairError, attempt: number): number | null {
+    let delayMs: number;
+    if (error.status === 429 || error.status === 503) {
+      // Retry-After is what the server knows; without it, back off.
+      delayMs =
+        error.retryAfterSeconds !== null ? error.retryAfterSeconds * 1000 : 500 * 2 ** attempt;
+    } else if (error.code === 'NETWORK_ERROR') {
+      delayMs = 250 * 2 ** attempt;
+    } else {
+      return null;
+    }
+    return delayMs > this.#retry.maxDelayMs ? null : delayMs;
+  }
+
+  async #attempt(url: string, signal: AbortSignal | undefined): Promise<unknown> {
+    const timeout = AbortSignal.timeout(this.#timeoutMs);
+    const combined = signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
+    let response: Response;
+    try {
+      response = await this.#fetch(url, { headers: this.#headers, signal: combined });
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      if (timeout.aborted) {
+        throw new OnairError(
+          `No answer from ${url} within ${this.#timeoutMs} ms`,
+          0,
+          'TIMEOUT',
+          null,
+          {
+            cause: error,
+          },
+        );
+      }
+      throw new OnairError(`Cannot reach ${url}`, 0, 'NETWORK_ERROR', null, { cause: error });
+    }
+    const text = await response.text();
+    let body: unknown = undefined;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // Not JSON: reported below.
+    }
+    if (response.ok && body !== undefined) return body;
+    const retryAfter = retryAfterSeconds(response.headers.get('retry-after'), Date.now());
+    const apiError = body as { error?: unknown; code?: unknown } | undefined;
+    if (typeof apiError?.error === 'string' && typeof apiError.code === 'string') {
+      throw new OnairError(apiError.error, response.status, apiError.code, retryAfter);
+    }
+    throw new OnairError(
+      `Unexpected answer from ${url}: HTTP ${response.status}, ${text.slice(0, 200)}`,
+      response.status,
+      'UNEXPECTED_RESPONSE',
+      retryAfter,
+    );
+  }
+}

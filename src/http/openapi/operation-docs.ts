@@ -1,0 +1,246 @@
+import { errors, type AppError, type ErrorCode } from '../../domain/errors.js';
+import { DEFAULT_RATE_LIMIT } from '../../domain/rate-window.js';
+
+/**
+ * The prose of the API reference: what each v1 operation is for, which error codes it can
+ * answer besides the ones every keyed route shares, and an example answer. Shapes, parameters
+ * and statuses come from the route schemas themselves (see openapi-document.ts); this file only
+ * adds words and examples, and the tests check both against real answers.
+ */
+
+/** Error codes a customer of the v1 API can meet (the others belong to the account pages). */
+export type ApiErrorCode = Exclude<
+  ErrorCode,
+  'CROSS_SITE_REQUEST' | 'KEY_LIMIT_REACHED' | 'PAYLOAD_TOO_LARGE'
+>;
+
+/**
+ * What each code means, and a real error of that code (its message is the one clients get).
+ * A Record over every API code, so a new code in the catalogue cannot go undocumented.
+ */
+export const API_ERRORS: Record<ApiErrorCode, { meaning: string; example: AppError }> = {
+  UNAUTHORIZED: {
+    meaning: 'The API key is missing, malformed, unknown or revoked.',
+    example: errors.unauthorized(),
+  },
+  EMAIL_NOT_VERIFIED: {
+    meaning: "The account's e-mail address is not verified yet.",
+    example: errors.emailNotVerified(),
+  },
+  ACCESS_EXPIRED: {
+    meaning: 'The trial and any paid access period have ended.',
+    example: errors.accessExpired(),
+  },
+  ACCOUNT_DISABLED: {
+    meaning: 'The operator has disabled the account.',
+    example: errors.accountDisabled(),
+  },
+  RATE_LIMITED: {
+    meaning:
+      'Too many requests in the current one-second window of the account (or, without a valid key, from this client address). Retry after `Retry-After` seconds.',
+    example: errors.rateLimited(1),
+  },
+  INVALID_COUNTRY: {
+    meaning:
+      'The country code has characters other than letters, digits and hyphens, or is longer than 16.',
+    example: errors.invalidCountry(),
+  },
+  INVALID_DAYS: {
+    meaning: '`days` is not an integer from 1 to 365, `today`, `tomorrow`, `yesterday` or `all`.',
+    example: errors.invalidDays(),
+  },
+  INVALID_PARAMETERS: {
+    meaning:
+      '`days` and `all` given together, an `all` value other than `1` or `true`, or a parameter given more than once.',
+    example: errors.invalidParameters('Use either days or all, not both'),
+  },
+  BAD_REQUEST: {
+    meaning:
+      'The path is not validly percent-encoded (checked before the key), or the request is not valid HTTP.',
+    example: errors.badRequest(
+      "Malformed request: '/api/v1/countries/%E0%A4%A/channels' is not a valid url component",
+    ),
+  },
+  CHANNEL_NOT_FOUND: {
+    meaning: 'No channel has this id.',
+    example: errors.channelNotFound(),
+  },
+  NOT_FOUND: {
+    meaning: 'No route has this path (asked with a valid key; without one the answer is 401).',
+    example: errors.notFound(),
+  },
+  METHOD_NOT_ALLOWED: {
+    meaning: 'The path exists but only answers GET and HEAD.',
+    example: errors.methodNotAllowed(),
+  },
+  REQUEST_TIMEOUT: {
+    meaning: 'The request was not received in time.',
+    example: errors.requestTimeout(),
+  },
+  HEADERS_TOO_LARGE: {
+    meaning: 'The request headers are too large.',
+    example: errors.headersTooLarge(),
+  },
+  SERVICE_UNAVAILABLE: {
+    meaning:
+      'The service cannot reach its storage for a moment. Retry after `Retry-After` seconds.',
+    example: errors.serviceUnavailable('The service cannot reach its database; try again shortly'),
+  },
+  INTERNAL_ERROR: {
+    meaning: 'Something failed on the server; the answer has no details.',
+    example: errors.internal(),
+  },
+};
+
+/** The error statuses and codes every keyed v1 route can answer, checked in this order. */
+export const GUARD_ERRORS: Readonly<Record<number, readonly ApiErrorCode[]>> = {
+  401: ['UNAUTHORIZED'],
+  403: ['EMAIL_NOT_VERIFIED', 'ACCESS_EXPIRED', 'ACCOUNT_DISABLED'],
+  429: ['RATE_LIMITED'],
+  500: ['INTERNAL_ERROR'],
+  503: ['SERVICE_UNAVAILABLE'],
+};
+
+/** The documentation of one v1 operation. */
+export interface OperationDoc {
+  operationId: string;
+  tag: 'Catalogue' | 'Schedules';
+  description: string;
+  /** Codes of the route's own 400 and 404 answers (parameters, existence). */
+  routeErrors: Readonly<Partial<Record<400 | 404, readonly ApiErrorCode[]>>>;
+  /** A 200 body, valid against the route's response schema (the tests check). */
+  example: unknown;
+}
+
+const ONAIR_NEWS = 'dd41cb78-ddbb-5222-af7d-7173a2d56458';
+
+/** Every v1 GET route by its path; a route missing here fails the document's generation. */
+export const V1_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
+  '/api/v1/countries': {
+    operationId: 'listCountries',
+    tag: 'Catalogue',
+    description: 'Every country of the catalogue with its number of channels, ordered by code.',
+    routeErrors: {},
+    example: {
+      countries: [
+        { country: 'DE', channelCount: 2 },
+        { country: 'FR', channelCount: 2 },
+        { country: 'UK', channelCount: 3 },
+      ],
+    },
+  },
+  '/api/v1/countries/{country}/channels': {
+    operationId: 'listChannels',
+    tag: 'Catalogue',
+    description:
+      "A country's channels, ordered by name (case-insensitive), then id. The code matches in any case; the answer uses the stored (upper-case) form. A valid code without channels gives an empty list.",
+    routeErrors: { 400: ['INVALID_COUNTRY', 'BAD_REQUEST'] },
+    example: {
+      country: 'UK',
+      channels: [
+        {
+          id: '9a2a919e-4582-5cb5-8dcd-8c763f229632',
+          name: 'Kelpie Kids',
+          icon: '',
+          needsReview: false,
+          country: 'UK',
+        },
+        { id: ONAIR_NEWS, name: 'Onair News', icon: '', needsReview: false, country: 'UK' },
+      ],
+    },
+  },
+  '/api/v1/channels/search': {
+    operationId: 'searchChannels',
+    tag: 'Catalogue',
+    description:
+      'Channels whose name contains `q`, ignoring case and accents ("tele" finds "Télé"), optionally in one country. At most 200, ordered by name (case-insensitive), then id. A blank or missing `q` gives no results (200).',
+    routeErrors: { 400: ['INVALID_COUNTRY', 'INVALID_PARAMETERS'] },
+    example: {
+      results: [
+        {
+          channelId: ONAIR_NEWS,
+          name: 'Onair News',
+          icon: '',
+          country: 'UK',
+          needsReview: false,
+        },
+      ],
+    },
+  },
+  '/api/v1/channels/{channelId}/programmes': {
+    operationId: 'listProgrammes',
+    tag: 'Schedules',
+    description: [
+      "A channel's schedule, ordered by start.",
+      '',
+      '| Request | Programmes |',
+      '| --- | --- |',
+      '| no `days`, or `days=N` (1-365) | starting at or after now minus N days (default 7), every future one included |',
+      '| `days=today`, `tomorrow`, `yesterday` | starting on that UTC calendar day |',
+      '| `days=all`, `all=1`, `all=true` | all, also those whose start does not parse (last) |',
+      '',
+      'Times are XMLTV datetimes in UTC (`YYYYMMDDHHMMSS +0000`). A channel id that is not a UUID, or that no channel has, gives 404.',
+    ].join('\n'),
+    routeErrors: {
+      400: ['INVALID_DAYS', 'INVALID_PARAMETERS', 'BAD_REQUEST'],
+      404: ['CHANNEL_NOT_FOUND'],
+    },
+    example: {
+      channelId: ONAIR_NEWS,
+      programmes: [
+        {
+          id: '4639514307291785513',
+          start: '20260822060000 +0000',
+          stop: '20260822080000 +0000',
+          title: 'Morning Edition',
+          desc: 'News, weather and travel.',
+          category: 'News',
+          sourceFileId: '0b9f6a2e-41c4-4f0e-9d7a-3f8e2c1d5b6a',
+          needsReview: false,
+          updatedAt: '1787378400000',
+        },
+        {
+          id: '1298405571003348172',
+          start: '20260822080000 +0000',
+          stop: '20260822090000 +0000',
+          title: 'Garden Rescue',
+          desc: 'A tired garden gets a second life.',
+          category: 'Lifestyle',
+          sourceFileId: '0b9f6a2e-41c4-4f0e-9d7a-3f8e2c1d5b6a',
+          needsReview: false,
+          updatedAt: '1787378400000',
+        },
+      ],
+    },
+  },
+};
+
+/** The reference's introduction (CommonMark): keys, limits, errors, caching. */
+export function apiIntroduction(): string {
+  const codes = (Object.keys(API_ERRORS) as ApiErrorCode[])
+    .sort((a, b) => API_ERRORS[a].example.status - API_ERRORS[b].example.status)
+    .map(
+      (code) =>
+        `| ${API_ERRORS[code].example.status} | \`${code}\` | ${API_ERRORS[code].meaning} |`,
+    )
+    .join('\n');
+  return [
+    'Countries, channels and TV programme schedules as JSON. Every route is a GET under `/api/v1` and needs an API key: create one on your account page after signing in with your e-mail address (a new address gets a 7-day trial).',
+    '',
+    '**Authentication.** Send the key as `Authorization: Bearer <key>` or as `X-API-Key: <key>` (the same key; sending both with different values is refused). A key in the query string is ignored.',
+    '',
+    '**Checks, in order:** key (401) → access (403) → rate limit (429) → parameters (400) → existence (404). A path that is not validly percent-encoded is refused first (400 `BAD_REQUEST`).',
+    '',
+    `**Rate limit.** ${DEFAULT_RATE_LIMIT} requests per second per account (all its keys together), in fixed one-second windows; every authenticated request counts. Over the limit the answer is 429 with \`Retry-After\` (seconds). Answers carry \`RateLimit-Policy\` and \`RateLimit\` headers.`,
+    '',
+    '**Caching.** Every answer has an `ETag`; send it back in `If-None-Match` to get `304 Not Modified` while nothing changed. Bodies of 1 KB or more are compressed (brotli or gzip) when `Accept-Encoding` allows.',
+    '',
+    '**Deployments.** Another deployment of this service serves the same routes with the same keys under its own base URL: only the server address changes.',
+    '',
+    '**Errors** are JSON, always `{"error": "<message>", "code": "<CODE>"}`:',
+    '',
+    '| Status | Code | Meaning |',
+    '| --- | --- | --- |',
+    codes,
+  ].join('\n');
+}

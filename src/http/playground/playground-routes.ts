@@ -1,0 +1,261 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fastJson from 'fast-json-stringify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type, type TObject, type TProperties } from 'typebox';
+import { isUuid } from '../../domain/catalogue-ids.js';
+import { parseCountryCode } from '../../domain/country.js';
+import { errors } from '../../domain/errors.js';
+import { clipToPreview } from '../../domain/preview-window.js';
+import { parseScheduleWindow } from '../../domain/schedule-window.js';
+import { foldForSearch, MAX_SEARCH_RESULTS, searchNeedle } from '../../domain/search-folding.js';
+import type { RateLimiter } from '../../ratelimit/types.js';
+import type { Channel, CountryCount, DataVersions, PlaygroundStore } from '../../storage/types.js';
+import { versionsOf } from '../api-guard.js';
+import { sendError } from '../error-handler.js';
+import {
+  ChannelParams,
+  ChannelsResponse,
+  CountriesResponse,
+  CountryParams,
+  ErrorBody,
+  ProgrammesQuery,
+  ProgrammesResponse,
+  SearchQuery,
+  SearchResponse,
+} from '../schemas.js';
+import type { SendCached } from '../v1/cached-reply.js';
+import { refuseOtherMethods } from '../v1/method-guard.js';
+import type { ResponseCache } from '../v1/response-cache.js';
+import type { ScheduleCache } from '../v1/schedule-cache.js';
+
+/** Where the playground API lives; its routes mirror those under `/api/v1`. */
+export const PLAYGROUND_API_PREFIX = '/playground/api';
+
+/** Said by every playground answer, in the body of a 200 and in this header of every one. */
+export const PREVIEW_NOTICE =
+  'Preview data: a few channels, today and tomorrow (UTC) only. The customer API is /api/v1 (see /docs).';
+export const PREVIEW_HEADER = 'Onair-Preview';
+
+/** A v1 response schema with the two fields that mark a playground answer as preview data. */
+export function previewOf<T extends TProperties>(schema: TObject<T>) {
+  return Type.Object({
+    preview: Type.Literal(true),
+    notice: Type.String(),
+    ...schema.properties,
+  });
+}
+
+export const PreviewCountriesResponse = previewOf(CountriesResponse);
+export const PreviewChannelsResponse = previewOf(ChannelsResponse);
+export const PreviewSearchResponse = previewOf(SearchResponse);
+export const PreviewProgrammesResponse = previewOf(ProgrammesResponse);
+
+const PREVIEW_HEAD = `{"preview":true,"notice":${JSON.stringify(PREVIEW_NOTICE)},`;
+
+/**
+ * Turns a v1 body (serialised by the v1 response schema, so an object with at least one field)
+ * into its preview form by splicing the two preview fields in after the opening brace: the
+ * schedule cache's bytes are reused as they are, not parsed and serialised again.
+ */
+function markPreview(v1Body: Buffer | readonly Buffer[]): Buffer {
+  const [first, ...rest] = Buffer.isBuffer(v1Body) ? [v1Body] : v1Body;
+  return Buffer.concat([PREVIEW_HEAD_BYTES, (first ?? Buffer.from('{')).subarray(1), ...rest]);
+}
+const PREVIEW_HEAD_BYTES = Buffer.from(PREVIEW_HEAD);
+
+/** What the playground API needs; chosen once at start-up. */
+export interface PlaygroundDeps {
+  /** The store's data versions, read once per request (see Store.versions). */
+  versions: () => Promise<DataVersions>;
+  playground: PlaygroundStore;
+  schedules: ScheduleCache;
+  responses: ResponseCache;
+  sendCached: SendCached;
+  /** Counts requests per client IP. */
+  limiter: RateLimiter;
+  limit: number;
+  now: () => number;
+}
+
+function countriesOf(channels: Channel[]): CountryCount[] {
+  const counts = new Map<string, number>();
+  for (const channel of channels) {
+    counts.set(channel.country, (counts.get(channel.country) ?? 0) + 1);
+  }
+  // Country codes are ASCII, so code-unit order is the byte order of the v1 list.
+  return [...counts.keys()].sort().map((country) => ({
+    country,
+    channelCount: counts.get(country) ?? 0,
+  }));
+}
+
+/**
+ * The keyless preview API under `/playground/api`: the four v1 routes with the same parameters,
+ * rules, response schemas and caches, over the channels the operator marked for the playground
+ * and only today and tomorrow of their schedules. Limited per client IP; every answer carries
+ * the `Onair-Preview` header and every 200 body says `"preview": true`.
+ */
+export async function registerPlaygroundApi(
+  app: FastifyInstance,
+  deps: PlaygroundDeps,
+): Promise<void> {
+  const countriesJson = fastJson(CountriesResponse as object);
+  const channelsJson = fastJson(ChannelsResponse as object);
+  const searchJson = fastJson(SearchResponse as object);
+  const { responses, sendCached } = deps;
+
+  /** The preview body cached under `key`, built from the v1 serialisation. */
+  const cachedPreview = (request: FastifyRequest, key: string, build: () => Promise<string>) =>
+    responses.get(
+      `playground:${key}`,
+      versionsOf(request).catalogue,
+      async () => PREVIEW_HEAD + (await build()).slice(1),
+    );
+
+  let marked: { version: string; ids: Set<string> } | null = null;
+  async function markedIds(version: string): Promise<Set<string>> {
+    if (marked === null || marked.version !== version) {
+      const channels = await deps.playground.listChannels();
+      marked = { version, ids: new Set(channels.map((c) => c.id)) };
+    }
+    return marked.ids;
+  }
+
+  await app.register(
+    async (api) => {
+      api.addHook('onRequest', async (request, reply) => {
+        reply.header(PREVIEW_HEADER, 'true');
+        const decision = await deps.limiter.hit(`playground:${request.ip}`, deps.limit);
+        if (!decision.allowed) {
+          throw errors.playgroundRateLimited(Math.max(1, Math.ceil(decision.resetMs / 1000)));
+        }
+        request.dataVersions = await deps.versions();
+      });
+      api.setNotFoundHandler((_request, reply) => sendError(reply, errors.notFound()));
+      const typed = api.withTypeProvider<TypeBoxTypeProvider>();
+
+      typed.get(
+        '/countries',
+        { schema: { response: { 200: PreviewCountriesResponse, 429: ErrorBody } } },
+        async (request, reply) =>
+          sendCached(
+            request,
+            reply as unknown as FastifyReply,
+            await cachedPreview(request, 'countries', async () =>
+              countriesJson({ countries: countriesOf(await deps.playground.listChannels()) }),
+            ),
+          ),
+      );
+      refuseOtherMethods(api, '/countries');
+
+      typed.get(
+        '/countries/:country/channels',
+        {
+          schema: {
+            params: CountryParams,
+            response: { 200: PreviewChannelsResponse, 400: ErrorBody, 429: ErrorBody },
+          },
+        },
+        async (request, reply) => {
+          const country = parseCountryCode(request.params.country);
+          return sendCached(
+            request,
+            reply as unknown as FastifyReply,
+            await cachedPreview(request, `channels:${country}`, async () =>
+              channelsJson({
+                country,
+                channels: (await deps.playground.listChannels()).filter(
+                  (channel) => channel.country === country,
+                ),
+              }),
+            ),
+          );
+        },
+      );
+      refuseOtherMethods(api, '/countries/:country/channels');
+
+      typed.get(
+        '/channels/search',
+        {
+          schema: {
+            querystring: SearchQuery,
+            response: { 200: PreviewSearchResponse, 400: ErrorBody, 429: ErrorBody },
+          },
+        },
+        async (request, reply) => {
+          const { q, country } = request.query;
+          const countryFilter =
+            country === undefined || country.trim() === '' ? null : parseCountryCode(country);
+          const needle = searchNeedle(q);
+          // The few marked channels are matched here, with the same folding as the catalogue's
+          // search index; they come in name order already.
+          return sendCached(
+            request,
+            reply as unknown as FastifyReply,
+            await cachedPreview(
+              request,
+              `search:${countryFilter ?? ''}:${needle ?? ''}`,
+              async () => {
+                const channels =
+                  needle === null
+                    ? []
+                    : (await deps.playground.listChannels()).filter(
+                        (channel) =>
+                          (countryFilter === null || channel.country === countryFilter) &&
+                          foldForSearch(channel.name).includes(needle),
+                      );
+                return searchJson({
+                  results: channels.slice(0, MAX_SEARCH_RESULTS).map((channel) => ({
+                    channelId: channel.id,
+                    name: channel.name,
+                    icon: channel.icon,
+                    country: channel.country,
+                    needsReview: channel.needsReview,
+                  })),
+                });
+              },
+            ),
+          );
+        },
+      );
+      refuseOtherMethods(api, '/channels/search');
+
+      typed.get(
+        '/channels/:channelId/programmes',
+        {
+          schema: {
+            params: ChannelParams,
+            querystring: ProgrammesQuery,
+            response: {
+              200: PreviewProgrammesResponse,
+              400: ErrorBody,
+              404: ErrorBody,
+              429: ErrorBody,
+            },
+          },
+        },
+        async (request, reply) => {
+          const nowMs = deps.now();
+          const window = clipToPreview(
+            parseScheduleWindow(request.query.days, request.query.all, nowMs),
+            nowMs,
+          );
+          const channelId = request.params.channelId.toLowerCase();
+          const version = versionsOf(request).catalogue;
+          const body =
+            isUuid(channelId) && (await markedIds(version)).has(channelId)
+              ? await deps.schedules.body(channelId, window, version)
+              : null;
+          if (body === null) throw errors.channelNotInPreview();
+          return sendCached(
+            request,
+            reply as unknown as FastifyReply,
+            await responses.get(`playground:${body.tag}`, version, () => markPreview(body.body)),
+          );
+        },
+      );
+      refuseOtherMethods(api, '/channels/:channelId/programmes');
+    },
+    { prefix: PLAYGROUND_API_PREFIX },
+  );
+}

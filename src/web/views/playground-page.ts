@@ -1,0 +1,113 @@
+import { html, type SafeHtml } from '../html.js';
+import { page } from './layout.js';
+
+/** What the playground page needs to know. */
+export interface PlaygroundView {
+  /** Base of the keyless preview API the page calls. */
+  previewApi: string;
+  /** This deployment's customer API, shown as the curl line to use with a key. */
+  customerApi: string;
+  /** Requests per client address per minute. */
+  limitPerMinute: number;
+}
+
+/**
+ * The playground: pick a country, find a channel, read its schedule as a timeline and as the
+ * raw JSON. Everything comes from the keyless preview API (public/playground.js); the page
+ * itself is static.
+ */
+export function playgroundPage(view: PlaygroundView): SafeHtml {
+  return page(
+    { title: 'Playground', scripts: ['/assets/account.js', '/assets/playground.js'] },
+    html`<section class="card">
+        <h1>Playground</h1>
+        <p class="warning" role="note">
+          <strong>Preview data.</strong> No key needed: a few channels, with today's and tomorrow's
+          programmes only (UTC), ${view.limitPerMinute} requests a minute. The
+          <a href="/docs">customer API</a> serves every channel and its whole schedule.
+        </p>
+        <noscript><p class="error">The playground needs JavaScript.</p></noscript>
+        <div
+          id="playground"
+          class="playground"
+          data-preview-api="${view.previewApi}"
+          data-customer-api="${view.customerApi}"
+        >
+          <div class="pg-pickers">
+            <div class="stack">
+              <label for="pg-country">Country</label>
+              <select id="pg-country" disabled>
+                <option value="">Loading…</option>
+              </select>
+            </div>
+            <div class="stack">
+              <label for="pg-search">Channel</label>
+              <input
+                id="pg-search"
+                type="search"
+                placeholder="Search channels by name"
+                autocomplete="off"
+                maxlength="200"
+              />
+            </div>
+          </div>
+          <ul id="pg-channels" class="pg-channels" aria-label="Channels"></ul>
+          <p id="pg-status" class="muted" role="status" aria-live="polite"></p>
+        </div>
+      </section>
+      <section id="pg-schedule" class="card" hidden>
+        <h2 id="pg-channel-name">Schedule</h2>
+        <fieldset class="pg-days">
+          <legend>Programmes</legend>
+          <label><input type="radio" name="pg-days" value="today" checked /> Today</label>
+          <label><input type="radio" name="pg-days" value="tomorrow" /> Tomorrow</label>
+          <label>
+            <input type="radio" name="pg-days" value="lookback" /> Last
+            <input
+              id="pg-lookback"
+              type="number"
+              min="1"
+              max="365"
+              value="7"
+              aria-label="Number of days"
+            />
+            days
+          </label>
+          <label><input type="radio" name="pg-days" value="all" /> All</label>
+        </fieldset>
+        <div class="pg-tabs" role="tablist">
+          <button
+            type="button"
+            role="tab"
+            id="pg-tab-timeline"
+            aria-selected="true"
+            aria-controls="pg-timeline-panel"
+          >
+            Timeline
+          </button>
+          <button
+            type="button"
+            role="tab"
+            id="pg-tab-json"
+            aria-selected="false"
+            aria-controls="pg-json-panel"
+            class="secondary"
+          >
+            JSON
+          </button>
+        </div>
+        <div id="pg-timeline-panel" role="tabpanel" aria-labelledby="pg-tab-timeline">
+          <ol id="pg-timeline" class="timeline"></ol>
+        </div>
+        <div id="pg-json-panel" role="tabpanel" aria-labelledby="pg-tab-json" hidden>
+          <p class="muted">GET <code id="pg-request"></code></p>
+          <pre id="pg-json"></pre>
+        </div>
+        <p class="muted">With a key, the customer API answers the same request:</p>
+        <div class="command">
+          <pre><code id="pg-curl"></code></pre>
+          <button type="button" class="secondary small" data-copy-target="pg-curl">Copy</button>
+        </div>
+      </section>`,
+  );
+}
