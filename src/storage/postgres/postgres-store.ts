@@ -2,9 +2,11 @@ import type pg from 'pg';
 import type { Store } from '../types.js';
 import { createPostgresAccountStore } from './account-store.js';
 import { createPostgresCatalogueReader } from './catalogue-reader.js';
+import { createPostgresChannelAdminStore } from './channel-admin-store.js';
 import { connectPostgresClient, createPostgresPool, migratePostgres } from './database.js';
 import { createPostgresCatalogueWriter } from './ingest-session.js';
 import { createPostgresSignInStore } from './sign-in-store.js';
+import { createPostgresSourceStore } from './source-store.js';
 
 export interface PostgresStoreOptions {
   url: string;
@@ -36,6 +38,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     catalogue: createPostgresCatalogueReader(pool),
     accounts: createPostgresAccountStore(pool),
     signIn: createPostgresSignInStore(pool),
+    channels: createPostgresChannelAdminStore(pool),
+    sources: createPostgresSourceStore(pool),
     ingest: createPostgresCatalogueWriter(() => connectPostgresClient(options.url)),
     async ping() {
       await pool.query('SELECT 1');

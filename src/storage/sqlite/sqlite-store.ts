@@ -1,9 +1,11 @@
 import type { Store } from '../types.js';
 import { createSqliteAccountStore } from './account-store.js';
 import { createSqliteCatalogueReader } from './catalogue-reader.js';
+import { createSqliteChannelAdminStore } from './channel-admin-store.js';
 import { migrateSqlite, openSqliteDatabase, type SqliteDatabase } from './database.js';
 import { createSqliteCatalogueWriter } from './ingest-session.js';
 import { createSqliteSignInStore } from './sign-in-store.js';
+import { createSqliteSourceStore } from './source-store.js';
 
 export interface SqliteStoreOptions {
   path: string;
@@ -34,6 +36,8 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     catalogue: createSqliteCatalogueReader(db),
     accounts: createSqliteAccountStore(db),
     signIn: createSqliteSignInStore(db),
+    channels: createSqliteChannelAdminStore(db),
+    sources: createSqliteSourceStore(db),
     ingest,
     async ping() {
       db.prepare('SELECT 1').get();
