@@ -86,6 +86,10 @@ function retryAfterMs(header: string | null, nowMs: number): number | null {
   return Number.isNaN(at) ? null : Math.max(0, at - nowMs);
 }
 
+function duration(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`;
+}
+
 function abortableSleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
@@ -180,17 +184,18 @@ async function fetchOnce(
   attempt: number,
 ): Promise<Download> {
   const controller = new AbortController();
+  let answered: number | null = null;
   const fail = (message: string) =>
-    controller.abort(new DownloadError(message, { retryable: true }));
+    controller.abort(new DownloadError(message, { status: answered, retryable: true }));
   const total = setTimeout(
-    () => fail(`no complete answer within ${Math.round(limits.timeoutMs / 1000)} s`),
+    () => fail(`no complete answer within ${duration(limits.timeoutMs)}`),
     limits.timeoutMs,
   );
   let idle: NodeJS.Timeout | undefined;
   const touch = (what: string) => {
     clearTimeout(idle);
     idle = setTimeout(
-      () => fail(`${what} for ${Math.round(limits.idleTimeoutMs / 1000)} s`),
+      () => fail(`${what} for ${duration(limits.idleTimeoutMs)}`),
       limits.idleTimeoutMs,
     );
   };
@@ -206,6 +211,7 @@ async function fetchOnce(
     const response = await fetch(url, { headers, redirect: 'follow', signal: controller.signal });
     touch('no data');
     const status = response.status;
+    answered = status;
     if (status === 304) {
       await response.body?.cancel().catch(() => undefined);
       return { kind: 'not-modified', status, attempts: attempt };
@@ -260,6 +266,7 @@ async function fetchOnce(
     if (signal?.aborted) throw signal.reason;
     const cut = expected !== null ? `, cut short at ${received} of ${expected} bytes` : '';
     throw new DownloadError(`cannot fetch ${url}: ${describeError(error)}${cut}`, {
+      status: answered,
       retryable: true,
     });
   } finally {
