@@ -99,18 +99,18 @@ export function channelsCommand(ctx: CliContext): Command {
   channels
     .command('stale')
     .description('list channels whose schedules have run out (latest programme already ended)')
-    .option('--within <duration>', 'also those ending within this time, e.g. 24h')
+    .option('--within <duration>', 'also those ending within this time, e.g. 24h', parseWithin)
     .option('--country <code>', 'only the channels of one country', parseCountryOption)
     .option('--include-empty', 'also channels without any programme')
     .option('--json', 'print JSON')
     .action(
       async (opts: {
-        within?: string;
+        within?: number;
         country?: string;
         includeEmpty?: boolean;
         json?: boolean;
       }) => {
-        const within = opts.within === undefined ? 0 : parseWithin(opts.within);
+        const within = opts.within ?? 0;
         const nowMs = ctx.now();
         await withStore(ctx, async (store) => {
           const list: ChannelScheduleEnd[] = await store.channels.listScheduleEnds(nowMs + within, {
