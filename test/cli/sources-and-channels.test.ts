@@ -278,7 +278,7 @@ describe('bin/onair channels', () => {
       ['plain', 'ZZ'],
     ]);
     const text = await cli.run(['channels', 'list', '--needs-review']);
-    expect(text.stdout).toMatch(/ UK  "One" {2}\(XMLTV id "one\.uk"\) {2}\[NEEDS REVIEW\]/);
+    expect(text.stdout).toMatch(/ UK {2}"One" {2}\(XMLTV id "one\.uk"\) {2}\[NEEDS REVIEW\]/);
 
     const fixed = await cli.json<ChannelJson>([
       'channels',
