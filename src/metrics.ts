@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { displayLocation } from './catalogue/source-download.js';
 import { sourceFlags } from './domain/source-health.js';
 import type { LimiterMetrics } from './ratelimit/redis-limiter.js';
 import type { Source } from './storage/types.js';
@@ -42,17 +43,6 @@ export function createMetrics(): Metrics {
   };
 }
 
-/** A source's location without credentials or query (which may hold a token), for labels. */
-export function sourceLabel(location: string): string {
-  if (!/^https?:\/\//i.test(location)) return location;
-  try {
-    const url = new URL(location);
-    return `${url.protocol}//${url.host}${url.pathname}`;
-  } catch {
-    return location;
-  }
-}
-
 /**
  * Per-source freshness gauges, read from the database at each scrape (so every instance shows
  * the fleet's sources): last successful refresh, last ingest, the latest programme end the
@@ -86,7 +76,11 @@ export function registerSourceMetrics(
           const v = value(source, nowMs);
           if (v === null) continue;
           this.set(
-            { source: source.id, location: sourceLabel(source.location), country: source.country },
+            {
+              source: source.id,
+              location: displayLocation(source.location),
+              country: source.country,
+            },
             v,
           );
         }

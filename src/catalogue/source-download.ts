@@ -79,6 +79,20 @@ export function isHttpLocation(location: string): boolean {
   return /^https?:\/\//i.test(location);
 }
 
+/**
+ * A location fit for logs, errors and metric labels: a URL without its credentials or query
+ * (either may hold a secret); a file path as it is.
+ */
+export function displayLocation(location: string): string {
+  if (!isHttpLocation(location)) return location;
+  try {
+    const url = new URL(location);
+    return `${url.protocol}//${url.host}${url.pathname}`;
+  } catch {
+    return location;
+  }
+}
+
 function retryAfterMs(header: string | null, nowMs: number): number | null {
   if (header === null) return null;
   if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000;
@@ -206,9 +220,22 @@ async function fetchOnce(
   try {
     touch('no answer');
     const headers: Record<string, string> = { 'user-agent': 'Onair guide refresh' };
+    // fetch refuses a URL with credentials: they travel as HTTP Basic authentication instead.
+    const request = new URL(url);
+    if (request.username !== '' || request.password !== '') {
+      const user = decodeURIComponent(request.username);
+      const password = decodeURIComponent(request.password);
+      headers['authorization'] = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+      request.username = '';
+      request.password = '';
+    }
     if (validators.etag !== null) headers['if-none-match'] = validators.etag;
     if (validators.lastModified !== null) headers['if-modified-since'] = validators.lastModified;
-    const response = await fetch(url, { headers, redirect: 'follow', signal: controller.signal });
+    const response = await fetch(request, {
+      headers,
+      redirect: 'follow',
+      signal: controller.signal,
+    });
     touch('no data');
     const status = response.status;
     answered = status;
@@ -219,7 +246,7 @@ async function fetchOnce(
     if (!response.ok || response.body === null) {
       await response.body?.cancel().catch(() => undefined);
       throw new DownloadError(
-        `HTTP ${status}${response.statusText ? ` ${response.statusText}` : ''} from ${url}`,
+        `HTTP ${status}${response.statusText ? ` ${response.statusText}` : ''} from ${displayLocation(url)}`,
         {
           status,
           retryable: status >= 500 || status === 429 || status === 408,
@@ -265,7 +292,7 @@ async function fetchOnce(
     if (error instanceof DownloadError) throw error;
     if (signal?.aborted) throw signal.reason;
     const cut = expected !== null ? `, cut short at ${received} of ${expected} bytes` : '';
-    throw new DownloadError(`cannot fetch ${url}: ${describeError(error)}${cut}`, {
+    throw new DownloadError(`cannot fetch ${displayLocation(url)}: ${describeError(error)}${cut}`, {
       status: answered,
       retryable: true,
     });

@@ -5,7 +5,12 @@ import { nextRun, sourceFlags, type SourceFlag } from '../domain/source-health.j
 import type { Source, SourceRefreshState, Store } from '../storage/types.js';
 import { ingestXmltv, IngestError, type IngestSummary } from './ingest.js';
 import { describeError } from './ingest-error.js';
-import { downloadGuide, DownloadError, type DownloadLimits } from './source-download.js';
+import {
+  displayLocation,
+  downloadGuide,
+  DownloadError,
+  type DownloadLimits,
+} from './source-download.js';
 
 /** How long a claim on a source holds without renewal; renewed while the refresh runs. */
 export const LEASE_MS = 120_000;
@@ -118,7 +123,7 @@ export async function refreshSource(
   const flags = sourceFlags(source ?? { ...claimed, ...state }, endedAt);
   const details = {
     source: id,
-    location: claimed.location,
+    location: displayLocation(claimed.location),
     outcome: state.lastOutcome,
     status: state.lastStatus,
     durationMs: endedAt - startedAt,

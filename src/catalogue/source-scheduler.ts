@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { describeSourceFlag, sourceFlags, type SourceFlag } from '../domain/source-health.js';
-import { DownloadError } from './source-download.js';
+import { displayLocation, DownloadError } from './source-download.js';
 import { refreshSource, type RefreshDeps } from './source-refresh.js';
 
 /** A flagged source is logged again after this long if it stays flagged. */
@@ -51,7 +51,7 @@ export function startSourceScheduler(
       if (last !== undefined && last.flags === key && now - last.at < FLAG_LOG_REPEAT_MS) continue;
       logged.set(source.id, { flags: key, at: now });
       deps.log.warn(
-        { source: source.id, location: source.location, flags },
+        { source: source.id, location: displayLocation(source.location), flags },
         `source needs attention: ${flags.map((f) => describeSourceFlag(f, source)).join('; ')}`,
       );
     }

@@ -141,6 +141,32 @@ describe('downloading a guide over http', () => {
     expect(server.seen('/gone.xml')).toHaveLength(1);
   });
 
+  it('sends a URL’s credentials as Basic authentication, and never names them in errors', async () => {
+    server.on('/private.xml', (req, res) => {
+      const expected = `Basic ${Buffer.from('user:s3cr et').toString('base64')}`;
+      if (req.headers.authorization !== expected) {
+        res.writeHead(401, 'Unauthorized');
+        res.end();
+        return;
+      }
+      res.end(BODY);
+    });
+    const withCredentials = server.base.replace('http://', 'http://user:s3cr%20et@');
+    const got = await downloadGuide(
+      `${withCredentials}/private.xml?token=t0ken`,
+      NONE,
+      target,
+      LIMITS,
+    );
+    expect(got).toMatchObject({ kind: 'fetched', status: 200, bytes: BODY.length });
+    const wrong = server.base.replace('http://', 'http://user:wrong@');
+    const error = await failure(
+      downloadGuide(`${wrong}/private.xml?token=t0ken`, NONE, target, LIMITS),
+    );
+    expect(error.message).toBe(`HTTP 401 Unauthorized from ${server.base}/private.xml`);
+    expect(server.seen('/private.xml')).toHaveLength(2); // a 401 is not retried
+  });
+
   it('retries a 429 too', async () => {
     let calls = 0;
     server.on('/limited.xml', (_req, res) => {
