@@ -31,6 +31,14 @@ export interface Config {
   /** Playground requests allowed per client IP per `playgroundWindowMs`. */
   readonly playgroundLimit: number;
   readonly playgroundWindowMs: number;
+  /** Whether `serve` refreshes guide sources on their schedule. */
+  readonly sourceRefresh: boolean;
+  /** How often `serve` looks for due sources. */
+  readonly sourceCheckMs: number;
+  /** Longest time one guide download may take. */
+  readonly sourceTimeoutMs: number;
+  /** Largest guide a source may download. */
+  readonly sourceMaxBytes: number;
 }
 
 /** A configuration value that cannot be used; the message names the variable. */
@@ -97,6 +105,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     throw new ConfigError(`REDIS_URL must start with redis:// or rediss://, got "${redisUrl}"`);
   }
   const trustProxy = (nonEmpty(env, 'TRUST_PROXY') ?? 'false').toLowerCase();
+  const sourceRefresh = (nonEmpty(env, 'SOURCE_REFRESH') ?? 'on').toLowerCase();
+  if (!['on', 'off'].includes(sourceRefresh)) {
+    throw new ConfigError(`SOURCE_REFRESH must be on or off, got "${sourceRefresh}"`);
+  }
   if (!['true', 'false', '1', '0'].includes(trustProxy)) {
     throw new ConfigError(`TRUST_PROXY must be true or false, got "${trustProxy}"`);
   }
@@ -134,5 +146,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     authFailureWindowMs: 10_000,
     playgroundLimit: integer(env, 'PLAYGROUND_LIMIT', 60, 1, 1_000_000),
     playgroundWindowMs: 60_000,
+    sourceRefresh: sourceRefresh === 'on',
+    sourceCheckMs: integer(env, 'SOURCE_CHECK_SECONDS', 60, 1, 86_400) * 1000,
+    sourceTimeoutMs: integer(env, 'SOURCE_TIMEOUT_SECONDS', 600, 1, 86_400) * 1000,
+    sourceMaxBytes: integer(env, 'SOURCE_MAX_MB', 1024, 1, 1_048_576) * 1024 * 1024,
   });
 }

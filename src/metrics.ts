@@ -1,5 +1,8 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { displayLocation } from './catalogue/source-download.js';
+import { sourceFlags } from './domain/source-health.js';
 import type { LimiterMetrics } from './ratelimit/redis-limiter.js';
+import type { Source } from './storage/types.js';
 
 /** The Prometheus metrics of one process, served at /metrics. */
 export interface Metrics {
@@ -38,4 +41,75 @@ export function createMetrics(): Metrics {
     },
     request: (area, statusCode) => requests.inc({ area, status: String(statusCode) }),
   };
+}
+
+/**
+ * Per-source freshness gauges, read from the database at each scrape (so every instance shows
+ * the fleet's sources): last successful refresh, last ingest, the latest programme end the
+ * source provided, failures in a row, and whether it is flagged stale.
+ */
+export function registerSourceMetrics(
+  registry: Registry,
+  listSources: () => Promise<Source[]>,
+  now: () => number,
+): void {
+  const labelNames = ['source', 'location', 'country'] as const;
+  // One read per scrape, shared by the gauges (each collects in turn within a moment).
+  let snapshot: { at: number; sources: Promise<Source[]> } | null = null;
+  const current = () => {
+    const at = performance.now();
+    if (snapshot === null || at - snapshot.at > 500) {
+      snapshot = { at, sources: listSources().catch(() => []) };
+    }
+    return snapshot.sources;
+  };
+  const gauge = (name: string, help: string, value: (s: Source, nowMs: number) => number | null) =>
+    new Gauge({
+      name,
+      help,
+      labelNames,
+      registers: [registry],
+      async collect() {
+        this.reset();
+        const nowMs = now();
+        for (const source of await current()) {
+          const v = value(source, nowMs);
+          if (v === null) continue;
+          this.set(
+            {
+              source: source.id,
+              location: displayLocation(source.location),
+              country: source.country,
+            },
+            v,
+          );
+        }
+      },
+    });
+  const seconds = (ms: number | null) => (ms === null ? null : ms / 1000);
+  gauge(
+    'onair_source_last_success_timestamp_seconds',
+    'When the source last refreshed successfully (ingested, or its guide had not changed)',
+    (s) => seconds(s.lastSuccessAt),
+  );
+  gauge(
+    'onair_source_last_ingest_timestamp_seconds',
+    'When the source last ingested new content',
+    (s) => seconds(s.lastIngestAt),
+  );
+  gauge(
+    'onair_source_latest_programme_end_timestamp_seconds',
+    'The latest programme end in the guide the source last ingested',
+    (s) => seconds(s.latestEndMs),
+  );
+  gauge(
+    'onair_source_consecutive_failures',
+    'Failed refreshes of the source in a row',
+    (s) => s.failures,
+  );
+  gauge(
+    'onair_source_stale',
+    '1 when the source has not refreshed within 2 × its interval or its schedule ends within 24 hours',
+    (s, nowMs) => (sourceFlags(s, nowMs).some((f) => f !== 'last-refresh-failed') ? 1 : 0),
+  );
 }

@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
+import { downloadLimits } from './catalogue/source-download.js';
+import { leaseHolderName, startSourceScheduler } from './catalogue/source-scheduler.js';
 import type { Config } from './config.js';
 import { createServices, openStore, systemClock, type Clock } from './deps.js';
 import { createLogger } from './logger.js';
@@ -40,11 +42,25 @@ export async function startServer(
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
     if (!config.publicUrlExplicit) services.site.listeningAt(url);
+    const sources = config.sourceRefresh
+      ? startSourceScheduler(
+          {
+            store,
+            now,
+            log: logger,
+            limits: downloadLimits(config.sourceTimeoutMs, config.sourceMaxBytes),
+            retentionDays: config.retentionDays,
+            holder: leaseHolderName(),
+          },
+          config.sourceCheckMs,
+        )
+      : null;
     return {
       app,
       store,
       url,
       async close() {
+        await sources?.stop();
         await app.close();
         await store.close();
       },

@@ -11,8 +11,12 @@ const FILE_CHUNK_BYTES = 256 * 1024;
 /** Bytes per chunk out of gunzip (zlib's default of 16 KiB means many tiny parser writes). */
 const GUNZIP_CHUNK_BYTES = 256 * 1024;
 
-/** Where an ingest reads from: a path or http(s) URL, or bytes already in memory. */
-export type IngestInput = { source: string } | { name: string; data: Uint8Array };
+/**
+ * Where an ingest reads from: a path or http(s) URL, bytes already in memory, or a local file
+ * recorded under another name (a download kept in a temporary file, named by its URL).
+ */
+export type IngestInput =
+  { source: string } | { name: string; data: Uint8Array } | { name: string; path: string };
 
 /** An opened input: its chunks, and its size when known up front. */
 export interface ByteSource {
@@ -117,6 +121,7 @@ export async function openByteSource(input: IngestInput): Promise<ByteSource> {
       close: async () => undefined,
     };
   }
+  if ('path' in input) return { ...(await openFile(input.path)), name: input.name };
   return isHttpUrl(input.source) ? openUrl(input.source) : openFile(input.source);
 }
 

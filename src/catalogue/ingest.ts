@@ -80,6 +80,11 @@ export interface IngestFileSummary {
   overlaps: number;
   /** Programmes without a stop (stored as ""; not a review reason by itself). */
   missingStop: number;
+  /**
+   * Latest parsed start or stop of any programme (epoch ms), where the file's schedule ends;
+   * null when no time parses.
+   */
+  latestEndMs: number | null;
   /** Programmes read that are flagged needsReview. */
   needsReview: number;
   needsReviewByReason: NeedsReviewCounts;
@@ -151,6 +156,7 @@ class IngestRun {
   programmesRead = 0;
   programmesSkipped = 0;
   missingStop = 0;
+  latestEndMs = Number.NEGATIVE_INFINITY;
   needsReview = 0;
   /** Overlaps among the collapsed programmes, valid while `inStartOrder`. */
   overlaps = 0;
@@ -253,6 +259,8 @@ class IngestRun {
       );
     }
     if (review) this.needsReview++;
+    if (startMs !== null && startMs > this.latestEndMs) this.latestEndMs = startMs;
+    if (stopMs !== null && stopMs > this.latestEndMs) this.latestEndMs = stopMs;
     if (startMs !== null && this.inStartOrder) this.trackOverlap(channel, startMs, stopMs);
 
     this.session.stageProgramme({
@@ -416,6 +424,7 @@ export async function ingestXmltv(
       conflictingDuplicates: stats.conflictingDuplicates,
       overlaps: stats.overlaps ?? run.overlaps,
       missingStop: run.missingStop,
+      latestEndMs: Number.isFinite(run.latestEndMs) ? run.latestEndMs : null,
       needsReview: run.needsReview,
       needsReviewByReason: run.review,
       warningCount: run.warnings.count,

@@ -6,11 +6,13 @@ import { systemClock } from '../deps.js';
 import { SchemaVersionError } from '../storage/errors.js';
 import { CliError, ReportedFailure, type CliContext } from './cli-context.js';
 import { accountsCommand } from './commands/accounts-command.js';
+import { channelsCommand } from './commands/channels-command.js';
 import { ingestCommand } from './commands/ingest-command.js';
 import { keysCommand } from './commands/keys-command.js';
 import { migrateCommand } from './commands/migrate-command.js';
 import { playgroundCommand } from './commands/playground-command.js';
 import { serveCommand } from './commands/serve-command.js';
+import { sourcesCommand } from './commands/sources-command.js';
 
 /** The version in package.json, the one place it is written. */
 function packageVersion(): string {
@@ -34,6 +36,8 @@ export function buildProgram(ctx: CliContext): Command {
   for (const command of [
     serveCommand(ctx),
     ingestCommand(ctx),
+    sourcesCommand(ctx),
+    channelsCommand(ctx),
     accountsCommand(ctx),
     keysCommand(ctx),
     migrateCommand(ctx),

@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from 'commander';
 import { isValidCountryCode } from '../domain/country.js';
 import { parseEmailAddress } from '../domain/email-address.js';
+import { parseDuration } from '../domain/duration.js';
 import { parseUtcOffset } from '../domain/xmltv-time.js';
 
 const ISO_INSTANT =
@@ -66,4 +67,27 @@ export function parseEmail(text: string): string {
   const value = parseEmailAddress(text);
   if (value === null) throw new InvalidArgumentError(`"${text}" is not an e-mail address`);
   return value;
+}
+
+/** Shortest and longest refresh interval of a source. */
+export const MIN_SOURCE_INTERVAL_MS = 60_000;
+export const MAX_SOURCE_INTERVAL_MS = 30 * 86_400_000;
+
+export function parseIntervalOption(text: string): number {
+  const ms = parseDuration(text);
+  if (ms === null) {
+    throw new InvalidArgumentError(`"${text}" is not a duration like 30m, 6h or 1d`);
+  }
+  if (ms < MIN_SOURCE_INTERVAL_MS || ms > MAX_SOURCE_INTERVAL_MS) {
+    throw new InvalidArgumentError(`"${text}" is not between 1m and 30d`);
+  }
+  return ms;
+}
+
+export function parseChannelName(text: string): string {
+  const name = text.trim();
+  if (name === '' || name.length > 200) {
+    throw new InvalidArgumentError('a channel name must have 1 to 200 characters');
+  }
+  return name;
 }

@@ -72,3 +72,11 @@ export function formatXmltvUtc(ms: number): string {
     ' +0000'
   );
 }
+
+/** Minutes east of UTC as an XMLTV offset: 330 → `+0530`, -240 → `-0400`. */
+export function formatUtcOffset(minutes: number): string {
+  const sign = minutes < 0 ? '-' : '+';
+  const abs = Math.abs(minutes);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${sign}${pad(Math.floor(abs / 60))}${pad(abs % 60)}`;
+}

@@ -10,6 +10,11 @@ export class UnknownAccountError extends Error {
   override name = 'UnknownAccountError';
 }
 
+/** Raised when a guide location is already a source. */
+export class DuplicateSourceError extends Error {
+  override name = 'DuplicateSourceError';
+}
+
 /** A schema that cannot be used as it is; the message says what to do. */
 export class SchemaVersionError extends Error {
   override name = 'SchemaVersionError';

@@ -4,8 +4,12 @@ import type {
   AuditActor,
   AuditEvent,
   Channel,
+  ChannelDetails,
+  ChannelScheduleEnd,
   DuplicateSample,
   Programme,
+  RefreshOutcome,
+  Source,
 } from './types.js';
 
 /**
@@ -64,11 +68,57 @@ export interface ProgrammeRow {
   updated_at: number;
 }
 
+export interface ChannelDetailsRow extends ChannelRow {
+  xmltv_id: string;
+  name_fixed: number | boolean;
+  country_fixed: number | boolean;
+  reviewed_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ChannelScheduleEndRow extends ChannelDetailsRow {
+  programmes: number | string;
+  latest_end_ms: number | null;
+}
+
+export interface SourceRow {
+  id: string;
+  location: string;
+  country: string;
+  every_ms: number;
+  assume_offset_minutes: number;
+  created_at: number;
+  next_run_at: number;
+  failures: number;
+  last_attempt_at: number | null;
+  last_success_at: number | null;
+  last_ingest_at: number | null;
+  last_status: number | null;
+  last_outcome: string | null;
+  last_error: string | null;
+  etag: string | null;
+  last_modified: string | null;
+  content_sha256: string | null;
+  source_file_id: string | null;
+  channels: number | null;
+  programmes: number | null;
+  latest_end_ms: number | null;
+  lease_holder: string | null;
+  lease_until: number | null;
+}
+
 export const ACCOUNT_COLUMNS =
   'id, email, verified_at, access_until, rate_limit, disabled, created_at';
 export const KEY_COLUMNS =
   'id, account_id, name, prefix, last_four, created_at, last_used_at, revoked_at';
 export const CHANNEL_COLUMNS = 'id, name, icon, country, needs_review';
+export const CHANNEL_DETAIL_COLUMNS = `${CHANNEL_COLUMNS}, xmltv_id, name_fixed, country_fixed,
+  reviewed_at, created_at, updated_at`;
+export const SOURCE_COLUMNS = `id, location, country, every_ms, assume_offset_minutes, created_at,
+  next_run_at, failures, last_attempt_at, last_success_at, last_ingest_at, last_status,
+  last_outcome, last_error, etag, last_modified, content_sha256, source_file_id, channels,
+  programmes, latest_end_ms, lease_holder, lease_until`;
 export const PROGRAMME_COLUMNS =
   'id, start, stop, title, description, category, source_file_id, needs_review, updated_at';
 
@@ -123,6 +173,54 @@ export function toChannel(row: ChannelRow): Channel {
     icon: row.icon,
     country: row.country,
     needsReview: Boolean(row.needs_review),
+  };
+}
+
+export function toChannelDetails(row: ChannelDetailsRow): ChannelDetails {
+  return {
+    ...toChannel(row),
+    xmltvId: row.xmltv_id,
+    nameFixed: Boolean(row.name_fixed),
+    countryFixed: Boolean(row.country_fixed),
+    reviewedAt: row.reviewed_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export function toChannelScheduleEnd(row: ChannelScheduleEndRow): ChannelScheduleEnd {
+  return {
+    ...toChannelDetails(row),
+    programmes: Number(row.programmes),
+    latestEndMs: row.latest_end_ms === null ? null : Number(row.latest_end_ms),
+  };
+}
+
+export function toSource(row: SourceRow): Source {
+  return {
+    id: row.id,
+    location: row.location,
+    country: row.country,
+    everyMs: row.every_ms,
+    assumeOffsetMinutes: row.assume_offset_minutes,
+    createdAt: row.created_at,
+    nextRunAt: row.next_run_at,
+    failures: row.failures,
+    lastAttemptAt: row.last_attempt_at,
+    lastSuccessAt: row.last_success_at,
+    lastIngestAt: row.last_ingest_at,
+    lastStatus: row.last_status,
+    lastOutcome: row.last_outcome as RefreshOutcome | null,
+    lastError: row.last_error,
+    etag: row.etag,
+    lastModified: row.last_modified,
+    contentSha256: row.content_sha256,
+    sourceFileId: row.source_file_id,
+    channels: row.channels,
+    programmes: row.programmes,
+    latestEndMs: row.latest_end_ms,
+    leaseHolder: row.lease_holder,
+    leaseUntil: row.lease_until,
   };
 }
 

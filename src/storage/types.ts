@@ -263,6 +263,156 @@ export interface PlaygroundStore {
   remove(channelId: string): Promise<boolean>;
 }
 
+/** A channel as the operator reviews it: the API's fields and what was fixed by hand. */
+export interface ChannelDetails extends Channel {
+  xmltvId: string;
+  /** The operator set the name; ingests keep it. */
+  nameFixed: boolean;
+  /** The operator set or confirmed the country; ingests keep it. */
+  countryFixed: boolean;
+  /** When the operator last reviewed the channel, or null. */
+  reviewedAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** An operator's fix of a channel; each given field is kept by later ingests. */
+export interface ChannelFix {
+  name?: string;
+  country?: string;
+  /** Confirms the channel (its country in particular): clears needsReview. */
+  reviewed?: boolean;
+}
+
+/** A channel with the end of its schedule, for finding schedules that ran out. */
+export interface ChannelScheduleEnd extends ChannelDetails {
+  programmes: number;
+  /** Latest stop (or start) of its programmes, or null when it has none. */
+  latestEndMs: number | null;
+}
+
+export interface ChannelListFilter {
+  country?: string | null;
+  needsReview?: boolean;
+}
+
+/** Operator review of the channel catalogue (the CLI's `channels …`). */
+export interface ChannelAdminStore {
+  /** A channel by its id (UUID) or its XMLTV id. */
+  findChannel(idOrXmltvId: string): Promise<ChannelDetails | null>;
+  /** Channels by country, then name (case-insensitive), then id. */
+  listChannels(filter: ChannelListFilter): Promise<ChannelDetails[]>;
+  /** Applies a fix; returns the channel as it now is, or null when there is no such channel. */
+  fixChannel(id: string, fix: ChannelFix, nowMs: number): Promise<ChannelDetails | null>;
+  /**
+   * Channels whose latest programme ends before `beforeMs` (and, with `includeEmpty`, those
+   * without programmes), oldest end first.
+   */
+  listScheduleEnds(
+    beforeMs: number,
+    filter: { country?: string | null; includeEmpty?: boolean },
+  ): Promise<ChannelScheduleEnd[]>;
+}
+
+/** How a source's last refresh ended. */
+export type RefreshOutcome = 'ingested' | 'not-modified' | 'unchanged' | 'failed';
+
+/** A guide the server fetches and ingests on its own schedule. */
+export interface Source {
+  id: string;
+  /** An http(s) URL or an absolute file path. */
+  location: string;
+  country: string;
+  everyMs: number;
+  assumeOffsetMinutes: number;
+  createdAt: number;
+  /** When the source is next due. */
+  nextRunAt: number;
+  /** Failed refreshes in a row (0 after a success). */
+  failures: number;
+  lastAttemptAt: number | null;
+  /** Last refresh that succeeded: ingested, or the guide had not changed. */
+  lastSuccessAt: number | null;
+  /** Last refresh that ingested new content. */
+  lastIngestAt: number | null;
+  /** HTTP status of the last attempt (null for files, or when no answer came). */
+  lastStatus: number | null;
+  lastOutcome: RefreshOutcome | null;
+  lastError: string | null;
+  /** Validators of the content last ingested, sent back for a conditional GET. */
+  etag: string | null;
+  lastModified: string | null;
+  contentSha256: string | null;
+  /** The ingest record (programmes' sourceFileId) of the last ingest. */
+  sourceFileId: string | null;
+  /** Counts of the last ingest. */
+  channels: number | null;
+  programmes: number | null;
+  /** Latest programme end of the last ingest (epoch ms). */
+  latestEndMs: number | null;
+  /** Who is refreshing the source now, and until when the claim holds without renewal. */
+  leaseHolder: string | null;
+  leaseUntil: number | null;
+}
+
+export interface NewSource {
+  location: string;
+  country: string;
+  everyMs: number;
+  assumeOffsetMinutes: number;
+}
+
+/** What a finished refresh writes back. */
+export type SourceRefreshState = Pick<
+  Source,
+  | 'nextRunAt'
+  | 'failures'
+  | 'lastSuccessAt'
+  | 'lastIngestAt'
+  | 'lastStatus'
+  | 'lastOutcome'
+  | 'lastError'
+  | 'etag'
+  | 'lastModified'
+  | 'contentSha256'
+  | 'sourceFileId'
+  | 'channels'
+  | 'programmes'
+  | 'latestEndMs'
+>;
+
+export interface SourceClaim {
+  holder: string;
+  nowMs: number;
+  leaseMs: number;
+  /** Claim only if the source is due (a scheduled run); a forced refresh claims any time. */
+  onlyIfDue: boolean;
+}
+
+/**
+ * Guide sources and their refresh leases. A claim is one atomic update, so of any number of
+ * processes or instances over one database exactly one refreshes a given source at a time.
+ */
+export interface SourceStore {
+  /** Adds a source due at once; DuplicateSourceError when the location is already a source. */
+  addSource(source: NewSource, nowMs: number): Promise<Source>;
+  findSource(id: string): Promise<Source | null>;
+  /** Every source, oldest first. */
+  listSources(): Promise<Source[]>;
+  /** Removes a source (not what it ingested); false when there is no such source. */
+  removeSource(id: string): Promise<boolean>;
+  /**
+   * Takes the source's lease when it is free (and, with `onlyIfDue`, the source due), marking
+   * the attempt; returns the source as claimed, or null when another holder has it (or it is
+   * not due, or gone).
+   */
+  claimSource(id: string, claim: SourceClaim): Promise<Source | null>;
+  /** Extends a lease still held by `holder`; false when it was lost. */
+  renewLease(id: string, holder: string, untilMs: number): Promise<boolean>;
+  /** Writes a refresh's result and frees the lease, if `holder` still has it. */
+  finishRefresh(id: string, holder: string, state: SourceRefreshState): Promise<Source | null>;
+}
+
 /** The whole persistent state behind one engine. */
 export interface Store {
   readonly engine: 'sqlite' | 'postgres';
@@ -276,6 +426,8 @@ export interface Store {
    */
   versions(): Promise<DataVersions>;
   readonly playground: PlaygroundStore;
+  readonly channels: ChannelAdminStore;
+  readonly sources: SourceStore;
   /** Resolves when the storage answers; rejects otherwise (used by /readyz). */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCliSandbox, type CliSandbox } from '../helpers/cli-runner.js';
+import { ENGINES, freshPostgresDatabase } from '../helpers/engines.js';
 
 let cli: CliSandbox;
 
@@ -281,6 +282,26 @@ describe('migrate and configuration', () => {
     const fresh = await cli.run(['migrate', '--json'], { DATABASE_URL: `${cli.dir}/other.db` });
     expect(JSON.parse(fresh.stdout).applied.length).toBeGreaterThanOrEqual(1);
   });
+
+  it.runIf(ENGINES.includes('postgres'))(
+    'migrates a PostgreSQL database too, without showing its password',
+    async () => {
+      const database = await freshPostgresDatabase();
+      try {
+        const url = new URL(database.url);
+        url.password = 'secret-pw';
+        const first = await cli.run(['migrate', '--json'], { DATABASE_URL: url.href });
+        expect(first.code, first.stderr).toBe(0);
+        const result = JSON.parse(first.stdout) as { version: number; applied: unknown[] };
+        expect(result.applied.length).toBe(result.version);
+        expect(first.stdout).not.toContain('secret-pw');
+        const again = await cli.run(['migrate'], { DATABASE_URL: url.href });
+        expect(again.stdout).toMatch(/is up to date \(version \d+\)/);
+      } finally {
+        await database.drop();
+      }
+    },
+  );
 
   it('a bad configuration value stops with one line naming it', async () => {
     const result = await cli.run(['accounts', 'list'], { PORT: 'eighty' });

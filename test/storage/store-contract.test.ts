@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PLAYGROUND_XMLTV_IDS } from '../../src/catalogue/demo-catalogue.js';
 import { ingestXmltv, type IngestSummary } from '../../src/catalogue/ingest.js';
 import { channelIdFor } from '../../src/domain/catalogue-ids.js';
-import { DuplicateAccountError } from '../../src/storage/errors.js';
+import { DuplicateAccountError, DuplicateSourceError } from '../../src/storage/errors.js';
 import {
   openPostgresStore,
   type PostgresStore,
@@ -16,7 +16,7 @@ import { createPostgresPool, migratePostgres } from '../../src/storage/postgres/
 import { POSTGRES_MIGRATIONS } from '../../src/storage/postgres/migrations.js';
 import { migrateSqlite, openSqliteDatabase } from '../../src/storage/sqlite/database.js';
 import { SQLITE_MIGRATIONS } from '../../src/storage/sqlite/migrations.js';
-import type { Store } from '../../src/storage/types.js';
+import type { SourceRefreshState, Store } from '../../src/storage/types.js';
 import {
   ENGINES,
   freshPostgresDatabase,
@@ -406,6 +406,225 @@ describe.each(ENGINES)('migration 3 on %s', (engine) => {
       }
     }
     expect(rows.map((r) => r.channel_id).sort()).toEqual([...demoIds].sort());
+  });
+});
+
+describe.each(ENGINES)('channel review and sources: %s', (engine) => {
+  let s: EngineStore;
+  beforeAll(async () => {
+    s = await openEngineStore(engine, NOW);
+  });
+  afterAll(async () => {
+    await s?.dispose();
+  });
+
+  it("keeps an operator's fix of a channel through later ingests", async () => {
+    const store = s.store;
+    await run(store, guide('Day', 1)); // a.uk → UK and b.fr → FR, both inferred
+    const a = channelIdFor('a.uk');
+    const b = channelIdFor('b.fr');
+    expect((await store.channels.listChannels({ needsReview: true })).map((c) => c.id)).toEqual([
+      b,
+      a,
+    ]);
+    expect(await store.channels.findChannel('a.uk')).toMatchObject({
+      id: a,
+      xmltvId: 'a.uk',
+      country: 'UK',
+      needsReview: true,
+      nameFixed: false,
+      countryFixed: false,
+      reviewedAt: null,
+    });
+    expect(await store.channels.findChannel(a)).toMatchObject({ xmltvId: 'a.uk' });
+    expect(await store.channels.findChannel('nope')).toBeNull();
+    expect(
+      await store.channels.fixChannel(channelIdFor('nope'), { country: 'GB' }, NOW),
+    ).toBeNull();
+
+    const fixed = await store.channels.fixChannel(a, { country: 'GB', name: 'Anglia' }, NOW + 1);
+    expect(fixed).toMatchObject({
+      country: 'GB',
+      name: 'Anglia',
+      needsReview: false,
+      nameFixed: true,
+      countryFixed: true,
+      updatedAt: NOW + 1,
+    });
+    const reviewed = await store.channels.fixChannel(b, { reviewed: true }, NOW + 2);
+    expect(reviewed).toMatchObject({
+      country: 'FR',
+      needsReview: false,
+      countryFixed: true,
+      nameFixed: false,
+      reviewedAt: NOW + 2,
+    });
+    // The fix is what customers see, and search finds the new name.
+    expect(await store.catalogue.listChannels('GB')).toEqual([
+      { id: a, name: 'Anglia', icon: '', country: 'GB', needsReview: false },
+    ]);
+    expect((await store.catalogue.searchChannels('anglia', null, 200)).map((c) => c.id)).toEqual([
+      a,
+    ]);
+
+    // A later ingest with another country and the old names keeps both fixes; b's icon changes.
+    const renamed = Buffer.from(
+      guide('Day', 1).toString().replace('https://img.example/b.png', 'https://img.example/b2.png'),
+    );
+    const later = await run(store, renamed, NOW + DAY, 'IE');
+    expect(later.merge.channelsUpdated).toBe(1);
+    expect(await store.channels.findChannel(a)).toMatchObject({
+      name: 'Anglia',
+      country: 'GB',
+      needsReview: false,
+    });
+    expect(await store.channels.findChannel(b)).toMatchObject({
+      name: 'Télé Lumière',
+      country: 'FR',
+      icon: 'https://img.example/b2.png',
+      needsReview: false,
+    });
+    // Without a country it changes nothing either, and an identical one counts no update.
+    expect((await run(store, renamed, NOW + 2 * DAY)).merge.channelsUpdated).toBe(0);
+    expect((await store.channels.listChannels({ country: 'IE' })).length).toBe(0);
+    expect((await store.channels.listChannels({ needsReview: true })).length).toBe(0);
+    expect((await store.channels.listChannels({})).map((c) => c.country)).toEqual(['FR', 'GB']);
+  });
+
+  it('lists channels whose schedule ends before a time, oldest end first', async () => {
+    const store = s.store;
+    const empty = Buffer.from(
+      '<tv><channel id="e.de"><display-name>Leer</display-name></channel></tv>',
+    );
+    await run(store, empty, NOW + 3 * DAY);
+    // a.uk and b.fr both end 2026-03-01 08:00: same end, then by country (FR, GB).
+    const end = Date.UTC(2026, 2, 1, 8);
+    const ends = await store.channels.listScheduleEnds(end + 1, {});
+    expect(ends.map((c) => [c.xmltvId, c.latestEndMs, c.programmes])).toEqual([
+      ['b.fr', end, 1],
+      ['a.uk', end, 2],
+    ]);
+    expect(await store.channels.listScheduleEnds(end, {})).toEqual([]);
+    const withEmpty = await store.channels.listScheduleEnds(end + 1, { includeEmpty: true });
+    expect(withEmpty.map((c) => [c.xmltvId, c.latestEndMs])).toEqual([
+      ['e.de', null],
+      ['b.fr', end],
+      ['a.uk', end],
+    ]);
+    expect(
+      (await store.channels.listScheduleEnds(end + 1, { country: 'GB' })).map((c) => c.xmltvId),
+    ).toEqual(['a.uk']);
+  });
+
+  it('adds, lists, claims, finishes and removes sources; one claim wins', async () => {
+    const { sources } = s.store;
+    const added = await sources.addSource(
+      {
+        location: 'https://guides.example/ie.xml.gz',
+        country: 'IE',
+        everyMs: 6 * 3_600_000,
+        assumeOffsetMinutes: 60,
+      },
+      NOW,
+    );
+    expect(added).toMatchObject({
+      location: 'https://guides.example/ie.xml.gz',
+      country: 'IE',
+      everyMs: 6 * 3_600_000,
+      assumeOffsetMinutes: 60,
+      createdAt: NOW,
+      nextRunAt: NOW,
+      failures: 0,
+      lastAttemptAt: null,
+      lastOutcome: null,
+      etag: null,
+      leaseHolder: null,
+    });
+    await expect(
+      sources.addSource(
+        {
+          location: 'https://guides.example/ie.xml.gz',
+          country: 'GB',
+          everyMs: 1,
+          assumeOffsetMinutes: 0,
+        },
+        NOW,
+      ),
+    ).rejects.toBeInstanceOf(DuplicateSourceError);
+    const second = await sources.addSource(
+      { location: '/srv/guides/de.xml', country: 'DE', everyMs: 3_600_000, assumeOffsetMinutes: 0 },
+      NOW + 1,
+    );
+    expect((await sources.listSources()).map((x) => x.id)).toEqual([added.id, second.id]);
+
+    // Many claims at once, from separate connections where the engine has them: one wins.
+    const claim = { nowMs: NOW + 10, leaseMs: 60_000, onlyIfDue: true };
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        sources.claimSource(added.id, { ...claim, holder: `holder-${i}` }),
+      ),
+    );
+    const winners = results.filter((r) => r !== null);
+    expect(winners).toHaveLength(1);
+    const holder = winners[0]?.leaseHolder ?? '';
+    expect(winners[0]).toMatchObject({ lastAttemptAt: NOW + 10, leaseUntil: NOW + 60_010 });
+    // Taken, even by a forced claim, until the lease runs out; renewing keeps it.
+    expect(
+      await sources.claimSource(added.id, { ...claim, holder: 'x', onlyIfDue: false }),
+    ).toBeNull();
+    expect(await sources.renewLease(added.id, 'x', NOW + 1e9)).toBe(false);
+    expect(await sources.renewLease(added.id, holder, NOW + 120_000)).toBe(true);
+    expect(
+      await sources.claimSource(added.id, { ...claim, nowMs: NOW + 70_000, holder: 'x' }),
+    ).toBeNull();
+
+    const state: SourceRefreshState = {
+      nextRunAt: NOW + 6 * 3_600_000,
+      failures: 0,
+      lastSuccessAt: NOW + 20,
+      lastIngestAt: NOW + 20,
+      lastStatus: 200,
+      lastOutcome: 'ingested',
+      lastError: null,
+      etag: '"v1"',
+      lastModified: 'Sun, 01 Mar 2026 06:00:00 GMT',
+      contentSha256: 'ab'.repeat(32),
+      sourceFileId: 'f1',
+      channels: 9,
+      programmes: 2070,
+      latestEndMs: NOW + 7 * DAY,
+    };
+    expect(await sources.finishRefresh(added.id, 'x', state)).toBeNull();
+    const finished = await sources.finishRefresh(added.id, holder, state);
+    expect(finished).toMatchObject({ ...state, leaseHolder: null, leaseUntil: null });
+    expect(await sources.findSource(added.id)).toEqual(finished);
+
+    // Not due any more: a scheduled claim fails, a forced one (an operator's) succeeds.
+    expect(
+      await sources.claimSource(added.id, { ...claim, nowMs: NOW + 30, holder: 'y' }),
+    ).toBeNull();
+    expect(
+      await sources.claimSource(added.id, {
+        ...claim,
+        nowMs: NOW + 30,
+        holder: 'y',
+        onlyIfDue: false,
+      }),
+    ).toMatchObject({ leaseHolder: 'y' });
+    // A lease that ran out (its holder died) can be taken over.
+    expect(
+      await sources.claimSource(added.id, {
+        ...claim,
+        nowMs: NOW + 60_031,
+        holder: 'z',
+        onlyIfDue: false,
+      }),
+    ).toMatchObject({ leaseHolder: 'z' });
+
+    expect(await sources.removeSource(added.id)).toBe(true);
+    expect(await sources.removeSource(added.id)).toBe(false);
+    expect(await sources.findSource(added.id)).toBeNull();
+    expect(await sources.finishRefresh(added.id, 'z', state)).toBeNull();
   });
 });
 

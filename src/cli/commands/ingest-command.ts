@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import cliProgress from 'cli-progress';
 import { ingestXmltv, IngestError, type IngestSummary } from '../../catalogue/ingest.js';
+import { scheduleStatus } from '../../domain/source-health.js';
 import { printResult, ReportedFailure, withStore, type CliContext } from '../cli-context.js';
 import { parseCountryOption, parseOffsetOption } from '../option-parsers.js';
 
@@ -40,13 +41,30 @@ function describeWarningsHeld(summary: IngestSummary, shown: number): string {
   return ` (the first ${shown} by line; --json lists the first ${summary.warnings.length})`;
 }
 
-function formatSummary(summary: IngestSummary): string {
+/** Whether the guide's schedule has ended (history only) or ends within a day. */
+export function scheduleNote(summary: IngestSummary, nowMs: number): string | null {
+  const end = summary.latestEndMs === null ? null : new Date(summary.latestEndMs).toISOString();
+  switch (scheduleStatus(summary.latestEndMs, nowMs)) {
+    case 'ended':
+      return end === null
+        ? 'stale: the guide has no programme times'
+        : `stale: every programme ended by ${end}; kept as history`;
+    case 'ending':
+      return `stale soon: the schedule ends within 24 hours, at ${end}`;
+    default:
+      return null;
+  }
+}
+
+function formatSummary(summary: IngestSummary, nowMs: number): string {
   const lines = [
     `Ingested ${summary.source} as ${summary.sourceFileId}`,
     `  channels ${summary.channels} (${summary.channelsWithoutProgrammes} without programmes), programmes read ${summary.programmesRead}, stored ${summary.programmesStored}`,
     `  collapsed duplicates ${summary.exactDuplicates} exact + ${summary.conflictingDuplicates} conflicting, overlaps ${summary.overlaps}, needing review ${summary.needsReview}`,
     `  catalogue: +${summary.merge.programmesAdded} added, ${summary.merge.programmesUpdated} updated, ${summary.merge.programmesUnchanged} unchanged, ${summary.merge.programmesRemoved} removed`,
   ];
+  const note = scheduleNote(summary, nowMs);
+  if (note !== null) lines.push(`  ${note}`);
   if (summary.warningCount > 0) {
     const shown = summary.warnings.slice(0, WARNINGS_ON_TERMINAL);
     lines.push(`  ${summary.warningCount} warnings${describeWarningsHeld(summary, shown.length)}:`);
@@ -76,11 +94,12 @@ export function ingestCommand(ctx: CliContext): Command {
         inputs: string[],
         opts: { country?: string; assumeOffset?: number; json?: boolean },
       ) => {
-        const summaries: IngestSummary[] = [];
+        const summaries: (IngestSummary & { schedule: 'ended' | 'ending' | null })[] = [];
         const failures: { source: string; error: string }[] = [];
         await withStore(ctx, async (store) => {
           for (const source of inputs) {
             const bar = opts.json ? null : progressBar(ctx, source);
+            const nowMs = ctx.now();
             try {
               const summary = await ingestXmltv(
                 store.ingest,
@@ -88,14 +107,14 @@ export function ingestCommand(ctx: CliContext): Command {
                 {
                   country: opts.country ?? null,
                   assumeOffsetMinutes: opts.assumeOffset ?? 0,
-                  nowMs: ctx.now(),
+                  nowMs,
                   retentionDays: ctx.config.retentionDays,
                   onProgress: bar === null ? undefined : (read, total) => bar.update(read, total),
                 },
               );
               bar?.stop();
-              summaries.push(summary);
-              if (!opts.json) ctx.stdout.write(`${formatSummary(summary)}\n`);
+              summaries.push({ ...summary, schedule: scheduleStatus(summary.latestEndMs, nowMs) });
+              if (!opts.json) ctx.stdout.write(`${formatSummary(summary, nowMs)}\n`);
             } catch (error) {
               bar?.stop();
               if (!(error instanceof IngestError)) throw error;

@@ -1,40 +1,57 @@
 import { Command } from 'commander';
+import type { SchemaMigration } from '../../storage/schema-migration.js';
+import { createPostgresPool, migratePostgres } from '../../storage/postgres/database.js';
 import {
   migrateSqlite,
   openSqliteDatabase,
   currentSchemaVersion,
 } from '../../storage/sqlite/database.js';
-import { CliError, printResult, type CliContext } from '../cli-context.js';
+import { printResult, type CliContext } from '../cli-context.js';
+
+/** Applies pending migrations to the configured database; returns them and the version now. */
+async function migrateDatabase(
+  ctx: CliContext,
+): Promise<{ database: string; version: number; applied: SchemaMigration[] }> {
+  const { database } = ctx.config;
+  if (database.engine === 'postgres') {
+    const pool = createPostgresPool({ url: database.url });
+    try {
+      const applied = await migratePostgres(pool, ctx.now());
+      const { rows } = await pool.query<{ version: number }>(
+        'SELECT max(version) AS version FROM schema_migrations',
+      );
+      // Shown without the password a URL may carry.
+      const url = new URL(database.url);
+      url.password = '';
+      return { database: url.href, version: rows[0]?.version ?? 0, applied };
+    } finally {
+      await pool.end();
+    }
+  }
+  const db = openSqliteDatabase(database.path);
+  try {
+    const applied = migrateSqlite(db, ctx.now());
+    return { database: database.path, version: currentSchemaVersion(db), applied };
+  } finally {
+    db.close();
+  }
+}
 
 /** `onair migrate`: bring the database schema up to date (every command also does this). */
 export function migrateCommand(ctx: CliContext): Command {
   return new Command('migrate')
-    .description('create or upgrade the database schema')
+    .description('create or upgrade the database schema (SQLite or PostgreSQL)')
     .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }) => {
-      const { database } = ctx.config;
-      if (database.engine !== 'sqlite') {
-        throw new CliError('DATABASE_URL: PostgreSQL is not supported by this version of Onair');
-      }
-      const db = openSqliteDatabase(database.path);
-      try {
-        const applied = migrateSqlite(db, ctx.now());
-        const version = currentSchemaVersion(db);
-        printResult(
-          ctx,
-          opts.json === true,
-          {
-            database: database.path,
-            version,
-            applied: applied.map((m) => ({ version: m.version, name: m.name })),
-          },
-          () =>
-            applied.length === 0
-              ? `Schema of ${database.path} is up to date (version ${version}).`
-              : `Applied ${applied.map((m) => `${m.version} (${m.name})`).join(', ')} to ${database.path}; now at version ${version}.`,
-        );
-      } finally {
-        db.close();
-      }
+      const { database, version, applied } = await migrateDatabase(ctx);
+      printResult(
+        ctx,
+        opts.json === true,
+        { database, version, applied: applied.map((m) => ({ version: m.version, name: m.name })) },
+        () =>
+          applied.length === 0
+            ? `Schema of ${database} is up to date (version ${version}).`
+            : `Applied ${applied.map((m) => `${m.version} (${m.name})`).join(', ')} to ${database}; now at version ${version}.`,
+      );
     });
 }

@@ -206,23 +206,28 @@ class PostgresIngestSession implements IngestSession {
           JSON.stringify(file.summary),
         ],
       );
+      // A name or country the operator fixed (name_fixed, country_fixed) is kept.
       const updated = await q(
         `UPDATE channels SET
-           name = CASE WHEN s.declared THEN s.name ELSE channels.name END,
-           name_key = CASE WHEN s.declared THEN s.name_key ELSE channels.name_key END,
-           name_folded = CASE WHEN s.declared THEN s.name_folded ELSE channels.name_folded END,
+           name = CASE WHEN s.declared AND NOT channels.name_fixed THEN s.name
+             ELSE channels.name END,
+           name_key = CASE WHEN s.declared AND NOT channels.name_fixed THEN s.name_key
+             ELSE channels.name_key END,
+           name_folded = CASE WHEN s.declared AND NOT channels.name_fixed THEN s.name_folded
+             ELSE channels.name_folded END,
            icon = CASE WHEN s.declared THEN s.icon ELSE channels.icon END,
-           country = coalesce(s.country, channels.country),
+           country = CASE WHEN channels.country_fixed THEN channels.country
+             ELSE coalesce(s.country, channels.country) END,
            needs_review = CASE WHEN s.country IS NULL THEN channels.needs_review ELSE false END,
            updated_at = $1
          FROM stage_channels AS s
          WHERE channels.id = s.id AND (
-           (s.declared AND (channels.name IS DISTINCT FROM s.name
-             OR channels.icon IS DISTINCT FROM s.icon
-             OR channels.name_key IS DISTINCT FROM s.name_key
-             OR channels.name_folded IS DISTINCT FROM s.name_folded))
-           OR (s.country IS NOT NULL AND (channels.country IS DISTINCT FROM s.country
-             OR channels.needs_review)))`,
+           (s.declared AND (channels.icon IS DISTINCT FROM s.icon OR (NOT channels.name_fixed
+             AND (channels.name IS DISTINCT FROM s.name
+               OR channels.name_key IS DISTINCT FROM s.name_key
+               OR channels.name_folded IS DISTINCT FROM s.name_folded))))
+           OR (s.country IS NOT NULL AND ((NOT channels.country_fixed
+             AND channels.country IS DISTINCT FROM s.country) OR channels.needs_review)))`,
         [now],
       );
       const inserted = await q(

@@ -197,4 +197,41 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         FOR EACH STATEMENT EXECUTE FUNCTION bump_auth_version();
     `,
   },
+  {
+    version: 5,
+    name: 'guide sources and operator fixes of channels',
+    sql: `
+      -- What the operator fixed by hand; a later ingest keeps these values.
+      ALTER TABLE channels ADD COLUMN name_fixed BOOLEAN NOT NULL DEFAULT false;
+      ALTER TABLE channels ADD COLUMN country_fixed BOOLEAN NOT NULL DEFAULT false;
+      ALTER TABLE channels ADD COLUMN reviewed_at BIGINT;
+
+      CREATE TABLE sources (
+        id TEXT PRIMARY KEY,
+        location TEXT NOT NULL UNIQUE,
+        country TEXT NOT NULL,
+        every_ms BIGINT NOT NULL,
+        assume_offset_minutes INTEGER NOT NULL,
+        created_at BIGINT NOT NULL,
+        next_run_at BIGINT NOT NULL,
+        failures INTEGER NOT NULL DEFAULT 0,
+        last_attempt_at BIGINT,
+        last_success_at BIGINT,
+        last_ingest_at BIGINT,
+        last_status INTEGER,
+        last_outcome TEXT,
+        last_error TEXT,
+        etag TEXT,
+        last_modified TEXT,
+        content_sha256 TEXT,
+        source_file_id TEXT,
+        channels INTEGER,
+        programmes INTEGER,
+        latest_end_ms BIGINT,
+        lease_holder TEXT,
+        lease_until BIGINT
+      );
+      CREATE INDEX sources_by_next_run ON sources (next_run_at);
+    `,
+  },
 ];

@@ -3,10 +3,12 @@ import type { CatalogueWriter, IngestSession, Store } from '../types.js';
 import { createPostgresAccountStore } from './account-store.js';
 import { createPostgresCatalogueReader } from './catalogue-reader.js';
 import { watchPostgresDataVersions } from './data-versions.js';
+import { createPostgresChannelAdminStore } from './channel-admin-store.js';
 import { connectPostgresClient, createPostgresPool, migratePostgres } from './database.js';
 import { createPostgresCatalogueWriter } from './ingest-session.js';
 import { createPostgresPlaygroundStore } from './playground-store.js';
 import { createPostgresSignInStore } from './sign-in-store.js';
+import { createPostgresSourceStore } from './source-store.js';
 
 export interface PostgresStoreOptions {
   url: string;
@@ -79,6 +81,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     syncVersions() {
       return versions.sync();
     },
+    channels: createPostgresChannelAdminStore(pool),
+    sources: createPostgresSourceStore(pool),
     async ping() {
       await pool.query('SELECT 1');
     },

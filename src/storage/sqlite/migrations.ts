@@ -183,4 +183,41 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
         UPDATE data_versions SET version = version + 1 WHERE name = 'auth'; END;
     `,
   },
+  {
+    version: 5,
+    name: 'guide sources and operator fixes of channels',
+    sql: `
+      -- What the operator fixed by hand; a later ingest keeps these values.
+      ALTER TABLE channels ADD COLUMN name_fixed INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE channels ADD COLUMN country_fixed INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE channels ADD COLUMN reviewed_at INTEGER;
+
+      CREATE TABLE sources (
+        id TEXT PRIMARY KEY,
+        location TEXT NOT NULL UNIQUE,
+        country TEXT NOT NULL,
+        every_ms INTEGER NOT NULL,
+        assume_offset_minutes INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        next_run_at INTEGER NOT NULL,
+        failures INTEGER NOT NULL DEFAULT 0,
+        last_attempt_at INTEGER,
+        last_success_at INTEGER,
+        last_ingest_at INTEGER,
+        last_status INTEGER,
+        last_outcome TEXT,
+        last_error TEXT,
+        etag TEXT,
+        last_modified TEXT,
+        content_sha256 TEXT,
+        source_file_id TEXT,
+        channels INTEGER,
+        programmes INTEGER,
+        latest_end_ms INTEGER,
+        lease_holder TEXT,
+        lease_until INTEGER
+      ) STRICT;
+      CREATE INDEX sources_by_next_run ON sources (next_run_at);
+    `,
+  },
 ];

@@ -2,10 +2,12 @@ import type { Store } from '../types.js';
 import { createSqliteAccountStore } from './account-store.js';
 import { createSqliteCatalogueReader } from './catalogue-reader.js';
 import { createSqliteDataVersions } from './data-versions.js';
+import { createSqliteChannelAdminStore } from './channel-admin-store.js';
 import { migrateSqlite, openSqliteDatabase, type SqliteDatabase } from './database.js';
 import { createSqliteCatalogueWriter } from './ingest-session.js';
 import { createSqlitePlaygroundStore } from './playground-store.js';
 import { createSqliteSignInStore } from './sign-in-store.js';
+import { createSqliteSourceStore } from './source-store.js';
 
 export interface SqliteStoreOptions {
   path: string;
@@ -38,6 +40,8 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     accounts: createSqliteAccountStore(db),
     signIn: createSqliteSignInStore(db),
     playground: createSqlitePlaygroundStore(db),
+    channels: createSqliteChannelAdminStore(db),
+    sources: createSqliteSourceStore(db),
     ingest,
     async versions() {
       return readVersions();
