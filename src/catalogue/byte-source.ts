@@ -5,6 +5,7 @@ import { Readable, pipeline } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { createGunzip } from 'node:zlib';
 import { IngestError, describeError as describe } from './ingest-error.js';
+import { displayLocation } from './source-download.js';
 
 /** Bytes per read from a local file. */
 const FILE_CHUNK_BYTES = 256 * 1024;
@@ -44,12 +45,12 @@ async function openUrl(url: string): Promise<ByteSource> {
   try {
     response = await fetch(url, { redirect: 'follow' });
   } catch (error) {
-    throw new IngestError(`cannot fetch ${url}: ${describe(error)}`);
+    throw new IngestError(`cannot fetch ${displayLocation(url)}: ${describe(error)}`);
   }
   if (!response.ok || response.body === null) {
     await response.body?.cancel().catch(() => undefined);
     const status = `${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
-    throw new IngestError(`HTTP ${status} from ${url}`);
+    throw new IngestError(`HTTP ${status} from ${displayLocation(url)}`);
   }
   // fetch undoes a Content-Encoding, so Content-Length only gives the size read when there is none.
   const length = response.headers.get('content-length');
@@ -60,7 +61,8 @@ async function openUrl(url: string): Promise<ByteSource> {
       : null;
   const body = response.body;
   return {
-    name: url,
+    // The ingest record, logs and summaries never keep a query (it may hold an API key).
+    name: displayLocation(url),
     totalBytes,
     chunks: webChunks(body as unknown as WebReadableStream<Uint8Array>),
     close: () => body.cancel().catch(() => undefined),

@@ -200,7 +200,7 @@ async function fetchAndIngest(
     }
     const summary = await ingestXmltv(
       deps.store.ingest,
-      { name: source.location, path: target },
+      { name: displayLocation(source.location), path: target },
       {
         country: source.country,
         assumeOffsetMinutes: source.assumeOffsetMinutes,

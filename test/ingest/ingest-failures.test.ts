@@ -159,7 +159,7 @@ describe('http(s) input', () => {
 
   beforeAll(async () => {
     server = createServer((req, res) => {
-      switch (req.url) {
+      switch (req.url?.split('?')[0]) {
         case '/guide.xml':
           res.writeHead(200, { 'content-type': 'application/xml', 'content-length': xml.length });
           res.end(xml);
@@ -206,6 +206,16 @@ describe('http(s) input', () => {
       bytesRead: xml.length,
     });
     expect(progress.every((total) => total === xml.length)).toBe(true);
+  });
+
+  it('keeps a query (which may hold an API key) out of the ingest record and its errors', async () => {
+    const summary = await ingest(store, `${base}/guide.xml?apikey=s3cret`, { country: 'IE' });
+    expect(summary.source).toBe(`${base}/guide.xml`);
+    expect(JSON.stringify(summary)).not.toContain('s3cret');
+    await expectRefused(
+      `${base}/missing.xml?apikey=s3cret`,
+      `HTTP 404 Not Found from ${base}/missing.xml`,
+    );
   });
 
   it('gunzips a gzip body, and takes a Content-Encoding as fetch undoes it', async () => {
