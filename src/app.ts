@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import { createApiGuard } from './http/api-guard.js';
 import { clientErrorHandler, registerErrorHandling, sendError } from './http/error-handler.js';
 import { registerOpsRoutes } from './http/ops-routes.js';
+import { registerSecurityHeaders } from './http/security-headers.js';
 import { registerChannelsRoutes } from './http/v1/channels-routes.js';
 import { registerCountriesRoutes } from './http/v1/countries-routes.js';
 import { createCachedReplies } from './http/v1/cached-reply.js';
@@ -54,10 +55,16 @@ export async function buildApp(
       maxParamLength: 2048,
     },
     frameworkErrors: (error, _request, reply) => {
-      sendError(reply, errors.badRequest(`Malformed request: ${error.message}`));
+      // Fastify's messages quote the URL, which may hold a secret pasted by mistake.
+      const message =
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? 'Malformed request: a path segment is longer than 2048 characters'
+          : 'Malformed request: the URL is not validly percent-encoded';
+      sendError(reply, errors.badRequest(message));
     },
   });
   registerErrorHandling(app);
+  registerSecurityHeaders(app, deps.config.publicUrl.startsWith('https:'));
   registerOpsRoutes(app, deps.store, deps.metrics.registry);
   app.addHook('onResponse', async (request, reply) => {
     deps.metrics.request(areaOf(request.url), reply.statusCode);
