@@ -5,7 +5,11 @@ import type { Config } from './config.js';
 import { createApiGuard } from './http/api-guard.js';
 import { clientErrorHandler, registerErrorHandling, sendError } from './http/error-handler.js';
 import { registerOpsRoutes } from './http/ops-routes.js';
-import { registerSecurityHeaders } from './http/security-headers.js';
+import {
+  applySecurityHeaders,
+  registerSecurityHeaders,
+  securityHeaders,
+} from './http/security-headers.js';
 import { registerChannelsRoutes } from './http/v1/channels-routes.js';
 import { registerCountriesRoutes } from './http/v1/countries-routes.js';
 import { createCachedReplies } from './http/v1/cached-reply.js';
@@ -45,6 +49,7 @@ export async function buildApp(
   deps: AppDeps,
   loggerInstance?: FastifyBaseLogger,
 ): Promise<FastifyInstance> {
+  const security = securityHeaders(deps.config.publicUrl.startsWith('https:'));
   const app = Fastify({
     ...(loggerInstance === undefined ? { logger: false } : { loggerInstance }),
     trustProxy: deps.config.trustProxy,
@@ -60,11 +65,12 @@ export async function buildApp(
         error.code === 'FST_ERR_MAX_PARAM_LENGTH'
           ? 'Malformed request: a path segment is longer than 2048 characters'
           : 'Malformed request: the URL is not validly percent-encoded';
+      applySecurityHeaders(reply, security);
       sendError(reply, errors.badRequest(message));
     },
   });
   registerErrorHandling(app);
-  registerSecurityHeaders(app, deps.config.publicUrl.startsWith('https:'));
+  registerSecurityHeaders(app, security);
   registerOpsRoutes(app, deps.store, deps.metrics.registry);
   app.addHook('onResponse', async (request, reply) => {
     deps.metrics.request(areaOf(request.url), reply.statusCode);

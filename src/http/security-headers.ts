@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 
 /**
  * Headers every response carries, JSON and errors included: nothing is sniffed as another type,
@@ -17,13 +17,26 @@ export function securityHeaders(https: boolean): Readonly<Record<string, string>
   });
 }
 
-/** Adds the security headers to every reply the app sends (routes, errors, 404s, 304s). */
-export function registerSecurityHeaders(app: FastifyInstance, https: boolean): void {
-  const headers = Object.entries(securityHeaders(https));
+/** Sets the security headers a reply does not have yet. */
+export function applySecurityHeaders(
+  reply: FastifyReply,
+  headers: Readonly<Record<string, string>>,
+): void {
+  for (const name in headers) {
+    if (!reply.hasHeader(name)) reply.header(name, headers[name]);
+  }
+}
+
+/**
+ * Adds the security headers to every reply that passes the app's hooks (routes, errors, 404s,
+ * 304s). Replies to URLs the router cannot decode skip the hooks: app.ts applies them there.
+ */
+export function registerSecurityHeaders(
+  app: FastifyInstance,
+  headers: Readonly<Record<string, string>>,
+): void {
   app.addHook('onSend', async (_request, reply, payload) => {
-    for (const [name, value] of headers) {
-      if (!reply.hasHeader(name)) reply.header(name, value);
-    }
+    applySecurityHeaders(reply, headers);
     return payload;
   });
 }
