@@ -28,6 +28,8 @@ export interface Config {
   /** Failed-auth requests allowed per client IP per `authFailureWindowMs`. */
   readonly authFailureLimit: number;
   readonly authFailureWindowMs: number;
+  /** How long a shutdown waits for responses in flight before cutting their connections. */
+  readonly shutdownTimeoutMs: number;
 }
 
 /** A configuration value that cannot be used; the message names the variable. */
@@ -129,5 +131,6 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',
     authFailureLimit: integer(env, 'AUTH_FAILURE_LIMIT', 100, 1, 1_000_000),
     authFailureWindowMs: 10_000,
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT', 30, 0, 3600) * 1000,
   });
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
+import { trackConnections, type DrainResult } from './http/connection-drain.js';
 import type { Config } from './config.js';
 import { createServices, openStore, systemClock, type Clock } from './deps.js';
 import { createLogger } from './logger.js';
@@ -10,7 +11,13 @@ export interface RunningServer {
   app: FastifyInstance;
   store: Store;
   url: string;
-  close(): Promise<void>;
+  /**
+   * Stops gracefully: no new connections, responses in flight delivered (cut after
+   * SHUTDOWN_TIMEOUT), then the services and the database closed.
+   */
+  close(): Promise<DrainResult>;
+  /** Cuts the connections still open at once, so a running `close()` finishes now. */
+  cutConnections(): void;
 }
 
 export interface StartOptions {
@@ -34,6 +41,7 @@ export async function startServer(
     app.addHook('onClose', async () => {
       await services.close();
     });
+    const connections = trackConnections(app.server);
     await app.listen({ host: config.host, port: config.port });
     const address = app.server.address();
     const port = typeof address === 'object' && address !== null ? address.port : config.port;
@@ -45,9 +53,12 @@ export async function startServer(
       store,
       url,
       async close() {
+        const drained = await connections.drain(config.shutdownTimeoutMs);
         await app.close();
         await store.close();
+        return drained;
       },
+      cutConnections: () => connections.cutAll(),
     };
   } catch (error) {
     await store.close();
