@@ -80,21 +80,20 @@ export function trackConnections(server: Server): ConnectionDrain {
         closeWhenIdle(socket);
       }
       return new Promise<DrainResult>((resolve) => {
-        let timer: NodeJS.Timeout | undefined;
+        if (open.size === 0) {
+          resolve({ cut });
+          return;
+        }
         const finish = () => {
           clearTimeout(timer);
           settle = null;
           resolve({ cut });
         };
-        settle = finish;
-        if (open.size === 0) {
-          finish();
-          return;
-        }
-        timer = setTimeout(() => {
+        const timer = setTimeout(() => {
           cutAll();
           finish();
         }, graceMs);
+        settle = finish;
       });
     },
     cutAll,
