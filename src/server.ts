@@ -33,7 +33,7 @@ export async function startServer(
 ): Promise<RunningServer> {
   const now = options.now ?? systemClock;
   const logger = createLogger(config.logLevel);
-  const store = await openStore(config, now);
+  const store = await openStore(config, now, { serving: true });
   try {
     await options.beforeListen?.(store);
     const services = await createServices(config, store, logger, now);

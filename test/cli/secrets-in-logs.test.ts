@@ -86,7 +86,11 @@ describe('secrets after creation', () => {
     // Use it, well and badly (more than 3 a second: the operator raises the limit).
     await cli.json(['accounts', 'set', '--email', 'ann@example.com', '--rate-limit', '1000']);
     const api = (path: string, headers: Record<string, string>) => request(path, { headers });
-    for (const headers of [{ authorization: `Bearer ${key}` }, { 'x-api-key': key }]) {
+    const presentations: Record<string, string>[] = [
+      { authorization: `Bearer ${key}` },
+      { 'x-api-key': key },
+    ];
+    for (const headers of presentations) {
       expect((await api('/api/v1/countries', headers)).status).toBe(200);
       for (const path of [
         `/api/v1/countries?api_key=${key}`,

@@ -8,6 +8,8 @@ import { createSqliteSignInStore } from './sign-in-store.js';
 export interface SqliteStoreOptions {
   path: string;
   nowMs: number;
+  /** How long a write waits for another connection's write lock (default 10 s). */
+  busyTimeoutMs?: number;
 }
 
 /** A Store over one SQLite file, migrated to the latest schema. */
@@ -20,7 +22,7 @@ export interface SqliteStore extends Store {
  * fresh clone needs no separate step; a database from a newer Onair is refused.
  */
 export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
-  const db = openSqliteDatabase(options.path);
+  const db = openSqliteDatabase(options.path, options.busyTimeoutMs);
   try {
     migrateSqlite(db, options.nowMs);
   } catch (error) {
