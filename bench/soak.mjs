@@ -156,14 +156,20 @@ log(`serving ${base} from ${dbPath}`);
 // ---------------------------------------------------------------------------------------------
 // The client side.
 
-const agent = new Agent({ keepAlive: true, maxSockets: 512 });
+// At most 128 connections: a burst of hundreds of new connections overflows the listen backlog
+// and measures the kernel's SYN retries (1, 3, 7 s), not the server.
+const agent = new Agent({ keepAlive: true, maxSockets: 128 });
 /** Latencies (ms) and statuses by route label. */
 const routes = new Map();
 let fivexx = 0;
 let networkErrors = 0;
 let total = 0;
 
+/** The slowest answer: when it was sent (minutes into the load) and how long it took. */
+let slowest = { at: 0, ms: 0, label: '' };
+
 function record(label, status, ms) {
+  if (ms > slowest.ms) slowest = { at: (Date.now() - ms - loadStartedAt) / 60_000, ms, label };
   let entry = routes.get(label);
   if (entry === undefined) {
     entry = { latencies: [], statuses: {} };
@@ -255,11 +261,21 @@ async function windows() {
     const windowStart = Math.ceil(Date.now() / 1000) * 1000;
     await sleep(windowStart - Date.now());
     if (!running()) break;
+    const window = windowStart / 1000;
+    // A timer the busy client fires late must not carry a request into the next window: the
+    // account would then really ask for more than its budget there. Such a request is skipped.
+    const inTime = () => Math.floor(Date.now() / 1000) === window && Date.now() % 1000 < 850;
     pacedKeys.forEach((key, i) => {
       const offset = 100 + ((i * 37) % 450);
       for (let n = 0; n < RATE_LIMIT; n++) {
         setTimeout(
-          () => track(routeRequest(key).then((a) => budgeted(`paced ${i}`, 1000, RATE_LIMIT, a))),
+          () => {
+            if (!inTime()) {
+              skipped++;
+              return;
+            }
+            track(routeRequest(key).then((a) => budgeted(`paced ${i}`, 1000, RATE_LIMIT, a)));
+          },
           offset + n * 60,
         );
       }
@@ -267,6 +283,10 @@ async function windows() {
     overKeys.forEach((key, i) => {
       setTimeout(
         () => {
+          if (!inTime()) {
+            skipped++;
+            return;
+          }
           for (let n = 0; n < RATE_LIMIT + 2; n++) {
             track(routeRequest(key).then((a) => budgeted(`over ${i}`, 1000, RATE_LIMIT, a)));
           }
@@ -276,6 +296,7 @@ async function windows() {
     });
   }
 }
+let skipped = 0;
 
 /** Raised-limit accounts: as fast as they are answered, two requests in flight each. */
 async function raisedLoop(key) {
@@ -330,11 +351,12 @@ const ingests = [];
 async function ingestLoop() {
   let round = 0;
   while (running()) {
-    await sleep(options.ingestEvery * 1000);
+    await sleep(Math.min(options.ingestEvery * 1000, Math.max(0, endAt - Date.now())));
     if (!running()) break;
     round++;
     const path = guides[round];
     if (path === undefined) break;
+    const ingestStarted = (Date.now() - loadStartedAt) / 60_000;
     const result = await runCli(['ingest', path, '--country', 'ZZ']);
     rmSync(path, { force: true });
     let served = false;
@@ -347,7 +369,14 @@ async function ingestLoop() {
       );
       served = answer.body.includes(`Round ${round} hour`);
     }
-    ingests.push({ round, code: result.code, ms: result.ms, served, error: result.stderr.trim() });
+    ingests.push({
+      round,
+      code: result.code,
+      ms: result.ms,
+      served,
+      at: ingestStarted,
+      error: result.stderr.trim(),
+    });
     log(`ingest ${round}: exit ${result.code} in ${result.ms} ms${served ? ', served' : ''}`);
   }
 }
@@ -500,11 +529,17 @@ const lag = trend('lagP99Ms');
 // the whole run under 10 % of the mean; for the loop delay, within 5 ms or 50 %.
 const flatMemory = (t) => t.lastThird <= t.middle * 1.1 || t.slope * options.minutes < t.mean * 0.1;
 const flatLag = lag.lastThird <= Math.max(lag.middle * 1.5, lag.middle + 5);
-const afterSecondIngest =
-  samples.find((s) => s.t * 60 > options.ingestEvery * 2 + 10)?.dbMb ?? samples[0]?.dbMb ?? 0;
+// Bounded: never more than half again the size it had after the first ingest of the run (the
+// catalogue and a WAL of one merge); later ingests replace the same nine days.
+const firstIngestEnd = ingests[0] === undefined ? null : ingests[0].at + ingests[0].ms / 60_000;
+const afterFirst = samples.filter(
+  (s) => firstIngestEnd !== null && s.t > firstIngestEnd && s.t < (ingests[1]?.at ?? Infinity),
+);
+const dbReference =
+  afterFirst.length > 0 ? Math.max(...afterFirst.map((s) => s.dbMb)) : (samples[0]?.dbMb ?? 0);
 const dbMax = Math.max(...samples.map((s) => s.dbMb));
 const dbLast = samples.at(-1)?.dbMb ?? 0;
-const dbBounded = dbMax <= Math.max(afterSecondIngest * 1.5, afterSecondIngest + 20);
+const dbBounded = dbMax <= Math.max(dbReference * 1.5, dbReference + 20);
 const ingestsOk = ingests.length > 0 && ingests.every((i) => i.code === 0 && i.served);
 const abusiveOk =
   abusiveJudged !== null &&
@@ -521,7 +556,7 @@ const checks = [
   ],
   [
     `429s to ${options.accounts} accounts at 3 req/s`,
-    `${judged.paced.limited} of ${judged.paced.requests.toLocaleString('en')}, ${judged.paced.unexplained} not explained by the budget`,
+    `${judged.paced.limited.toLocaleString('en')} of ${judged.paced.requests.toLocaleString('en')}, ${judged.paced.unexplained} not explained by the budget (${skipped.toLocaleString('en')} sends skipped: the client's timer fired too late in its window)`,
     judged.paced.unexplained === 0,
   ],
   [
@@ -568,12 +603,12 @@ const checks = [
       50,
     ).toFixed(
       1,
-    )}, max ${Math.max(...samples.map((s) => s.lagP99Ms)).toFixed(1)}; trend ${lag.slope >= 0 ? '+' : ''}${lag.slope.toFixed(2)} ms/min; middle third ${lag.middle.toFixed(1)}, last third ${lag.lastThird.toFixed(1)}`,
+    )}, max ${Math.max(...samples.map((s) => s.lagP99Ms)).toFixed(1)}, longest single delay ${Math.max(...samples.map((s) => s.lagMaxMs)).toFixed(0)}; trend ${lag.slope >= 0 ? '+' : ''}${lag.slope.toFixed(2)} ms/min; middle third ${lag.middle.toFixed(1)}, last third ${lag.lastThird.toFixed(1)}`,
     flatLag,
   ],
   [
     'database file + WAL (MB)',
-    `${samples[0]?.dbMb.toFixed(1)} at start, ${afterSecondIngest.toFixed(1)} after the 2nd ingest, max ${dbMax.toFixed(1)}, end ${dbLast.toFixed(1)}`,
+    `${samples[0]?.dbMb.toFixed(1)} at start, ${dbReference.toFixed(1)} after the 1st ingest of the run, max ${dbMax.toFixed(1)}, end ${dbLast.toFixed(1)}`,
     dbBounded,
   ],
   ['SIGTERM after the run', `exit ${exitCode} in ${shutdownMs} ms`, exitCode === 0],
@@ -606,6 +641,8 @@ const report = [
   '| route | requests | statuses | p50 ms | p99 ms | max ms |',
   '| --- | ---: | --- | ---: | ---: | ---: |',
   ...routeRows,
+  '',
+  `Slowest answer: ${slowest.ms} ms (${slowest.label}, sent at minute ${slowest.at.toFixed(2)}); ingests ran at minutes ${ingests.map((i) => `${i.at.toFixed(1)}–${(i.at + i.ms / 60_000).toFixed(1)}`).join(', ')}.`,
   '',
   `Samples every 5 s (minute: RSS MB / heap MB / loop p99 ms / db MB): ${samples
     .filter((_, i) => i % 6 === 0)
