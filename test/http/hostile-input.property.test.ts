@@ -434,8 +434,12 @@ describe('hostile paths without a key', () => {
       fc.asyncProperty(path, async ([route, value]) => {
         const url = route(value.url);
         const answer = await get(url, {});
-        expectContract(answer, [400, 401], url);
+        // Dot segments ("..", "%2e%2e") are resolved by the client, as browsers and fetch do:
+        // such a URL may leave /api/v1 and meet the site's 404 instead.
+        const inApi = new URL(url, 'http://localhost').pathname.startsWith('/api/v1');
+        expectContract(answer, inApi ? [400, 401] : [400, 404], url);
         if (answer.status === 401) expect(answer.body).toBe(CANONICAL_401);
+        else if (answer.status === 404) expectCode(answer, 404, 'NOT_FOUND', url);
         else expectCode(answer, 400, 'BAD_REQUEST', url);
       }),
       { numRuns: RUNS },
@@ -614,7 +618,7 @@ describe('raw bytes on the wire', () => {
         if (answer.status === 401) expect(answer.body).toBe(CANONICAL_401);
         if (answer.status === 200) {
           // Only the key itself, in a form the spec allows, may open the API.
-          for (const [, v] of headers) expect(v.toString('latin1')).toContain(key);
+          expect(headers.some(([, v]) => v.toString('latin1').includes(key))).toBe(true);
         }
       }),
       { numRuns: RUNS },
