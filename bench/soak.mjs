@@ -256,9 +256,14 @@ const track = (promise) => {
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** Each 1-second window: every paced account 3 requests inside it, over-budget ones 5. */
+let windowsDriven = 0;
 async function windows() {
+  let previous = 0;
   while (running()) {
-    const windowStart = Math.ceil(Date.now() / 1000) * 1000;
+    // The next window, never the one just scheduled (a timer may wake exactly on its start).
+    const windowStart = Math.max(Math.ceil(Date.now() / 1000) * 1000, previous + 1000);
+    previous = windowStart;
+    windowsDriven++;
     await sleep(windowStart - Date.now());
     if (!running()) break;
     const window = windowStart / 1000;
@@ -351,7 +356,9 @@ const ingests = [];
 async function ingestLoop() {
   let round = 0;
   while (running()) {
-    await sleep(Math.min(options.ingestEvery * 1000, Math.max(0, endAt - Date.now())));
+    // Starts `ingestEvery` seconds apart, however long each takes.
+    const next = loadStartedAt + (round + 1) * options.ingestEvery * 1000;
+    await sleep(Math.max(0, Math.min(next, endAt) - Date.now()));
     if (!running()) break;
     round++;
     const path = guides[round];
@@ -556,7 +563,7 @@ const checks = [
   ],
   [
     `429s to ${options.accounts} accounts at 3 req/s`,
-    `${judged.paced.limited.toLocaleString('en')} of ${judged.paced.requests.toLocaleString('en')}, ${judged.paced.unexplained} not explained by the budget (${skipped.toLocaleString('en')} sends skipped: the client's timer fired too late in its window)`,
+    `${(judged.paced.requests / Math.max(1, windowsDriven * options.accounts)).toFixed(2)} sent per account per window over ${windowsDriven} windows; ${judged.paced.limited.toLocaleString('en')} of ${judged.paced.requests.toLocaleString('en')} refused, ${judged.paced.unexplained} not explained by the budget (${skipped.toLocaleString('en')} sends skipped: the client's timer fired too late in its window)`,
     judged.paced.unexplained === 0,
   ],
   [
