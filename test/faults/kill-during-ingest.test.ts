@@ -82,7 +82,7 @@ async function walGrows(dir: string, timeoutMs: number): Promise<boolean> {
 
 describe('kill -9 during an ingest', () => {
   const killPoints: { label: string; wait: (dir: string) => Promise<unknown> }[] = [
-    ...[0.4, 0.8].map((fraction) => ({
+    ...[0.3, 0.6].map((fraction) => ({
       label: `${Math.round(fraction * 100)} % in`,
       wait: () => new Promise((r) => setTimeout(r, Math.round(ingestMs * fraction))),
     })),
@@ -100,15 +100,19 @@ describe('kill -9 during an ingest', () => {
         ingest.child.kill('SIGKILL');
         server.child.removeAllListeners('exit');
         server.child.kill('SIGKILL');
-        expect((await ingest.exited).signal).toBe('SIGKILL');
+        const exit = await ingest.exited;
+        // On a machine quicker now than when the ingest was timed, it may have finished first.
+        const finished = exit.signal !== 'SIGKILL';
+        if (finished) expect(exit.code, exit.stderr).toBe(0);
 
         const restarted = await startServe(sandbox);
         try {
           const view = await catalogueView(restarted.url, key);
           const outcome =
             view.hash === oldView.hash ? 'old' : view.hash === newView.hash ? 'new' : 'MIX';
-          outcomes.push(`${label}: ${outcome}`);
+          outcomes.push(`${label}: ${finished ? 'finished before the kill, ' : ''}${outcome}`);
           expect(outcome, JSON.stringify(view.byTitle)).not.toBe('MIX');
+          if (finished) expect(outcome).toBe('new');
 
           const db = new Database(join(sandbox.dir, 'onair.db'), { readonly: true });
           try {

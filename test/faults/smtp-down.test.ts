@@ -52,7 +52,10 @@ describe('SMTP down', () => {
       expect(answer.ms).toBeLessThan(1_500);
       await expect.poll(() => outboxFiles(outbox), { timeout: 10_000 }).toHaveLength(1);
       expect(outboxFiles(outbox)[0]).toMatch(/^failed-/);
-      expect(log).toContain('SMTP did not take the mail; kept in the outbox');
+      // The mail is kept first, then the failure logged.
+      await expect
+        .poll(() => log, { timeout: 5_000 })
+        .toContain('SMTP did not take the mail; kept in the outbox');
 
       const sink = await startSmtpSink(port);
       try {
