@@ -8,6 +8,11 @@ import { clientErrorHandler, registerErrorHandling, sendError } from './http/err
 import { registerOpenApi } from './http/openapi/openapi-document.js';
 import { registerOpsRoutes } from './http/ops-routes.js';
 import { registerPlaygroundApi } from './http/playground/playground-routes.js';
+import {
+  applySecurityHeaders,
+  registerSecurityHeaders,
+  securityHeaders,
+} from './http/security-headers.js';
 import { registerChannelsRoutes } from './http/v1/channels-routes.js';
 import { registerCountriesRoutes } from './http/v1/countries-routes.js';
 import { createCachedReplies } from './http/v1/cached-reply.js';
@@ -50,6 +55,7 @@ export async function buildApp(
   deps: AppDeps,
   loggerInstance?: FastifyBaseLogger,
 ): Promise<FastifyInstance> {
+  const security = securityHeaders(deps.config.publicUrl.startsWith('https:'));
   const app = Fastify({
     ...(loggerInstance === undefined ? { logger: false } : { loggerInstance }),
     trustProxy: deps.config.trustProxy,
@@ -60,12 +66,19 @@ export async function buildApp(
       maxParamLength: 2048,
     },
     frameworkErrors: (error, _request, reply) => {
-      sendError(reply, errors.badRequest(`Malformed request: ${error.message}`));
+      // Fastify's messages quote the URL, which may hold a secret pasted by mistake.
+      const message =
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? 'Malformed request: a path segment is longer than 2048 characters'
+          : 'Malformed request: the URL is not validly percent-encoded';
+      applySecurityHeaders(reply, security);
+      sendError(reply, errors.badRequest(message));
     },
   });
   registerErrorHandling(app);
   // Before any route: the document is made from the routes as they are registered.
   await registerOpenApi(app, { site: deps.site });
+  registerSecurityHeaders(app, security);
   registerOpsRoutes(app, deps.store, deps.metrics.registry);
   app.addHook('onResponse', async (request, reply) => {
     deps.metrics.request(areaOf(request.url), reply.statusCode);

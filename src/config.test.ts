@@ -12,6 +12,7 @@ describe('config', () => {
       publicUrl: 'http://127.0.0.1:8080',
       redisUrl: null,
       retentionDays: null,
+      shutdownTimeoutMs: 30_000,
     });
     expect(Object.isFrozen(config)).toBe(true);
     expect(Object.isFrozen(config.database)).toBe(true);
@@ -50,7 +51,14 @@ describe('config', () => {
     );
   });
 
+  it('reads SHUTDOWN_TIMEOUT in seconds', () => {
+    expect(loadConfig({ SHUTDOWN_TIMEOUT: '5' }).shutdownTimeoutMs).toBe(5_000);
+    expect(loadConfig({ SHUTDOWN_TIMEOUT: '0' }).shutdownTimeoutMs).toBe(0);
+  });
+
   it.each([
+    [{ SHUTDOWN_TIMEOUT: '-1' }, /SHUTDOWN_TIMEOUT/],
+    [{ SHUTDOWN_TIMEOUT: '2.5' }, /SHUTDOWN_TIMEOUT/],
     [{ PORT: 'eighty' }, /PORT/],
     [{ PORT: '70000' }, /PORT/],
     [{ PUBLIC_URL: 'ftp://x' }, /PUBLIC_URL/],

@@ -39,6 +39,8 @@ export interface Config {
   readonly sourceTimeoutMs: number;
   /** Largest guide a source may download. */
   readonly sourceMaxBytes: number;
+  /** How long a shutdown waits for responses in flight before cutting their connections. */
+  readonly shutdownTimeoutMs: number;
 }
 
 /** A configuration value that cannot be used; the message names the variable. */
@@ -150,5 +152,6 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     sourceCheckMs: integer(env, 'SOURCE_CHECK_SECONDS', 60, 1, 86_400) * 1000,
     sourceTimeoutMs: integer(env, 'SOURCE_TIMEOUT_SECONDS', 600, 1, 86_400) * 1000,
     sourceMaxBytes: integer(env, 'SOURCE_MAX_MB', 1024, 1, 1_048_576) * 1024 * 1024,
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT', 30, 0, 3600) * 1000,
   });
 }

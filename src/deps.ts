@@ -24,12 +24,27 @@ export const systemClock: Clock = () => Date.now();
 /** Sign-in link requests are counted in 15-minute windows. */
 export const SIGN_IN_WINDOW_MS = 15 * 60_000;
 
-/** Opens the store the configuration names, migrated and ready. */
-export async function openStore(config: Config, now: Clock = systemClock): Promise<Store> {
+/**
+ * How long the server's SQLite writes (a sign-in link, a new key) wait for another process's
+ * write lock. The wait blocks every request of the process, and an ingest's merge can hold the
+ * lock for seconds: past this, the write answers 503 and the client tries again.
+ */
+export const SERVING_BUSY_TIMEOUT_MS = 250;
+
+/** Opens the store the configuration names, migrated and ready; `serving` for the server. */
+export async function openStore(
+  config: Config,
+  now: Clock = systemClock,
+  options: { serving?: boolean } = {},
+): Promise<Store> {
   if (config.database.engine === 'postgres') {
     return openPostgresStore({ url: config.database.url, nowMs: now() });
   }
-  return openSqliteStore({ path: config.database.path, nowMs: now() });
+  return openSqliteStore({
+    path: config.database.path,
+    nowMs: now(),
+    ...(options.serving === true ? { busyTimeoutMs: SERVING_BUSY_TIMEOUT_MS } : {}),
+  });
 }
 
 /** The limiters of one process: per account, per client IP for failed auth, and for sign-in. */

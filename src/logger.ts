@@ -1,9 +1,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pino, stdSerializers, type Logger } from 'pino';
 
-/** Sign-in tokens travel in the query of e-mailed links: they never reach the log. */
+/** An API key anywhere in a URL, its `_` possibly percent-encoded. */
+const API_KEY_IN_URL = /onair(?:_|%5f)[0-9a-z]{38}/gi;
+
+/**
+ * Sign-in tokens travel in the query of e-mailed links, and a customer may paste an API key
+ * into a URL by mistake (the query string is ignored for keys, but the URL is logged): neither
+ * reaches the log.
+ */
 export function redactUrl(url: string): string {
-  return url.replace(/([?&]token=)[^&#]*/gi, '$1[redacted]');
+  return url
+    .replace(/([?&]token=)[^&#]*/gi, '$1[redacted]')
+    .replace(API_KEY_IN_URL, 'onair_[redacted]');
 }
 
 /**

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { downloadLimits } from './catalogue/source-download.js';
 import { leaseHolderName, startSourceScheduler } from './catalogue/source-scheduler.js';
+import { trackConnections, type DrainResult } from './http/connection-drain.js';
 import type { Config } from './config.js';
 import { createServices, openStore, systemClock, type Clock } from './deps.js';
 import { createLogger } from './logger.js';
@@ -12,7 +13,13 @@ export interface RunningServer {
   app: FastifyInstance;
   store: Store;
   url: string;
-  close(): Promise<void>;
+  /**
+   * Stops gracefully: no new connections, responses in flight delivered (cut after
+   * SHUTDOWN_TIMEOUT), then the services and the database closed.
+   */
+  close(): Promise<DrainResult>;
+  /** Cuts the connections still open at once, so a running `close()` finishes now. */
+  cutConnections(): void;
 }
 
 export interface StartOptions {
@@ -28,7 +35,7 @@ export async function startServer(
 ): Promise<RunningServer> {
   const now = options.now ?? systemClock;
   const logger = createLogger(config.logLevel);
-  const store = await openStore(config, now);
+  const store = await openStore(config, now, { serving: true });
   try {
     await options.beforeListen?.(store);
     const services = await createServices(config, store, logger, now);
@@ -36,6 +43,7 @@ export async function startServer(
     app.addHook('onClose', async () => {
       await services.close();
     });
+    const connections = trackConnections(app.server);
     await app.listen({ host: config.host, port: config.port });
     const address = app.server.address();
     const port = typeof address === 'object' && address !== null ? address.port : config.port;
@@ -61,9 +69,12 @@ export async function startServer(
       url,
       async close() {
         await sources?.stop();
+        const drained = await connections.drain(config.shutdownTimeoutMs);
         await app.close();
         await store.close();
+        return drained;
       },
+      cutConnections: () => connections.cutAll(),
     };
   } catch (error) {
     await store.close();

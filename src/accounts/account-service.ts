@@ -6,6 +6,15 @@ import type { Account, AccountStore, ApiKey, AuditActor } from '../storage/types
 /** Longest key name kept; names are labels for the holder, not data. */
 export const MAX_KEY_NAME_LENGTH = 100;
 
+/**
+ * A key name as kept: control characters dropped (a label has no use for them, and PostgreSQL
+ * refuses NUL in text), trimmed, cut to MAX_KEY_NAME_LENGTH code points. May be empty.
+ */
+export function cleanKeyName(text: string): string {
+  const kept = Array.from(text).filter((c) => c.charCodeAt(0) >= 0x20 && c !== '\u007f');
+  return Array.from(kept.join('').trim()).slice(0, MAX_KEY_NAME_LENGTH).join('');
+}
+
 /** A newly created key: the only moment the full secret exists outside the client. */
 export interface IssuedApiKey {
   key: string;
@@ -24,7 +33,7 @@ export async function issueApiKey(
   const record = await accounts.createApiKey(
     {
       accountId,
-      name: name.slice(0, MAX_KEY_NAME_LENGTH),
+      name: cleanKeyName(name),
       keyHash: hashApiKey(key),
       prefix,
       lastFour,

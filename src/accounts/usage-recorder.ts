@@ -1,3 +1,4 @@
+import { isStorageUnavailable } from '../storage/errors.js';
 import type { AccountStore, KeyUse, UsageCount } from '../storage/types.js';
 
 /** A key's last use is written at most this often, so busy keys cost no write per request. */
@@ -7,6 +8,7 @@ const HOUR_MS = 3_600_000;
 /** Where failed flushes are reported. */
 export interface UsageLog {
   error(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
 }
 
 /**
@@ -31,17 +33,49 @@ export function createUsageRecorder(
   let counts = new Map<string, UsageCount>();
   let flushing: Promise<void> = Promise.resolve();
 
+  let waiting = false;
+
+  /** Puts a batch that could not be written back with what was noted since. */
+  const keep = (uses: KeyUse[], usage: UsageCount[]) => {
+    for (const use of uses) {
+      if ((keyUses.get(use.keyId) ?? 0) < use.at) keyUses.set(use.keyId, use.at);
+    }
+    for (const count of usage) {
+      const slot = `${count.accountId}\u0000${count.hourStart}`;
+      const now = counts.get(slot);
+      if (now === undefined) counts.set(slot, count);
+      else {
+        now.requests += count.requests;
+        now.limited += count.limited;
+      }
+    }
+  };
+
   const flushOnce = async (): Promise<void> => {
     if (keyUses.size === 0 && counts.size === 0) return;
-    const uses: KeyUse[] = [...keyUses].map(([keyId, at]) => ({ keyId, at }));
+    let uses: KeyUse[] = [...keyUses].map(([keyId, at]) => ({ keyId, at }));
     const usage = [...counts.values()];
     keyUses = new Map();
     counts = new Map();
     try {
       if (uses.length > 0) await accounts.markKeysUsed(uses);
+      uses = [];
       if (usage.length > 0) await accounts.addUsage(usage);
+      if (waiting) options.log.warn({}, 'key usage written again');
+      waiting = false;
     } catch (error) {
-      // Usage is informative; losing one batch must not take the API down.
+      if (isStorageUnavailable(error)) {
+        // Busy (an ingest holds the write lock) or unreachable: kept for the next flush.
+        keep(uses, usage);
+        if (!waiting)
+          options.log.warn(
+            { error: (error as Error).message },
+            'key usage kept for later: storage busy or unavailable',
+          );
+        waiting = true;
+        return;
+      }
+      // Any other failure is a bug: usage is informative, and must not take the API down.
       options.log.error({ err: error }, 'writing key usage failed');
     }
   };

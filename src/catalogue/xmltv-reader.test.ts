@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   IngestError,
+  MAX_ELEMENT_DEPTH,
+  MAX_TOKEN_CHARS,
   readXmltv,
   type XmltvChannel,
   type XmltvProgramme,
@@ -241,6 +243,44 @@ describe('readXmltv: refusals name the problem and the line', () => {
     expect(ok.channels[0]?.displayNames[0]).toHaveLength(5000);
     const error = await failure(text, { maxEntityExpansionChars: 4999 });
     expect(error.message).toBe('line 3: entity references expand to more text than allowed');
+  });
+
+  it('elements nested deeper than the limit, at the line of the tag too deep', async () => {
+    const nested = (levels: number) =>
+      `<tv>\n<programme channel="a" start="20260101000000 +0000">\n${'<x>'.repeat(levels - 2)}\n<y/>${'</x>'.repeat(levels - 2)}</programme>\n</tv>\n`;
+    // tv, programme and the <x>s make `levels` open elements; <y/> is one more.
+    const ok = await read(nested(MAX_ELEMENT_DEPTH - 1));
+    expect(ok.programmes).toHaveLength(1);
+    const error = await failure(nested(MAX_ELEMENT_DEPTH));
+    expect(error.message).toBe(
+      `line 4: elements are nested more than ${MAX_ELEMENT_DEPTH} levels deep; the input is refused`,
+    );
+  });
+
+  it('a text, attribute or comment longer than the limit, fed in chunks, without holding it', async () => {
+    // Checked between input chunks (64 KiB here): a run is refused once a chunk ends past the limit.
+    const big = 'x'.repeat(MAX_TOKEN_CHARS + (1 << 17));
+    for (const text of [
+      doc(`<programme channel="a" start="20260101000000 +0000"><desc>${big}</desc></programme>`),
+      doc(`<channel id="a" note="${big}"/>`),
+      doc(`<!--${big}-->`),
+    ]) {
+      const error = await failure(text);
+      expect(error.message).toMatch(
+        /^line 3: more than 8 Mi characters of text, attribute, comment or DOCTYPE without markup/,
+      );
+    }
+    // Just under the limit is read, and many short texts add up to any size.
+    const fits = 'y'.repeat(MAX_TOKEN_CHARS - 100);
+    const ok = await read(
+      doc(`<programme channel="a" start="20260101000000 +0000"><desc>${fits}</desc></programme>`),
+    );
+    expect(ok.programmes[0]?.desc).toHaveLength(fits.length);
+    const many = Array.from(
+      { length: 3 },
+      () => `<!-- ${'c'.repeat(MAX_TOKEN_CHARS / 2)} -->`,
+    ).join('\n');
+    expect((await read(doc(many))).result.lines).toBe(6);
   });
 
   it('an error of the byte stream itself, placed at the line reached', async () => {

@@ -74,6 +74,21 @@ const enum Capture {
   Category,
 }
 
+/**
+ * Deepest element nesting accepted. XMLTV needs about five levels (tv, programme, credits,
+ * actor, image); the parser keeps every open element, so nesting without bound would grow
+ * memory without bound.
+ */
+export const MAX_ELEMENT_DEPTH = 64;
+
+/**
+ * Most characters accepted between two pieces of markup: one text node, attribute value,
+ * comment or DOCTYPE. The parser holds such a run whole until it ends, so a longer one is
+ * refused rather than held (guides have texts of a few kilobytes). Checked after each input
+ * chunk, so a run is refused at most one chunk past the limit.
+ */
+export const MAX_TOKEN_CHARS = 8 * 1024 * 1024;
+
 /** "12:5: unexpected close tag." → line 12, "unexpected close tag". */
 const SAXES_MESSAGE = /^(\d+):\d+: (.*?)\.?$/s;
 
@@ -94,6 +109,9 @@ class XmltvSaxReader {
   private captureDepth = 0;
   private captured = '';
   private expansionBudget: number;
+  /** Characters written to the parser, and its position at the last tag, comment or declaration. */
+  private written = 0;
+  private lastMarkupAt = 0;
 
   private channelId = '';
   private channelNames: string[] = [];
@@ -129,6 +147,8 @@ class XmltvSaxReader {
     p.on('closetag', this.onCloseTag);
     p.on('text', this.onText);
     p.on('cdata', this.onText);
+    p.on('comment', this.onOtherMarkup);
+    p.on('processinginstruction', this.onOtherMarkup);
   }
 
   /** Feeds decoded text to the parser. */
@@ -136,6 +156,14 @@ class XmltvSaxReader {
     if (text === '') return;
     this.endsWithNewline = text.charCodeAt(text.length - 1) === 10;
     this.parser.write(text);
+    // Counted here: saxes' own `position` is exact only inside its event handlers.
+    this.written += text.length;
+    if (this.written - this.lastMarkupAt > MAX_TOKEN_CHARS) {
+      throw new IngestError(
+        `more than ${MAX_TOKEN_CHARS / (1024 * 1024)} Mi characters of text, attribute, comment or DOCTYPE without markup; the input is refused`,
+        this.parser.line,
+      );
+    }
   }
 
   /** Checks the document is complete and closes the parser. */
@@ -161,7 +189,12 @@ class XmltvSaxReader {
     throw new IngestError(`malformed XML: ${m?.[2] ?? error.message}`, line);
   };
 
+  private readonly onOtherMarkup = (): void => {
+    this.lastMarkupAt = this.parser.position;
+  };
+
   private readonly onDoctype = (doctype: string): void => {
+    this.lastMarkupAt = this.parser.position;
     let entities: Map<string, string>;
     try {
       entities = parseEntityDeclarations(doctype);
@@ -194,6 +227,13 @@ class XmltvSaxReader {
   private readonly onOpenTagStart = (tag: SaxesStartTagPlain): void => {
     this.tagLine = this.parser.line;
     this.pendingTag = tag.name;
+    this.lastMarkupAt = this.parser.position;
+    if (this.depth >= MAX_ELEMENT_DEPTH) {
+      throw new IngestError(
+        `elements are nested more than ${MAX_ELEMENT_DEPTH} levels deep; the input is refused`,
+        this.tagLine,
+      );
+    }
   };
 
   private readonly onOpenTag = (tag: SaxesTagPlain): void => {
@@ -231,6 +271,7 @@ class XmltvSaxReader {
   };
 
   private readonly onCloseTag = (): void => {
+    this.lastMarkupAt = this.parser.position;
     const depth = this.depth;
     if (this.capture !== Capture.None && depth === this.captureDepth) this.endCapture();
     if (depth === 2) {

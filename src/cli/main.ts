@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { ConfigError, loadConfig, PROJECT_ROOT } from '../config.js';
 import { systemClock } from '../deps.js';
-import { SchemaVersionError } from '../storage/errors.js';
+import { describeStorageWriteFailure, SchemaVersionError } from '../storage/errors.js';
 import { CliError, ReportedFailure, type CliContext } from './cli-context.js';
 import { accountsCommand } from './commands/accounts-command.js';
 import { channelsCommand } from './commands/channels-command.js';
@@ -102,7 +102,12 @@ export async function runCli(
       io.stderr.write(`onair: error: ${oneLine(error)}\n`);
       return 1;
     }
-    io.stderr.write(`onair: error: ${oneLine(error)}\n`);
+    const storage = describeStorageWriteFailure(error);
+    io.stderr.write(
+      storage === null
+        ? `onair: error: ${oneLine(error)}\n`
+        : `onair: error: cannot write the database: ${storage} (${oneLine(error)})\n`,
+    );
     if (env.ONAIR_DEBUG) io.stderr.write(`${error instanceof Error ? error.stack : ''}\n`);
     return 1;
   }

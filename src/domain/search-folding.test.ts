@@ -26,6 +26,13 @@ describe('search folding', () => {
     expect(Array.from(searchNeedle(emoji) ?? '')).toHaveLength(200);
   });
 
+  it('gives no needle for text holding NUL, which no channel name can contain', () => {
+    expect(searchNeedle('\u0000')).toBeNull();
+    expect(searchNeedle('one\u0000')).toBeNull();
+    // Beyond the 200 code points kept, it is cut away like the rest.
+    expect(searchNeedle(`${'a'.repeat(200)}\u0000`)).toBe('a'.repeat(200));
+  });
+
   it('orders names case-insensitively', () => {
     const names = ['bbc Two', 'Alpha', 'BBC One'];
     expect(names.sort((a, b) => (nameSortKey(a) < nameSortKey(b) ? -1 : 1))).toEqual([

@@ -19,14 +19,16 @@ export function nameSortKey(name: string): string {
 }
 
 /**
- * Turns the raw `q` parameter into the folded needle to look for, or null when nothing is left
- * after trimming (a blank query matches nothing). Cut at 200 characters (code points, so a
+ * Turns the raw `q` parameter into the folded needle to look for, or null when it can match
+ * nothing: blank after trimming, or holding U+0000, which no XML text (so no channel name) can
+ * contain and PostgreSQL refuses in a text value. Cut at 200 characters (code points, so a
  * surrogate pair is never split) after trimming.
  */
 export function searchNeedle(q: string | undefined): string | null {
   const trimmed = (q ?? '').trim();
   if (trimmed === '') return null;
   const cut = Array.from(trimmed).slice(0, MAX_SEARCH_LENGTH).join('');
+  if (cut.includes('\u0000')) return null;
   const folded = foldForSearch(cut);
   return folded === '' ? null : folded;
 }

@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, errors } from '../domain/errors.js';
 import { isStorageUnavailable } from '../storage/errors.js';
+import { securityHeaders } from './security-headers.js';
 import type { ErrorBody } from './schemas.js';
 
 /** Sends an AppError as the JSON body every error of the service has. */
@@ -64,12 +65,18 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((_request, reply) => sendError(reply, errors.notFound()));
 }
 
+/** The security headers as raw header lines (the plain-http set: the raw path cannot know). */
+const RAW_SECURITY_HEADERS = Object.entries(securityHeaders(false)).map(
+  ([name, value]) => `${name}: ${value}`,
+);
+
 function rawErrorResponse(error: AppError): string {
   const body = JSON.stringify({ error: error.message, code: error.code });
   return [
     `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Error'}`,
     'Content-Type: application/json; charset=utf-8',
     `Content-Length: ${Buffer.byteLength(body)}`,
+    ...RAW_SECURITY_HEADERS,
     'Connection: close',
     '',
     body,

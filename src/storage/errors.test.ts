@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isStorageUnavailable } from './errors.js';
+import { describeStorageWriteFailure, isStorageUnavailable } from './errors.js';
 
 const coded = (code: string, message = 'x') => Object.assign(new Error(message), { code });
 
@@ -13,6 +13,9 @@ describe('isStorageUnavailable', () => {
       new Error('Connection terminated unexpectedly'),
       new AggregateError([coded('ECONNREFUSED')], 'connect failed'),
       coded('SQLITE_BUSY'),
+      coded('SQLITE_FULL', 'database or disk is full'),
+      coded('SQLITE_READONLY', 'attempt to write a readonly database'),
+      coded('53100', 'could not extend file: No space left on device'),
     ]) {
       expect(isStorageUnavailable(error), String(error)).toBe(true);
     }
@@ -21,6 +24,23 @@ describe('isStorageUnavailable', () => {
   it('leaves real bugs and bad data alone', () => {
     for (const error of [new Error('boom'), coded('23505'), coded('42P01'), 'text', null]) {
       expect(isStorageUnavailable(error), String(error)).toBe(false);
+    }
+  });
+});
+
+describe('describeStorageWriteFailure', () => {
+  it('says in words why writes fail', () => {
+    expect(describeStorageWriteFailure(coded('SQLITE_READONLY'))).toMatch(/read-only/);
+    expect(describeStorageWriteFailure(coded('SQLITE_READONLY_DBMOVED'))).toMatch(/read-only/);
+    expect(describeStorageWriteFailure(coded('25006'))).toMatch(/read-only/);
+    expect(describeStorageWriteFailure(coded('SQLITE_FULL'))).toMatch(/is full/);
+    expect(describeStorageWriteFailure(coded('53100'))).toMatch(/is full/);
+    expect(describeStorageWriteFailure(coded('SQLITE_IOERR_WRITE'))).toMatch(/SQLITE_IOERR_WRITE/);
+  });
+
+  it('is null for anything else', () => {
+    for (const error of [coded('SQLITE_CONSTRAINT'), coded('23505'), new Error('x'), 'text']) {
+      expect(describeStorageWriteFailure(error)).toBeNull();
     }
   });
 });

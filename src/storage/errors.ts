@@ -38,13 +38,39 @@ const UNAVAILABLE_MESSAGES = [
   'Client has encountered a connection error',
 ];
 
-/** Whether an error means the storage cannot be reached now (answered 503, not 500). */
+/**
+ * Why the storage cannot take writes, in words for an operator, or null when the error is not
+ * one of those: a read-only database file or file system, a full disk (SQLite's or
+ * PostgreSQL's), an I/O error.
+ */
+export function describeStorageWriteFailure(error: unknown): string | null {
+  if (!(error instanceof Error)) return null;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== 'string') return null;
+  if (code.startsWith('SQLITE_READONLY') || code === '25006') {
+    return 'the database is read-only (check the permissions of the database file, its directory and its file system)';
+  }
+  if (code === 'SQLITE_FULL' || code === '53100') {
+    return 'the disk holding the database or its temporary files is full';
+  }
+  if (code.startsWith('SQLITE_IOERR')) return `the disk reported an I/O error (${code})`;
+  if (code === 'SQLITE_CANTOPEN') return 'the database file cannot be opened';
+  return null;
+}
+
+/**
+ * Whether an error means the storage cannot serve the request now (answered 503, not 500):
+ * unreachable, shutting down, or unable to take writes (read-only, disk full).
+ */
 export function isStorageUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string') {
     if (UNAVAILABLE_CODES.has(code) || code.startsWith('08') || code.startsWith('57P')) return true;
+    // PostgreSQL's "insufficient resources" (53: disk full, out of memory, too many connections).
+    if (code.startsWith('53')) return true;
   }
+  if (describeStorageWriteFailure(error) !== null) return true;
   if (error instanceof AggregateError && error.errors.some(isStorageUnavailable)) return true;
   return UNAVAILABLE_MESSAGES.some((m) => error.message.includes(m));
 }

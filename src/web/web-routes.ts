@@ -6,12 +6,13 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   accountStatus,
+  cleanKeyName,
   issueAuditedApiKey,
-  MAX_KEY_NAME_LENGTH,
   revokeAuditedApiKey,
 } from '../accounts/account-service.js';
 import type { SignedIn, SignInService } from '../accounts/sign-in-service.js';
 import { PROJECT_ROOT } from '../config.js';
+import { isUuid } from '../domain/catalogue-ids.js';
 import { parseEmailAddress } from '../domain/email-address.js';
 import { errors } from '../domain/errors.js';
 import { DAY_MS } from '../domain/schedule-window.js';
@@ -236,7 +237,7 @@ export async function registerWebRoutes(app: FastifyInstance, deps: WebDeps): Pr
     web.post('/account/keys', async (request, reply) => {
       const signedIn = await currentSession(request);
       if (signedIn === null) return reply.redirect('/signin', 303);
-      const name = formField(request.body, 'name').trim().slice(0, MAX_KEY_NAME_LENGTH);
+      const name = cleanKeyName(formField(request.body, 'name'));
       if (name === '') {
         return renderAccount(reply, signedIn, 400, {
           error: 'Give the key a name, e.g. production.',
@@ -266,7 +267,10 @@ export async function registerWebRoutes(app: FastifyInstance, deps: WebDeps): Pr
       async (request, reply) => {
         const signedIn = await currentSession(request);
         if (signedIn === null) return reply.redirect('/signin', 303);
-        const key = await store.accounts.findApiKey(request.params.keyId);
+        // Key ids are UUIDs: anything else is no key, and never reaches the database.
+        const key = isUuid(request.params.keyId)
+          ? await store.accounts.findApiKey(request.params.keyId)
+          : null;
         // Someone else's key is answered exactly like a key that does not exist.
         if (key === null || key.accountId !== signedIn.account.id) {
           return sendPage(

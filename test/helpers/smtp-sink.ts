@@ -28,8 +28,11 @@ function headerRecipients(mail: ParsedMail): string[] {
     .flatMap((address) => address.value.map((v) => v.address ?? ''));
 }
 
-/** Starts a sink on 127.0.0.1 at a free port; close it in `afterEach`/`afterAll`. */
-export async function startSmtpSink(): Promise<SmtpSink> {
+/**
+ * Starts a sink on 127.0.0.1 at `port` (a free one by default); close it in
+ * `afterEach`/`afterAll`.
+ */
+export async function startSmtpSink(port = 0): Promise<SmtpSink> {
   const messages: ParsedMail[] = [];
   // Lower-cased envelope and header recipients of each message.
   const recipientsOf = new Map<ParsedMail, Set<string>>();
@@ -72,7 +75,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
   });
   await new Promise<void>((resolve, reject) => {
     server.server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(port, '127.0.0.1', () => {
       server.server.off('error', reject);
       resolve();
     });

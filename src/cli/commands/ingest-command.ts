@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import cliProgress from 'cli-progress';
 import { ingestXmltv, IngestError, type IngestSummary } from '../../catalogue/ingest.js';
 import { scheduleStatus } from '../../domain/source-health.js';
+import { describeStorageWriteFailure } from '../../storage/errors.js';
 import { printResult, ReportedFailure, withStore, type CliContext } from '../cli-context.js';
 import { parseCountryOption, parseOffsetOption } from '../option-parsers.js';
 
@@ -117,6 +118,14 @@ export function ingestCommand(ctx: CliContext): Command {
               if (!opts.json) ctx.stdout.write(`${formatSummary(summary, nowMs)}\n`);
             } catch (error) {
               bar?.stop();
+              const storage = describeStorageWriteFailure(error);
+              if (storage !== null) {
+                // Every later input would fail the same way: stop here.
+                ctx.stderr.write(
+                  `onair: error: ${source}: cannot store the guide: ${storage} (${(error as Error).message}); the catalogue is unchanged\n`,
+                );
+                throw new ReportedFailure(storage);
+              }
               if (!(error instanceof IngestError)) throw error;
               failures.push({ source, error: error.message });
               ctx.stderr.write(

@@ -43,11 +43,27 @@ export function serveCommand(ctx: CliContext): Command {
         const stop = (signal: string) => {
           process.off('SIGINT', stop);
           process.off('SIGTERM', stop);
-          server.app.log.info({ signal }, 'shutting down');
-          server.close().then(resolve, (error: unknown) => {
-            server.app.log.error({ err: error }, 'error during shutdown');
-            resolve();
-          });
+          // A second signal does not wait for slow clients any longer.
+          const hurry = (again: string) => {
+            server.app.log.warn({ signal: again }, 'cutting the connections still open');
+            server.cutConnections();
+          };
+          process.once('SIGINT', hurry);
+          process.once('SIGTERM', hurry);
+          server.app.log.info(
+            { signal, timeoutMs: ctx.config.shutdownTimeoutMs },
+            'shutting down: no new connections, waiting for responses in flight',
+          );
+          server.close().then(
+            ({ cut }) => {
+              server.app.log.info({ cut }, 'stopped: connections drained, database closed');
+              resolve();
+            },
+            (error: unknown) => {
+              server.app.log.error({ err: error }, 'error during shutdown');
+              resolve();
+            },
+          );
         };
         process.on('SIGINT', stop);
         process.on('SIGTERM', stop);

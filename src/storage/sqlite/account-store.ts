@@ -21,7 +21,7 @@ import type {
   NewAuditEvent,
 } from '../types.js';
 import { DuplicateAccountError, UnknownAccountError } from '../errors.js';
-import type { SqliteDatabase } from './database.js';
+import { withoutWaiting, type SqliteDatabase } from './database.js';
 
 export function createSqliteAccountStore(db: SqliteDatabase): AccountStore {
   const insertAccount = db.prepare(
@@ -136,11 +136,13 @@ export function createSqliteAccountStore(db: SqliteDatabase): AccountStore {
       const row = keyById.get(id);
       return row === undefined ? null : toApiKey(row);
     },
+    // Written in the background: they never wait for an ingest's write lock (the caller tries
+    // again later), as waiting would stop every request of this thread meanwhile.
     async markKeysUsed(uses) {
-      markKeysUsedTx(uses);
+      withoutWaiting(db, () => markKeysUsedTx(uses));
     },
     async addUsage(counts) {
-      addUsageTx(counts);
+      withoutWaiting(db, () => addUsageTx(counts));
     },
     async usageSince(accountId, sinceMs) {
       return usageSinceRow.get(accountId, sinceMs) ?? { requests: 0, limited: 0 };

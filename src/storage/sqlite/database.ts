@@ -8,15 +8,39 @@ export type SqliteDatabase = Database.Database;
 
 export { SchemaVersionError } from '../errors.js';
 
-/** Opens (creating if needed) a SQLite database file with the settings Onair relies on. */
-export function openSqliteDatabase(path: string): SqliteDatabase {
+/** How long a write waits for another connection's write lock, by default (a command can wait). */
+export const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
+
+/**
+ * Opens (creating if needed) a SQLite database file with the settings Onair relies on.
+ * `busyTimeoutMs` bounds how long a write waits for another connection's write lock: the wait
+ * blocks the whole thread, so a server keeps it short (see deps.ts).
+ */
+export function openSqliteDatabase(
+  path: string,
+  busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS,
+): SqliteDatabase {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 10000');
+  db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
   return db;
+}
+
+/**
+ * Runs `work` without waiting for the write lock: when another connection holds it (an ingest
+ * merging), it fails at once with SQLITE_BUSY instead of blocking the thread.
+ */
+export function withoutWaiting<T>(db: SqliteDatabase, work: () => T): T {
+  const timeout = db.pragma('busy_timeout', { simple: true }) as number;
+  db.pragma('busy_timeout = 0');
+  try {
+    return work();
+  } finally {
+    db.pragma(`busy_timeout = ${timeout}`);
+  }
 }
 
 function ensureMigrationTable(db: SqliteDatabase): void {

@@ -12,6 +12,8 @@ import { createSqliteSourceStore } from './source-store.js';
 export interface SqliteStoreOptions {
   path: string;
   nowMs: number;
+  /** How long a write waits for another connection's write lock (default 10 s). */
+  busyTimeoutMs?: number;
 }
 
 /** A Store over one SQLite file, migrated to the latest schema. */
@@ -24,7 +26,7 @@ export interface SqliteStore extends Store {
  * fresh clone needs no separate step; a database from a newer Onair is refused.
  */
 export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
-  const db = openSqliteDatabase(options.path);
+  const db = openSqliteDatabase(options.path, options.busyTimeoutMs);
   try {
     migrateSqlite(db, options.nowMs);
   } catch (error) {

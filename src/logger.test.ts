@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { generateApiKey } from './domain/api-key.js';
+import { redactUrl } from './logger.js';
+
+describe('redactUrl', () => {
+  it('hides sign-in tokens in any case of the parameter name', () => {
+    expect(redactUrl('/signin/confirm?token=abc-DEF_123')).toBe('/signin/confirm?token=[redacted]');
+    expect(redactUrl('/x?a=1&TOKEN=secret#frag')).toBe('/x?a=1&TOKEN=[redacted]#frag');
+  });
+
+  it('hides an API key anywhere in the URL, also with its underscore percent-encoded', () => {
+    const key = generateApiKey();
+    const encoded = key.replace('_', '%5F');
+    for (const url of [
+      `/api/v1/countries?api_key=${key}`,
+      `/api/v1/channels/${key}/programmes`,
+      `/api/v1/channels/search?q=${encoded}&country=UK`,
+    ]) {
+      const redacted = redactUrl(url);
+      expect(redacted).not.toContain(key.slice(6));
+      expect(redacted).toContain('onair_[redacted]');
+    }
+  });
+
+  it('leaves ordinary URLs alone', () => {
+    const url = '/api/v1/channels/search?q=onair_short&country=UK';
+    expect(redactUrl(url)).toBe(url);
+  });
+});

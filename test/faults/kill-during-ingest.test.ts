@@ -1,0 +1,139 @@
+import { copyFileSync, existsSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCliSandbox, startServe, type CliSandbox } from '../helpers/cli-runner.js';
+import { catalogueView, guideText, spawnCli, type CatalogueView } from './fault-helpers.js';
+
+/**
+ * `kill -9` of the ingest (and of the server beside it) at points spread over a real
+ * `bin/onair ingest`, one of them the moment the merge starts writing to the database: on
+ * restart the catalogue is exactly the old one or exactly the new one, the database passes
+ * SQLite's integrity check, and the next ingest succeeds.
+ */
+
+let base: CliSandbox;
+let key: string;
+let oldView: CatalogueView;
+let newView: CatalogueView;
+/** How long an undisturbed `bin/onair ingest` of the new guide takes, process start included. */
+let ingestMs: number;
+const outcomes: string[] = [];
+
+/** A sandbox holding a copy of the base database (closed cleanly, so one file is all of it). */
+function copyOfBase(): CliSandbox {
+  const sandbox = createCliSandbox();
+  copyFileSync(join(base.dir, 'onair.db'), join(sandbox.dir, 'onair.db'));
+  return sandbox;
+}
+
+beforeAll(async () => {
+  base = createCliSandbox();
+  writeFileSync(join(base.dir, 'old.xml'), guideText('Old', 25, 400));
+  writeFileSync(join(base.dir, 'new.xml'), guideText('New', 30, 400));
+  await base.json(['ingest', join(base.dir, 'old.xml'), '--country', 'IE']);
+  await base.json([
+    'accounts',
+    'create',
+    '--email',
+    'ops@example.com',
+    '--verified',
+    '--rate-limit',
+    '100000',
+  ]);
+  key = (await base.json<{ key: string }>(['keys', 'create', '--email', 'ops@example.com'])).key;
+  const server = await startServe(base);
+  oldView = await catalogueView(server.url, key);
+  await server.stop();
+
+  const reference = copyOfBase();
+  try {
+    const started = Date.now();
+    await reference.json(['ingest', join(base.dir, 'new.xml'), '--country', 'IE']);
+    ingestMs = Date.now() - started;
+    const after = await startServe(reference);
+    newView = await catalogueView(after.url, key);
+    await after.stop();
+  } finally {
+    reference.dispose();
+  }
+  expect(oldView.byTitle).toEqual({ Old: 10_000 });
+  expect(newView.byTitle).toEqual({ New: 12_000 });
+}, 120_000);
+
+afterAll(() => {
+  // The outcome of every kill, for the record (HARDENING.md).
+  console.log(`kill -9 during ingest (undisturbed ingest ${ingestMs} ms): ${outcomes.join(', ')}`);
+  base?.dispose();
+});
+
+/** Resolves once the WAL file of the database grows past its size now: the merge is writing. */
+async function walGrows(dir: string, timeoutMs: number): Promise<boolean> {
+  const wal = join(dir, 'onair.db-wal');
+  const size = () => (existsSync(wal) ? statSync(wal).size : 0);
+  const start = size();
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (size() > start) return true;
+    await new Promise((r) => setTimeout(r, 1));
+  }
+  return false;
+}
+
+describe('kill -9 during an ingest', () => {
+  const killPoints: { label: string; wait: (dir: string) => Promise<unknown> }[] = [
+    ...[0.3, 0.6].map((fraction) => ({
+      label: `${Math.round(fraction * 100)} % in`,
+      wait: () => new Promise((r) => setTimeout(r, Math.round(ingestMs * fraction))),
+    })),
+    { label: 'as the merge writes', wait: (dir: string) => walGrows(dir, 60_000) },
+  ];
+
+  it.each(killPoints)(
+    'killed $label: old or new, never a mix; the next ingest succeeds',
+    async ({ label, wait }) => {
+      const sandbox = copyOfBase();
+      try {
+        const server = await startServe(sandbox);
+        const ingest = spawnCli(sandbox, ['ingest', join(base.dir, 'new.xml'), '--country', 'IE']);
+        await wait(sandbox.dir);
+        ingest.child.kill('SIGKILL');
+        server.child.removeAllListeners('exit');
+        server.child.kill('SIGKILL');
+        const exit = await ingest.exited;
+        // On a machine quicker now than when the ingest was timed, it may have finished first.
+        const finished = exit.signal !== 'SIGKILL';
+        if (finished) expect(exit.code, exit.stderr).toBe(0);
+
+        const restarted = await startServe(sandbox);
+        try {
+          const view = await catalogueView(restarted.url, key);
+          const outcome =
+            view.hash === oldView.hash ? 'old' : view.hash === newView.hash ? 'new' : 'MIX';
+          outcomes.push(`${label}: ${finished ? 'finished before the kill, ' : ''}${outcome}`);
+          expect(outcome, JSON.stringify(view.byTitle)).not.toBe('MIX');
+          if (finished) expect(outcome).toBe('new');
+
+          const db = new Database(join(sandbox.dir, 'onair.db'), { readonly: true });
+          try {
+            expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+          } finally {
+            db.close();
+          }
+
+          const again = await sandbox.run(['ingest', join(base.dir, 'new.xml'), '--country', 'IE']);
+          expect(again.code, again.stderr).toBe(0);
+          expect((await catalogueView(restarted.url, key)).hash).toBe(newView.hash);
+        } finally {
+          await restarted.stop();
+        }
+      } finally {
+        sandbox.dispose();
+      }
+    },
+  );
+
+  it('interrupted at least one ingest before its commit (the kills really landed mid-ingest)', () => {
+    expect(outcomes.filter((o) => o.endsWith(': old')).length).toBeGreaterThan(0);
+  });
+});

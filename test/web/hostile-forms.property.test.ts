@@ -1,0 +1,192 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { postForm, sameSite, signIn } from './web-harness.js';
+
+/**
+ * The account pages under hostile input: form fields, query values, path values and cookies
+ * with NUL, control characters, broken escapes, unicode and very long values. Every answer is
+ * one of the statuses the page can give (never 5xx), and nothing is stored that was refused.
+ */
+
+const RUNS = 100;
+let t: TestApp;
+let cookie: string;
+
+beforeAll(async () => {
+  t = await createTestApp({ AUTH_FAILURE_LIMIT: '1000000' });
+  cookie = await signIn(t, 'ann@example.com');
+});
+
+afterAll(async () => {
+  await t.close();
+});
+
+const hostileText: fc.Arbitrary<string> = fc.oneof(
+  fc.string({ unit: 'binary', maxLength: 30 }),
+  fc
+    .array(
+      fc.constantFrom(
+        '\u0000',
+        '\t',
+        '\u0007',
+        '\r\n',
+        '\u007f',
+        '%',
+        '%00',
+        '%E0%A4%A',
+        '<script>',
+        '"',
+        "'",
+        '&',
+        '=',
+        ';',
+        '\ud800',
+        '😀',
+        'é',
+        '@',
+        'ann@example.com',
+        '.',
+        ' ',
+      ),
+      { maxLength: 8 },
+    )
+    .map((parts) => parts.join('')),
+  fc
+    .tuple(fc.constantFrom('a', '\u0000', 'é'), fc.integer({ min: 300, max: 9_000 }))
+    .map(([c, n]) => c.repeat(n)),
+);
+
+/** encodeURIComponent, with a lone surrogate sent as the invalid UTF-8 it would be. */
+function encode(text: string): string {
+  return Array.from(text)
+    .map((c) => {
+      try {
+        return encodeURIComponent(c);
+      } catch {
+        return '%ED%A0%80';
+      }
+    })
+    .join('');
+}
+
+/** Form bodies as a browser encodes them, and as one that does not. */
+function formBody(name: string, value: string): fc.Arbitrary<string> {
+  return fc.constantFrom(
+    `${name}=${encode(value)}`,
+    `${name}=${value}`,
+    `${name}=${encode(value)}&${name}=x`,
+  );
+}
+
+function expectPage(
+  res: { statusCode: number; headers: Record<string, unknown> },
+  allowed: number[],
+  what: string,
+) {
+  expect(allowed, `${what.slice(0, 200)} → ${res.statusCode}`).toContain(res.statusCode);
+  expect(res.headers['x-content-type-options']).toBe('nosniff');
+}
+
+async function activeKeyNames(): Promise<string[]> {
+  const account = await t.temp.store.accounts.findAccountByEmail('ann@example.com');
+  const keys = await t.temp.store.accounts.listApiKeys(account?.id ?? '');
+  return keys.filter((k) => k.revokedAt === null).map((k) => k.name);
+}
+
+describe('account pages under hostile input', () => {
+  it('POST /signin with any e-mail field: the form again (400), the link page (200) or 429', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        hostileText.chain((v) => formBody('email', v)),
+        async (body) => {
+          const res = await t.inject({
+            method: 'POST',
+            url: '/signin',
+            headers: { 'content-type': 'application/x-www-form-urlencoded', ...sameSite(t) },
+            payload: body,
+          });
+          expectPage(res, [200, 400, 413, 429], body);
+        },
+      ),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('GET and POST /signin/confirm with any token: the link is unusable (400)', async () => {
+    await fc.assert(
+      fc.asyncProperty(hostileText, async (token) => {
+        const opened = await t.inject({
+          method: 'GET',
+          url: `/signin/confirm?token=${encode(token)}`,
+        });
+        expectPage(opened, [400], token);
+        const confirmed = await postForm(t, '/signin/confirm', { token });
+        expectPage(confirmed, [400, 413], token);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('POST /account/keys with any name: created (names cleaned of control characters) or 400', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        hostileText.chain((v) => formBody('name', v)),
+        async (body) => {
+          const res = await t.inject({
+            method: 'POST',
+            url: '/account/keys',
+            headers: {
+              'content-type': 'application/x-www-form-urlencoded',
+              cookie,
+              ...sameSite(t),
+            },
+            payload: body,
+          });
+          expectPage(res, [201, 400, 413], body);
+          for (const name of await activeKeyNames()) {
+            expect(
+              [...name].some((c) => c.charCodeAt(0) < 0x20 || c === '\u007f'),
+              name,
+            ).toBe(false);
+            expect(name.length).toBeGreaterThan(0);
+            expect(name.length).toBeLessThanOrEqual(100);
+          }
+          // Keep under the cap of active keys: revoke what was made.
+          const account = await t.temp.store.accounts.findAccountByEmail('ann@example.com');
+          for (const key of await t.temp.store.accounts.listApiKeys(account?.id ?? '')) {
+            if (key.revokedAt === null)
+              await t.temp.store.accounts.revokeApiKey(key.id, t.clock.ms);
+          }
+        },
+      ),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('POST /account/keys/{id}/revoke with any id: 404 (or 400 for a URL that does not decode)', async () => {
+    await fc.assert(
+      fc.asyncProperty(hostileText, async (id) => {
+        const res = await postForm(t, `/account/keys/${encode(id)}/revoke`, {}, { cookie });
+        expectPage(res, [400, 404], id);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('any session cookie or notice value: the sign-in page or a redirect to it, never an error', async () => {
+    await fc.assert(
+      fc.asyncProperty(hostileText, hostileText, async (value, notice) => {
+        const res = await t.inject({
+          method: 'GET',
+          url: `/account?notice=${encode(notice)}`,
+          headers: { cookie: `onair_session=${encode(value)}; other=${encode(value)}` },
+        });
+        expectPage(res, [303], value);
+        const page = await t.inject({ method: 'GET', url: `/signin?notice=${encode(notice)}` });
+        expectPage(page, [200], notice);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
