@@ -223,21 +223,22 @@ const PROGRAMME_CHANGED = `programmes.channel_id IS NOT excluded.channel_id
 const PROGRAMME_INSERT = `INSERT INTO programmes (id, channel_id, start, stop, start_ms, stop_ms,
   title, description, category, needs_review, source_file_id, updated_at)`;
 
-/** Index of the `plan` step in commitSteps, whose row decides which steps run. */
-const PLAN_STEP = 3;
+/** A step of the merge, run only when `column` of the row of the earlier step `label` is true. */
+type MergeStep = SqlStep & { onlyIf?: { label: string; column: string } };
 
 /**
  * The merge, in order (one BEGIN IMMEDIATE transaction): source file row (programmes refer to
- * it), channels updated then added, then the plan, from which the rest follows:
+ * it), channels updated then added, then the programmes. `plan` counts the stored programmes
+ * the file replaces (its channels', from each one's earliest start in the file, and those whose
+ * start never parsed), on the (channel, start) index. Then either:
  *
- * - `stored`: the stored programmes the file replaces (its channels, from each one's earliest
- *   start, and those whose start never parsed), counted on the (channel, start) index;
- * - `existing`: staged programmes whose id is stored, and `matched`: those of them among the
- *   replaced ones. When `stored > matched`, some stored programmes are not in the file and are
- *   removed; only then are the staged ids indexed (they are checked one by one).
- * - When nothing is stored for the file's channels and no staged id exists (a first ingest, or
- *   new channels), the programmes are plainly inserted; otherwise upserted, unchanged rows left
- *   alone (keeping `updated_at` and `source_file_id`).
+ * - none (a first ingest, or new channels): the programmes are inserted; an id that exists
+ *   already (another channel's) is skipped there and upserted after (`conflicts`);
+ * - some: `match` counts the staged ids that are stored (`existing`) and those among the
+ *   replaced programmes (`matched`). When `stored > matched` the file drops programmes, which
+ *   are removed; only then are the staged ids indexed, to be checked one by one. The staged
+ *   programmes are then upserted, unchanged rows left alone (keeping `updated_at` and
+ *   `source_file_id`).
  *
  * Pruning comes last.
  */
@@ -245,125 +246,186 @@ function commitSteps(
   t: StagingNames,
   file: SourceFileRecord,
   collapsed: boolean,
+  winnerCount: number,
   pruneBeforeMs: number | null,
-): Record<string, SqlStep> {
+): Map<string, MergeStep> {
   const now = file.ingestedAt;
   const survivors = winners(t, collapsed);
-  const steps: Record<string, SqlStep> = {
-    sourceFile: {
-      kind: 'run',
-      sql: `INSERT INTO source_files (id, source, country, size_bytes, sha256, ingested_at, summary)
-        VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      params: [
-        file.id,
-        file.source,
-        file.country,
-        file.sizeBytes,
-        file.sha256,
-        file.ingestedAt,
-        JSON.stringify(file.summary),
-      ],
-    },
-    updateChannels: {
-      kind: 'run',
-      sql: `UPDATE channels SET
-          name = CASE WHEN s.declared THEN s.name ELSE channels.name END,
-          name_key = CASE WHEN s.declared THEN s.name_key ELSE channels.name_key END,
-          name_folded = CASE WHEN s.declared THEN s.name_folded ELSE channels.name_folded END,
-          icon = CASE WHEN s.declared THEN s.icon ELSE channels.icon END,
-          country = coalesce(s.country, channels.country),
-          needs_review = CASE WHEN s.country IS NULL THEN channels.needs_review ELSE 0 END,
-          updated_at = ?
-        FROM ${t.channels} AS s
-        WHERE channels.id = s.id AND (
-          (s.declared AND (channels.name IS NOT s.name OR channels.icon IS NOT s.icon
-            OR channels.name_key IS NOT s.name_key OR channels.name_folded IS NOT s.name_folded))
-          OR (s.country IS NOT NULL AND (channels.country IS NOT s.country
-            OR channels.needs_review <> 0)))`,
-      params: [now],
-    },
-    insertChannels: {
-      kind: 'run',
-      sql: `INSERT INTO channels (id, xmltv_id, name, name_key, name_folded, icon, country,
-          needs_review, created_at, updated_at)
-        SELECT id, xmltv_id, name, name_key, name_folded, icon, coalesce(country, fallback_country),
-          country IS NULL, ?, ?
-        FROM ${t.channels} AS s
-        WHERE NOT EXISTS (SELECT 1 FROM channels AS c WHERE c.id = s.id)`,
-      params: [now, now],
-    },
-    plan: {
-      kind: 'get',
-      // CROSS JOIN keeps the staged rows as the outer loop: one probe of the id index each.
-      sql: `SELECT existing, stored > matched AS remove,
-          existing = 0 AND stored = 0 AS fresh, NOT (existing = 0 AND stored = 0) AS merge
-        FROM (SELECT
-          (SELECT count(*) FROM ${t.spans} AS s
-            JOIN programmes AS p ON p.channel_id = s.channel_id AND p.start_ms >= s.min_start)
-          + (SELECT count(*) FROM ${t.spans} AS s
-            JOIN programmes AS p ON p.channel_id = s.channel_id AND p.start_ms IS NULL) AS stored,
-          count(*) AS existing,
-          count(s.channel_id) AS matched
-          FROM ${t.programmes} AS f CROSS JOIN programmes AS p ON p.id = f.id
-          LEFT JOIN ${t.spans} AS s ON s.channel_id = p.channel_id
-            AND (p.start_ms >= s.min_start OR p.start_ms IS NULL)
-          WHERE ${survivors})`,
-    },
-    indexStaged: {
-      kind: 'exec',
-      sql: `CREATE INDEX IF NOT EXISTS temp.${t.byId} ON ${t.programmes} (id)`,
-      when: { step: PLAN_STEP, column: 'remove' },
-    },
-    removeParsed: {
-      kind: 'run',
-      sql: `DELETE FROM programmes WHERE rowid IN (
-          SELECT p.rowid FROM ${t.spans} AS s
-          JOIN programmes AS p ON p.channel_id = s.channel_id AND p.start_ms >= s.min_start
-          WHERE NOT EXISTS (SELECT 1 FROM ${t.programmes} AS f WHERE f.id = p.id))`,
-      when: { step: PLAN_STEP, column: 'remove' },
-    },
-    removeUnparsed: {
-      kind: 'run',
-      sql: `DELETE FROM programmes WHERE rowid IN (
-          SELECT p.rowid FROM ${t.spans} AS s
-          JOIN programmes AS p ON p.channel_id = s.channel_id AND p.start_ms IS NULL
-          WHERE NOT EXISTS (SELECT 1 FROM ${t.programmes} AS f WHERE f.id = p.id))`,
-      when: { step: PLAN_STEP, column: 'remove' },
-    },
-    insert: {
-      kind: 'run',
-      sql: `${PROGRAMME_INSERT}
-        SELECT id, channel_id, start, stop, start_ms, stop_ms, title, description, category,
-          needs_review, ?, ?
-        FROM ${t.programmes} AS f WHERE ${survivors}`,
-      params: [file.id, now],
-      when: { step: PLAN_STEP, column: 'fresh' },
-    },
-    upsert: {
-      kind: 'run',
-      sql: `${PROGRAMME_INSERT}
-        SELECT id, channel_id, start, stop, start_ms, stop_ms, title, description, category,
-          needs_review, ?, ?
-        FROM ${t.programmes} AS f WHERE ${survivors}
-        ON CONFLICT (id) DO UPDATE SET
-          channel_id = excluded.channel_id, start = excluded.start, stop = excluded.stop,
-          start_ms = excluded.start_ms, stop_ms = excluded.stop_ms, title = excluded.title,
-          description = excluded.description, category = excluded.category,
-          needs_review = excluded.needs_review, source_file_id = excluded.source_file_id,
-          updated_at = excluded.updated_at
-        WHERE ${PROGRAMME_CHANGED}`,
-      params: [file.id, now],
-      when: { step: PLAN_STEP, column: 'merge' },
-    },
-  };
+  const select = `SELECT id, channel_id, start, stop, start_ms, stop_ms, title, description,
+      category, needs_review, ?, ?
+    FROM ${t.programmes} AS f WHERE ${survivors}`;
+  // The stored programmes the file replaces, counted on the (channel, start) index.
+  const stored = `((SELECT count(*) FROM ${t.spans} AS s
+      JOIN programmes AS p ON p.channel_id = s.channel_id AND p.start_ms >= s.min_start)
+    + (SELECT count(*) FROM ${t.spans} AS s
+      JOIN programmes AS p ON p.channel_id = s.channel_id AND p.start_ms IS NULL))`;
+  const upsert = `${PROGRAMME_INSERT} ${select}
+    ON CONFLICT (id) DO UPDATE SET
+      channel_id = excluded.channel_id, start = excluded.start, stop = excluded.stop,
+      start_ms = excluded.start_ms, stop_ms = excluded.stop_ms, title = excluded.title,
+      description = excluded.description, category = excluded.category,
+      needs_review = excluded.needs_review, source_file_id = excluded.source_file_id,
+      updated_at = excluded.updated_at
+    WHERE ${PROGRAMME_CHANGED}`;
+  const steps = new Map<string, MergeStep>([
+    [
+      'sourceFile',
+      {
+        kind: 'run',
+        sql: `INSERT INTO source_files (id, source, country, size_bytes, sha256, ingested_at,
+            summary) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        params: [
+          file.id,
+          file.source,
+          file.country,
+          file.sizeBytes,
+          file.sha256,
+          file.ingestedAt,
+          JSON.stringify(file.summary),
+        ],
+      },
+    ],
+    [
+      'updateChannels',
+      {
+        kind: 'run',
+        sql: `UPDATE channels SET
+            name = CASE WHEN s.declared THEN s.name ELSE channels.name END,
+            name_key = CASE WHEN s.declared THEN s.name_key ELSE channels.name_key END,
+            name_folded = CASE WHEN s.declared THEN s.name_folded ELSE channels.name_folded END,
+            icon = CASE WHEN s.declared THEN s.icon ELSE channels.icon END,
+            country = coalesce(s.country, channels.country),
+            needs_review = CASE WHEN s.country IS NULL THEN channels.needs_review ELSE 0 END,
+            updated_at = ?
+          FROM ${t.channels} AS s
+          WHERE channels.id = s.id AND (
+            (s.declared AND (channels.name IS NOT s.name OR channels.icon IS NOT s.icon
+              OR channels.name_key IS NOT s.name_key OR channels.name_folded IS NOT s.name_folded))
+            OR (s.country IS NOT NULL AND (channels.country IS NOT s.country
+              OR channels.needs_review <> 0)))`,
+        params: [now],
+      },
+    ],
+    [
+      'insertChannels',
+      {
+        kind: 'run',
+        sql: `INSERT INTO channels (id, xmltv_id, name, name_key, name_folded, icon, country,
+            needs_review, created_at, updated_at)
+          SELECT id, xmltv_id, name, name_key, name_folded, icon,
+            coalesce(country, fallback_country), country IS NULL, ?, ?
+          FROM ${t.channels} AS s
+          WHERE NOT EXISTS (SELECT 1 FROM channels AS c WHERE c.id = s.id)`,
+        params: [now, now],
+      },
+    ],
+    [
+      'plan',
+      {
+        kind: 'get',
+        sql: `SELECT stored = 0 AS separate, stored > 0 AS overlapping
+          FROM (SELECT ${stored} AS stored)`,
+      },
+    ],
+    [
+      'insert',
+      {
+        kind: 'run',
+        sql: `${PROGRAMME_INSERT} ${select} ON CONFLICT (id) DO NOTHING`,
+        params: [file.id, now],
+        onlyIf: { label: 'plan', column: 'separate' },
+      },
+    ],
+    [
+      'skipped',
+      {
+        kind: 'get',
+        sql: 'SELECT changes() < ? AS conflicts',
+        params: [winnerCount],
+        onlyIf: { label: 'plan', column: 'separate' },
+      },
+    ],
+    [
+      'upsertConflicts',
+      {
+        kind: 'run',
+        sql: upsert,
+        params: [file.id, now],
+        onlyIf: { label: 'skipped', column: 'conflicts' },
+      },
+    ],
+    [
+      'match',
+      {
+        kind: 'get',
+        // CROSS JOIN keeps the staged rows as the outer loop: one probe of the id index each.
+        sql: `SELECT existing, ${stored} > matched AS remove FROM (SELECT
+            count(*) AS existing, count(s.channel_id) AS matched
+            FROM ${t.programmes} AS f CROSS JOIN programmes AS p ON p.id = f.id
+            LEFT JOIN ${t.spans} AS s ON s.channel_id = p.channel_id
+              AND (p.start_ms >= s.min_start OR p.start_ms IS NULL)
+            WHERE ${survivors})`,
+        onlyIf: { label: 'plan', column: 'overlapping' },
+      },
+    ],
+    [
+      'indexStaged',
+      {
+        kind: 'exec',
+        sql: `CREATE INDEX IF NOT EXISTS temp.${t.byId} ON ${t.programmes} (id)`,
+        onlyIf: { label: 'match', column: 'remove' },
+      },
+    ],
+    [
+      'removeParsed',
+      {
+        kind: 'run',
+        sql: `DELETE FROM programmes WHERE rowid IN (
+            SELECT p.rowid FROM ${t.spans} AS s
+            JOIN programmes AS p ON p.channel_id = s.channel_id AND p.start_ms >= s.min_start
+            WHERE NOT EXISTS (SELECT 1 FROM ${t.programmes} AS f WHERE f.id = p.id))`,
+        onlyIf: { label: 'match', column: 'remove' },
+      },
+    ],
+    [
+      'removeUnparsed',
+      {
+        kind: 'run',
+        sql: `DELETE FROM programmes WHERE rowid IN (
+            SELECT p.rowid FROM ${t.spans} AS s
+            JOIN programmes AS p ON p.channel_id = s.channel_id AND p.start_ms IS NULL
+            WHERE NOT EXISTS (SELECT 1 FROM ${t.programmes} AS f WHERE f.id = p.id))`,
+        onlyIf: { label: 'match', column: 'remove' },
+      },
+    ],
+    [
+      'upsert',
+      {
+        kind: 'run',
+        sql: upsert,
+        params: [file.id, now],
+        onlyIf: { label: 'plan', column: 'overlapping' },
+      },
+    ],
+  ]);
   if (pruneBeforeMs !== null) {
-    steps['prune'] = {
+    steps.set('prune', {
       kind: 'run',
       sql: 'DELETE FROM programmes WHERE start_ms < ?',
       params: [pruneBeforeMs],
-    };
+    });
   }
   return steps;
+}
+
+/** The steps in order, each `onlyIf` turned into the runner's `when` (by step index). */
+function toScript(steps: Map<string, MergeStep>): SqlStep[] {
+  const labels = [...steps.keys()];
+  return [...steps.values()].map(({ onlyIf, ...step }) =>
+    onlyIf === undefined
+      ? step
+      : { ...step, when: { step: labels.indexOf(onlyIf.label), column: onlyIf.column } },
+  );
 }
 
 function dropSql(t: StagingNames): string {
@@ -518,15 +580,22 @@ class SqliteIngestSession implements IngestSession {
     const pruneBefore = retention === null ? null : file.ingestedAt - retention * DAY_MS;
     try {
       await this.prepareMerge();
-      const steps = commitSteps(this.tables, file, this.flagged > 0, pruneBefore);
-      const labels = Object.keys(steps);
-      const results = await this.runner.script(Object.values(steps), 'immediate');
-      const r = (label: string) => results[labels.indexOf(label)];
       const winners = this.staged - this.losers;
-      const programmesAdded = winners - field(r('plan'), 'existing');
-      // A plain insert adds every row; the upsert's changes are the added and updated rows.
-      const upserted = r('upsert')?.kind === 'run' ? changes(r('upsert')) : programmesAdded;
-      const programmesUpdated = upserted - programmesAdded;
+      const steps = commitSteps(this.tables, file, this.flagged > 0, winners, pruneBefore);
+      const labels = [...steps.keys()];
+      const results = await this.runner.script(toScript(steps), 'immediate');
+      const r = (label: string) => results[labels.indexOf(label)];
+      let programmesAdded: number;
+      let programmesUpdated: number;
+      if (r('insert')?.kind === 'run') {
+        programmesAdded = changes(r('insert'));
+        // Rows the insert skipped for an existing id; the rows it added compare unchanged.
+        programmesUpdated = changes(r('upsertConflicts'));
+      } else {
+        programmesAdded = winners - field(r('match'), 'existing');
+        // The upsert's changes are the added and the updated rows.
+        programmesUpdated = changes(r('upsert')) - programmesAdded;
+      }
       return {
         channelsAdded: changes(r('insertChannels')),
         channelsUpdated: changes(r('updateChannels')),
