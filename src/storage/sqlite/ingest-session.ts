@@ -14,7 +14,7 @@ import { toDuplicateSample } from '../rows.js';
 import { DAY_MS } from '../../domain/schedule-window.js';
 import { foldForSearch, nameSortKey } from '../../domain/search-folding.js';
 import type { SqliteDatabase } from './database.js';
-import { DuplicateIdFilter } from '../duplicate-id-filter.js';
+import { StagedProgrammes } from '../staged-programmes.js';
 import {
   RowPacker,
   createInThreadRunner,
@@ -442,13 +442,6 @@ function field(result: SqlStepResult | undefined, name: string): number {
   return result?.kind === 'get' ? Number(result.row?.[name] ?? 0) : 0;
 }
 
-interface ChannelSpan {
-  /** Earliest parseable start among the channel's staged programmes (NaN: none parses). */
-  earliestMs: number;
-  lastId: string;
-  lastSeq: number;
-}
-
 /**
  * One ingest over SQLite: rows are staged in TEMP tables of the runner's connection (a second
  * connection to the same file, so staging holds no lock on the catalogue and readers see
@@ -463,14 +456,8 @@ class SqliteIngestSession implements IngestSession {
   private readonly programmeInsert: RowInsert;
   private readonly channelInsert: RowInsert;
   private readonly candidateInsert: RowInsert;
-  private readonly seen = new DuplicateIdFilter();
-  /** Each channel with staged programmes: its span, and its latest staged row. */
-  private readonly spans = new Map<string, ChannelSpan>();
+  private readonly staged = new StagedProgrammes();
   private readonly stagedChannels = new Set<string>();
-  private staged = 0;
-  private flagged = 0;
-  /** True while every flagged row repeated the previous programme of its channel. */
-  private adjacent = true;
   /** Staged rows replaced by a later one with the same id, once the file is read. */
   private losers = 0;
   private closed = false;
@@ -507,8 +494,7 @@ class SqliteIngestSession implements IngestSession {
   stageProgramme(p: ProgrammeRecord): void {
     this.assertOpen();
     const k = this.programmes;
-    const seq = ++this.staged;
-    k.number(seq);
+    k.number(this.staged.add(p, this.addCandidate));
     k.text(p.id);
     k.text(p.channelId);
     k.text(p.start);
@@ -520,22 +506,9 @@ class SqliteIngestSession implements IngestSession {
     k.text(p.category);
     k.number(p.needsReview ? 1 : 0);
     k.number(p.line);
-    let span = this.spans.get(p.channelId);
-    if (span === undefined) {
-      span = { earliestMs: Number.NaN, lastId: '', lastSeq: 0 };
-      this.spans.set(p.channelId, span);
-    }
-    if (p.startMs !== null && !(p.startMs >= span.earliestMs)) span.earliestMs = p.startMs;
-    if (this.seen.add(p.id)) {
-      this.flagged++;
-      // Guides repeat a programme right after itself; then both rows are known here.
-      if (span.lastId === p.id) this.addCandidate(span.lastSeq, p.id);
-      else this.adjacent = false;
-      this.addCandidate(seq, p.id);
-    }
-    span.lastId = p.id;
-    span.lastSeq = seq;
     if (k.endRow()) this.flushProgrammes();
+    // Flushed only between rows: a row may add two candidates.
+    if (this.candidates.rows >= CANDIDATE_BATCH_ROWS - 2) this.flushCandidates();
   }
 
   async drain(): Promise<void> {
@@ -548,7 +521,7 @@ class SqliteIngestSession implements IngestSession {
     this.assertOpen();
     this.flush();
     await this.prepareMerge();
-    const collapsed = this.flagged > 0;
+    const collapsed = this.staged.flagged > 0;
     const steps = collapsed ? analyseSteps(this.tables, maxSamples) : [];
     if (countOverlaps) steps.push(overlapStep(this.tables, collapsed));
     const results = steps.length === 0 ? [] : await this.runner.script(steps, 'transaction');
@@ -556,7 +529,7 @@ class SqliteIngestSession implements IngestSession {
     const samples = collapsed ? results[1] : undefined;
     const rows = samples?.kind === 'all' ? samples.rows : [];
     return {
-      programmes: this.staged - this.losers,
+      programmes: this.staged.count - this.losers,
       exactDuplicates: field(totals, 'exact'),
       conflictingDuplicates: field(totals, 'conflicting'),
       duplicateSlots: field(totals, 'slots'),
@@ -570,7 +543,7 @@ class SqliteIngestSession implements IngestSession {
     this.flush();
     // The staging connection does not check foreign keys (see STAGING_PRAGMAS): every
     // programme's channel must be staged (and so inserted) with the programme.
-    for (const channelId of this.spans.keys()) {
+    for (const channelId of this.staged.spans.keys()) {
       if (!this.stagedChannels.has(channelId)) {
         await this.abort();
         throw new Error(`programmes were staged for channel ${channelId}, which was not staged`);
@@ -580,8 +553,9 @@ class SqliteIngestSession implements IngestSession {
     const pruneBefore = retention === null ? null : file.ingestedAt - retention * DAY_MS;
     try {
       await this.prepareMerge();
-      const winners = this.staged - this.losers;
-      const steps = commitSteps(this.tables, file, this.flagged > 0, winners, pruneBefore);
+      const winners = this.staged.count - this.losers;
+      const collapsed = this.staged.flagged > 0;
+      const steps = commitSteps(this.tables, file, collapsed, winners, pruneBefore);
       const labels = [...steps.keys()];
       const results = await this.runner.script(toScript(steps), 'immediate');
       const r = (label: string) => results[labels.indexOf(label)];
@@ -622,19 +596,19 @@ class SqliteIngestSession implements IngestSession {
   private async prepareMerge(): Promise<void> {
     if (this.prepared) return;
     this.prepared = true;
-    const spans = new RowPacker(['text', 'number'], this.spans.size);
-    for (const [channelId, span] of this.spans) {
+    const spans = new RowPacker(['text', 'number'], this.staged.spans.size);
+    for (const [channelId, span] of this.staged.spans) {
       spans.text(channelId);
       spans.number(Number.isNaN(span.earliestMs) ? null : span.earliestMs);
       spans.endRow();
     }
     // The worker runs messages in order, so the script below sees these rows.
     this.runner.insertRows(spanInsert(this.tables), spans.take());
-    if (this.flagged === 0) return;
+    if (this.staged.flagged === 0) return;
     this.flushCandidates();
     const results = await this.runner.script(
       [
-        { kind: 'exec', sql: collapseSql(this.tables, this.adjacent) },
+        { kind: 'exec', sql: collapseSql(this.tables, this.staged.adjacent) },
         { kind: 'get', sql: `SELECT count(*) AS losers FROM ${this.tables.losers}` },
       ],
       'transaction',
@@ -672,11 +646,11 @@ class SqliteIngestSession implements IngestSession {
     if (this.channels.rows > 0) this.runner.insertRows(this.channelInsert, this.channels.take());
   }
 
-  private addCandidate(seq: number, id: string): void {
+  private readonly addCandidate = (seq: number, id: string): void => {
     this.candidates.number(seq);
     this.candidates.text(id);
-    if (this.candidates.endRow()) this.flushCandidates();
-  }
+    this.candidates.endRow();
+  };
 
   private flushCandidates(): void {
     // After the programmes: a candidate's row is staged before the candidate itself.
