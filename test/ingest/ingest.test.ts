@@ -383,13 +383,14 @@ describe('staging', () => {
       return { channels, stripped };
     };
     const view = await withoutSource(store);
-    for (const [name, guide] of [
+    const guides: [string, string][] = [
       ['side.xml', side],
       ['apart.xml', apart],
-    ]) {
+    ];
+    for (const [name, guide] of guides) {
       const other = openTempStore(NOW);
       try {
-        const summary = await ingest(other.store, { name, data: Buffer.from(guide as string) });
+        const summary = await ingest(other.store, { name, data: Buffer.from(guide) });
         expect(summary, name).toMatchObject({
           programmesRead: 1200,
           programmesStored: reference.programmesStored,
