@@ -246,6 +246,33 @@ describe('XmlScanner', () => {
     });
   });
 
+  it('refuses a piece of markup that never ends, without keeping it all', () => {
+    const handler: XmlHandler = {
+      wantsText: false,
+      startTag() {},
+      endTag() {},
+      text() {},
+      doctype() {},
+    };
+    for (const opening of ['<!-- ', '<programme title="', '<![CDATA[', '<?pi ']) {
+      const scanner = new XmlScanner(handler, () => undefined, 1 << 24, 1000);
+      scanner.push(`<tv>\n${opening}`);
+      const error = (() => {
+        try {
+          for (let i = 0; i < 20; i++) scanner.push('x'.repeat(100));
+        } catch (e) {
+          return e;
+        }
+        return null;
+      })();
+      expect(error, opening).toBeInstanceOf(XmlSyntaxError);
+      expect(error).toMatchObject({
+        line: 2,
+        message: 'markup longer than 1000 characters (is it closed?)',
+      });
+    }
+  });
+
   it('tells XML names', () => {
     expect(['tv', 'display-name', 'a:b', '_x.1', 'é', '日本'].every(isXmlName)).toBe(true);
     expect(['', '1a', '-a', 'a b', 'a<'].some(isXmlName)).toBe(false);

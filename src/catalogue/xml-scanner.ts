@@ -79,6 +79,8 @@ const NOT_SPACE = /[^ \t\n]/;
 const ENCODING_NAME = /^[A-Za-z][A-Za-z0-9._-]*$/;
 const VERSION = /^1\.[0-9]+$/;
 const DECLARATION_END = /[?<>]/g;
+/** Longest single piece of markup accepted (see the XmlScanner constructor). */
+export const MAX_MARKUP_CHARS = 16 * 1024 * 1024;
 
 // ASCII character classes: bit 1 name start, bit 2 name (after the first), bit 4 white space.
 const NAME_START = 1;
@@ -234,12 +236,16 @@ export class XmlScanner {
 
   /**
    * `resolveEntity` gives declared entities; the characters their references may add to the
-   * document are limited to `maxExpansionChars` in all.
+   * document are limited to `maxExpansionChars` in all. A tag, comment, CDATA section,
+   * processing instruction or DOCTYPE may not be longer than `maxMarkupChars`: it is kept
+   * whole until its end comes, so this bounds memory (and the work of searching it again with
+   * each chunk) when an input never closes one.
    */
   constructor(
     private readonly handler: XmlHandler,
     private readonly resolveEntity: EntityResolver,
     private maxExpansionChars: number,
+    private readonly maxMarkupChars = MAX_MARKUP_CHARS,
   ) {}
 
   /** Reads more of the document. */
@@ -264,6 +270,12 @@ export class XmlScanner {
     }
     this.append(text);
     this.scan(false);
+    if (this.buf.length - this.pos > this.maxMarkupChars) {
+      throw new XmlSyntaxError(
+        `markup longer than ${this.maxMarkupChars} characters (is it closed?)`,
+        this.lineTo(this.pos),
+      );
+    }
   }
 
   /** Reads what is left and checks that the document is complete. */
