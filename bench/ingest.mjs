@@ -17,7 +17,9 @@
 //
 // Options: --runs N (default 3; the median time is reported), --scale K (copies of the guide,
 // default 3), --file PATH (another guide, plain or gzip), --large N (programmes already stored
-// for the large-catalogue case, default 2,000,000; 0 skips it), --no-postgres.
+// for the large-catalogue case, default 2,000,000; 0 skips it), --no-postgres, --cases LIST (only
+// these kinds, comma-separated: saxes, epg-parser, none, worker, gzip, in-thread, again, large,
+// postgres, postgres-again; e.g. `--scale 34 --cases worker` for the 1 GB memory check).
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
   closeSync,
@@ -242,7 +244,7 @@ async function child(kind, path) {
         ? await epgParserOnly(path)
         : kind === 'postgres' || kind === 'postgres-again'
           ? await postgresIngest(path, kind === 'postgres-again')
-          : await sqliteIngest(path, kind);
+          : await sqliteIngest(path, kind === 'gzip' ? 'worker' : kind);
   // maxRSS (getrusage) covers the worker threads too; on Linux it also keeps the high-water
   // mark of the parent image the child was forked from, so the parent stays small (streams its
   // inputs) and VmHWM, which starts afresh at exec, is reported beside it as a check.
@@ -356,7 +358,12 @@ async function parent() {
   const scale = Number(arg('--scale', '3'));
   const large = Number(arg('--large', '2000000'));
   const source = arg('--file', join(CORPUS, 'jiotv_in_epg.xml.gz'));
-  const withPostgres = !process.argv.includes('--no-postgres') && (await postgresReachable());
+  const only = arg('--cases', null)?.split(',') ?? null;
+  const wanted = (kind) => only === null || only.includes(kind);
+  const withPostgres =
+    !process.argv.includes('--no-postgres') &&
+    (wanted('postgres') || wanted('postgres-again')) &&
+    (await postgresReachable());
   const dir = mkdtempSync(join(tmpdir(), 'onair-bench-input-'));
   try {
     const base = join(dir, 'base.xml');
@@ -373,11 +380,12 @@ async function parent() {
     if (scale > 1) runScript(['--make-scaled', base, guide, String(scale)]);
     else copyFileSync(base, guide);
     const gz = `${guide}.gz`;
-    await pipeline(createReadStream(guide), createGzip(), createWriteStream(gz));
+    if (wanted('worker'))
+      await pipeline(createReadStream(guide), createGzip(), createWriteStream(gz));
     const size = statSync(guide).size;
 
     let largeDb = null;
-    if (large > 0) {
+    if (large > 0 && wanted('large')) {
       mkdirSync(OUT, { recursive: true });
       largeDb = join(OUT, `ingest-catalogue-${large}.db`);
       if (!existsSync(largeDb)) runScript(['--make-large', largeDb, String(large)]);
@@ -388,7 +396,7 @@ async function parent() {
       ["iptv-org's epg-parser (parse only)", 'epg-parser', guide],
       ['Onair pipeline without storage', 'none', guide],
       ['SQLite: ingest, plain XML', 'worker', guide],
-      ['SQLite: ingest, gzip', 'worker', gz],
+      ['SQLite: ingest, gzip', 'gzip', gz],
       ['SQLite: ingest, staging in the main thread', 'in-thread', guide],
       ['SQLite: identical re-ingest', 'again', guide],
     ];
@@ -405,6 +413,7 @@ async function parent() {
       cases.push(['PostgreSQL: identical re-ingest', 'postgres-again', guide]);
     }
 
+    const chosen = cases.filter(([, kind]) => wanted(kind));
     console.log(
       `Onair ingest benchmark: ${source} ×${scale} with renamed channels = ${(size / MB).toFixed(1)} MB of XML`,
     );
@@ -418,7 +427,7 @@ async function parent() {
     );
     console.log('|---|---|---|---|---|---|---|');
     let epgSeconds = null;
-    for (const [label, kind, path, extra] of cases) {
+    for (const [label, kind, path, extra] of chosen) {
       const results = [];
       for (let i = 0; i < runs; i++) results.push(runChild(kind, path, extra));
       const ms = median(results.map((r) => r.ms));
