@@ -47,7 +47,8 @@ import { createGunzip, createGzip } from 'node:zlib';
 import { generateCatalogue } from './catalogue-generator.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const DIST = join(ROOT, 'dist');
+// ONAIR_BENCH_DIST measures another build (e.g. an earlier commit's) with the same cases.
+const DIST = process.env.ONAIR_BENCH_DIST ?? join(ROOT, 'dist');
 const OUT = join(ROOT, 'bench/out');
 const CORPUS = process.env.ONAIR_CORPUS_DIR ?? resolve(ROOT, '../shared/corpus/xmltv');
 const POSTGRES_URL =
@@ -138,22 +139,28 @@ function startWriterProbe(path) {
     `const { parentPort, workerData } = require('node:worker_threads');
      const Database = require(workerData.driver);
      const db = new Database(workerData.path);
-     db.pragma('busy_timeout = 60000');
+     db.pragma('busy_timeout = 600000');
      const sleep = new Int32Array(new SharedArrayBuffer(4));
      let stop = false;
      let longest = 0;
+     const failures = [];
      parentPort.on('message', () => { stop = true; });
      (async function loop() {
        while (!stop) {
          const started = performance.now();
-         db.exec('BEGIN IMMEDIATE');
-         db.exec('ROLLBACK');
+         try {
+           db.exec('BEGIN IMMEDIATE');
+           db.exec('ROLLBACK');
+         } catch (error) {
+           // Gave up (SQLITE_BUSY): counted as a wait as long as it was.
+           failures.push(\`\${error.code} after \${Math.round(performance.now() - started)} ms\`);
+         }
          longest = Math.max(longest, performance.now() - started);
          Atomics.wait(sleep, 0, 0, 10);
          await new Promise((r) => setImmediate(r));
        }
        db.close();
-       parentPort.postMessage(longest);
+       parentPort.postMessage({ longest, failures });
      })();`,
     { eval: true, workerData: { path, driver } },
   );
@@ -161,9 +168,9 @@ function startWriterProbe(path) {
     async stop() {
       const longest = new Promise((r) => worker.once('message', r));
       worker.postMessage('stop');
-      const ms = await longest;
+      const { longest: ms, failures } = await longest;
       await worker.terminate();
-      return ms;
+      return { ms, failures };
     },
   };
 }
@@ -189,13 +196,14 @@ async function sqliteIngest(path, mode) {
     const started = performance.now();
     const summary = await ingestXmltv(writer, { source: path }, { ...options, nowMs: NOW + 1 });
     const ms = performance.now() - started;
-    const writerWaitMs = probe === null ? null : await probe.stop();
+    const waited = probe === null ? null : await probe.stop();
     return {
       ms,
       bytesUncompressed: summary.bytesUncompressed,
       programmes: summary.programmesRead,
       merge: summary.merge,
-      writerWaitMs,
+      writerWaitMs: waited?.ms ?? null,
+      writerFailures: waited?.failures ?? [],
     };
   } finally {
     await store.close();
@@ -427,6 +435,7 @@ async function parent() {
     );
     console.log('|---|---|---|---|---|---|---|');
     let epgSeconds = null;
+    const notes = [];
     for (const [label, kind, path, extra] of chosen) {
       const results = [];
       for (let i = 0; i < runs; i++) results.push(runChild(kind, path, extra));
@@ -440,10 +449,15 @@ async function parent() {
       const perSecond =
         programmes === undefined ? '–' : Math.round(programmes / seconds).toLocaleString('en');
       const ratio = epgSeconds === null ? '–' : `${(epgSeconds / seconds).toFixed(1)}×`;
+      for (const r of results) {
+        for (const failure of r.writerFailures ?? [])
+          notes.push(`${label}: a writer gave up (${failure})`);
+      }
       console.log(
         `| ${label} | ${seconds.toFixed(2)} | ${(size / MB / seconds).toFixed(1)} | ${perSecond} | ${ratio} | ${Math.round(rss)} / ${hwm > 0 ? Math.round(hwm) : '–'} | ${waits.length > 0 ? Math.round(Math.max(...waits)) : '–'} |`,
       );
     }
+    for (const note of notes) console.log(`\n${note}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
