@@ -673,8 +673,8 @@ const STAGING_PRAGMAS = [
   'foreign_keys = OFF',
   'synchronous = NORMAL',
   'temp_store = FILE',
-  'cache_size = -65536',
-  'temp.cache_size = -16384',
+  'cache_size = -32768',
+  'temp.cache_size = -8192',
 ];
 
 function openStagingConnection(path: string): SqliteDatabase {
