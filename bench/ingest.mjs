@@ -426,7 +426,9 @@ async function parent() {
       `Onair ingest benchmark: ${source} ×${scale} with renamed channels = ${(size / MB).toFixed(1)} MB of XML`,
     );
     console.log(`Machine: ${machine()}`);
-    console.log(`Each case: ${runs} runs, each in its own process; median time, highest peak RSS.`);
+    console.log(
+      `Each case: ${runs} runs, each in its own process, the cases in turn; median time, highest peak RSS.`,
+    );
     console.log(
       `Parent process RSS ${Math.round(process.memoryUsage().rss / MB)} MB (children's maxRSS cannot be below it on Linux).\n`,
     );
@@ -436,9 +438,14 @@ async function parent() {
     console.log('|---|---|---|---|---|---|---|');
     let epgSeconds = null;
     const notes = [];
-    for (const [label, kind, path, extra] of chosen) {
-      const results = [];
-      for (let i = 0; i < runs; i++) results.push(runChild(kind, path, extra));
+    // Round-robin: every case once, then every case again, so that a change of load on a
+    // shared machine falls on all cases alike and the ratios within the run stay fair.
+    const allResults = chosen.map(() => []);
+    for (let i = 0; i < runs; i++) {
+      chosen.forEach(([, kind, path, extra], c) => allResults[c].push(runChild(kind, path, extra)));
+    }
+    for (const [c, [label, kind]] of chosen.entries()) {
+      const results = allResults[c];
       const ms = median(results.map((r) => r.ms));
       const seconds = ms / 1000;
       if (kind === 'epg-parser') epgSeconds = seconds;
