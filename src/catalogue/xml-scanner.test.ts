@@ -74,12 +74,7 @@ function withScanner(doc: string, chunkSize: number): Outcome {
   let entities = new Map<string, string>();
   const handler: XmlHandler = {
     wantsText: true,
-    startTag: (name, attributes) => {
-      const list = attributes as unknown as { names: string[]; values: string[]; count: number };
-      const pairs: [string, string][] = [];
-      for (let i = 0; i < list.count; i++) pairs.push([list.names[i] ?? '', list.values[i] ?? '']);
-      recorder.start(name, pairs);
-    },
+    startTag: (name, attributes) => recorder.start(name, attributes.entries()),
     endTag: (name) => recorder.end(name),
     text: (piece) => recorder.chars(piece),
     doctype: (text, endLine) => {

@@ -58,6 +58,8 @@ export interface XmlHandler {
 export interface XmlAttributes {
   /** The (normalised) value of the attribute, or undefined when the tag has none by that name. */
   get(name: string): string | undefined;
+  /** Every attribute as [name, value], in document order. */
+  entries(): [string, string][];
 }
 
 /** The replacement text of a declared entity (`&name;`); undefined when it is not declared. */
@@ -183,6 +185,12 @@ class AttributeList implements XmlAttributes {
   get(name: string): string | undefined {
     for (let i = 0; i < this.count; i++) if (this.names[i] === name) return this.values[i];
     return undefined;
+  }
+
+  entries(): [string, string][] {
+    const list: [string, string][] = [];
+    for (let i = 0; i < this.count; i++) list.push([this.names[i] ?? '', this.values[i] ?? '']);
+    return list;
   }
 
   /** Adds an attribute; false when the tag already has one by that name. */

@@ -131,8 +131,8 @@ export class RowPacker {
   }
 }
 
-// The functions below are self-contained (no reference to anything outside their own body):
-// the staging worker is built from their source text, so both threads run the same code.
+// The functions below refer to nothing but their arguments and each other: the staging
+// worker is built from their source text, so both threads run the same code.
 
 /** SQL of a multi-row INSERT of `rows` rows. */
 export function multiRowInsertSql(insert: RowInsert, rows: number): string {
