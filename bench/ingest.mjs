@@ -1,19 +1,38 @@
 #!/usr/bin/env node
 // Ingest benchmark: `npm run bench:ingest` (builds first, then runs this file against dist/).
 //
-// Ingests the largest corpus guide (jiotv, 30 MB of XML) into a fresh SQLite file, as .gz and
-// as a decompressed copy, and measures in the same run saxes alone and the pipeline without
-// storage on the same bytes. Every run of every case is a child process of its own, so its peak
-// RSS (process.resourceUsage().maxRSS, worker threads included) is its own.
+// The guide is a generated ~100 MB XMLTV file: the largest corpus guide (jiotv, 30 MB of XML)
+// three times over, with renamed channels. In one run, on the same bytes, it measures:
 //
-// Options: --runs N (default 3, the median is reported), --scale K (also ingest a synthetic
-// guide made of K renamed copies of the file, to show that memory stays flat), --file PATH.
+// - the parse alone of saxes and of iptv-org's epg-parser (what a user would otherwise pick),
+//   and Onair's pipeline without storage (read, hash, decode, parse, map);
+// - Onair's ingest into a fresh SQLite file (plain, gzip, staging in the main thread), an
+//   identical re-ingest, and an ingest into a database that already holds a large catalogue
+//   (generated once and cached under bench/out/), each with the longest time another writer
+//   (an account write) had to wait for the database meanwhile;
+// - the same into PostgreSQL when it is reachable (BENCH_POSTGRES_URL, default the local
+//   server; each run creates and drops a database of its own).
+//
+// Every run of every case is a child process of its own, so its peak RSS is its own.
+//
+// Options: --runs N (default 3; the median time is reported), --scale K (copies of the guide,
+// default 3), --file PATH (another guide, plain or gzip), --large N (programmes already stored
+// for the large-catalogue case, default 2,000,000; 0 skips it), --no-postgres, --cases LIST (only
+// these kinds, comma-separated: saxes, epg-parser, none, worker, gzip, in-thread, again, large,
+// postgres, postgres-again; e.g. `--scale 34 --cases worker` for the 1 GB memory check).
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
+  closeSync,
+  copyFileSync,
+  openSync,
+  readSync,
   createReadStream,
   createWriteStream,
+  existsSync,
+  mkdirSync,
   mkdtempSync,
   readFileSync,
+  renameSync,
   rmSync,
   statSync,
 } from 'node:fs';
@@ -23,17 +42,26 @@ import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { TextDecoder } from 'node:util';
 import { pipeline } from 'node:stream/promises';
-import { createGunzip } from 'node:zlib';
+import { Worker } from 'node:worker_threads';
+import { createGunzip, createGzip } from 'node:zlib';
+import { generateCatalogue } from './catalogue-generator.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const DIST = join(ROOT, 'dist');
+// ONAIR_BENCH_DIST measures another build (e.g. an earlier commit's) with the same cases.
+const DIST = process.env.ONAIR_BENCH_DIST ?? join(ROOT, 'dist');
+const OUT = join(ROOT, 'bench/out');
 const CORPUS = process.env.ONAIR_CORPUS_DIR ?? resolve(ROOT, '../shared/corpus/xmltv');
+const POSTGRES_URL =
+  process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const MB = 1e6;
+const NOW = Date.UTC(2024, 0, 16);
 
 function arg(name, fallback) {
   const at = process.argv.indexOf(name);
   return at < 0 ? fallback : process.argv[at + 1];
 }
+
+const dist = (path) => import(join(DIST, path));
 
 // ---- child: one case, one run ------------------------------------------------------------
 
@@ -54,8 +82,8 @@ async function saxesOnly(path) {
 }
 
 /**
- * iptv-org's epg-parser, the parser a user would otherwise pick: it takes the whole document
- * as one string, so the file is read whole first (counted in the time).
+ * iptv-org's epg-parser: it takes the whole document as one string, so the file is read whole
+ * first (counted in the time).
  */
 async function epgParserOnly(path) {
   const { default: epgParser } = await import('epg-parser');
@@ -100,41 +128,119 @@ const nullWriter = {
   },
 };
 
-async function ingestCase(path, mode) {
-  const { ingestXmltv } = await import(join(DIST, 'catalogue/ingest.js'));
-  const { openSqliteStore } = await import(join(DIST, 'storage/sqlite/sqlite-store.js'));
-  const { createSqliteCatalogueWriter } = await import(
-    join(DIST, 'storage/sqlite/ingest-session.js')
+/**
+ * Another writer on the database during the ingest, as the server's account writes would be:
+ * every 10 ms it takes the write lock (BEGIN IMMEDIATE, ROLLBACK) and notes how long it had
+ * to wait. Runs in a thread of its own so the parser's busy event loop does not delay it.
+ */
+function startWriterProbe(path) {
+  const driver = join(ROOT, 'node_modules/better-sqlite3');
+  const worker = new Worker(
+    `const { parentPort, workerData } = require('node:worker_threads');
+     const Database = require(workerData.driver);
+     const db = new Database(workerData.path);
+     db.pragma('busy_timeout = 600000');
+     const sleep = new Int32Array(new SharedArrayBuffer(4));
+     let stop = false;
+     let longest = 0;
+     const failures = [];
+     parentPort.on('message', () => { stop = true; });
+     (async function loop() {
+       while (!stop) {
+         const started = performance.now();
+         try {
+           db.exec('BEGIN IMMEDIATE');
+           db.exec('ROLLBACK');
+         } catch (error) {
+           // Gave up (SQLITE_BUSY): counted as a wait as long as it was.
+           failures.push(\`\${error.code} after \${Math.round(performance.now() - started)} ms\`);
+         }
+         longest = Math.max(longest, performance.now() - started);
+         Atomics.wait(sleep, 0, 0, 10);
+         await new Promise((r) => setImmediate(r));
+       }
+       db.close();
+       parentPort.postMessage({ longest, failures });
+     })();`,
+    { eval: true, workerData: { path, driver } },
   );
+  return {
+    async stop() {
+      const longest = new Promise((r) => worker.once('message', r));
+      worker.postMessage('stop');
+      const { longest: ms, failures } = await longest;
+      await worker.terminate();
+      return { ms, failures };
+    },
+  };
+}
+
+async function sqliteIngest(path, mode) {
+  const { ingestXmltv } = await dist('catalogue/ingest.js');
+  const { openSqliteStore } = await dist('storage/sqlite/sqlite-store.js');
+  const { createSqliteCatalogueWriter } = await dist('storage/sqlite/ingest-session.js');
   const dir = mkdtempSync(join(tmpdir(), 'onair-bench-'));
-  const store = openSqliteStore({ path: join(dir, 'bench.db'), nowMs: Date.now() });
+  const dbPath = join(dir, 'bench.db');
+  if (mode === 'large') copyFileSync(arg('--large-db'), dbPath);
+  const store = openSqliteStore({ path: dbPath, nowMs: NOW });
+  const options = { country: 'IN', assumeOffsetMinutes: 0, nowMs: NOW };
   try {
     const writer =
       mode === 'none'
         ? nullWriter
         : mode === 'in-thread'
-          ? createSqliteCatalogueWriter(store.db, join(dir, 'bench.db'), { staging: 'in-thread' })
+          ? createSqliteCatalogueWriter(store.db, dbPath, { staging: 'in-thread' })
           : store.ingest;
+    if (mode === 'again') await ingestXmltv(writer, { source: path }, options);
+    const probe = mode === 'none' ? null : startWriterProbe(dbPath);
     const started = performance.now();
-    const summary = await ingestXmltv(
-      writer,
-      { source: path },
-      {
-        country: 'IN',
-        assumeOffsetMinutes: 0,
-        nowMs: Date.now(),
-      },
-    );
+    const summary = await ingestXmltv(writer, { source: path }, { ...options, nowMs: NOW + 1 });
     const ms = performance.now() - started;
+    const waited = probe === null ? null : await probe.stop();
     return {
       ms,
-      bytesRead: summary.bytesRead,
       bytesUncompressed: summary.bytesUncompressed,
       programmes: summary.programmesRead,
+      merge: summary.merge,
+      writerWaitMs: waited?.ms ?? null,
+      writerFailures: waited?.failures ?? [],
     };
   } finally {
     await store.close();
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function postgresIngest(path, again) {
+  const { default: pg } = await import('pg');
+  const { ingestXmltv } = await dist('catalogue/ingest.js');
+  const { openPostgresStore } = await dist('storage/postgres/postgres-store.js');
+  const name = `onair_bench_${process.pid}`;
+  const admin = new pg.Client({ connectionString: POSTGRES_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(POSTGRES_URL);
+  url.pathname = `/${name}`;
+  const store = await openPostgresStore({ url: url.href, nowMs: NOW });
+  const options = { country: 'IN', assumeOffsetMinutes: 0, nowMs: NOW };
+  try {
+    if (again) await ingestXmltv(store.ingest, { source: path }, options);
+    const started = performance.now();
+    const summary = await ingestXmltv(
+      store.ingest,
+      { source: path },
+      { ...options, nowMs: NOW + 1 },
+    );
+    return {
+      ms: performance.now() - started,
+      bytesUncompressed: summary.bytesUncompressed,
+      programmes: summary.programmesRead,
+      merge: summary.merge,
+    };
+  } finally {
+    await store.close();
+    await admin.query(`DROP DATABASE ${name} WITH (FORCE)`);
+    await admin.end();
   }
 }
 
@@ -144,10 +250,9 @@ async function child(kind, path) {
       ? await saxesOnly(path)
       : kind === 'epg-parser'
         ? await epgParserOnly(path)
-        : await ingestCase(
-            path,
-            kind === 'pipeline' ? 'none' : kind === 'in-thread' ? 'in-thread' : 'worker',
-          );
+        : kind === 'postgres' || kind === 'postgres-again'
+          ? await postgresIngest(path, kind === 'postgres-again')
+          : await sqliteIngest(path, kind === 'gzip' ? 'worker' : kind);
   // maxRSS (getrusage) covers the worker threads too; on Linux it also keeps the high-water
   // mark of the parent image the child was forked from, so the parent stays small (streams its
   // inputs) and VmHWM, which starts afresh at exec, is reported beside it as a check.
@@ -168,27 +273,7 @@ function highWaterMB() {
 
 /** Child job: write a guide made of `copies` renamed copies of the guide at `source`. */
 async function makeScaled(source, target, copies) {
-  await scaledCopy(readFileSync(source, 'utf8'), copies, target);
-}
-
-// ---- parent: prepare inputs, run every case in child processes, report ---------------------
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
-
-function runChild(kind, path) {
-  const out = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', kind, path], {
-    encoding: 'utf8',
-    maxBuffer: 1 << 20,
-  });
-  if (out.status !== 0) throw new Error(`${kind} failed:\n${out.stderr}`);
-  return JSON.parse(out.stdout.trim().split('\n').pop());
-}
-
-/** K renamed copies of a guide's channels and programmes in one file, written streaming. */
-async function scaledCopy(xml, copies, target) {
+  const xml = readFileSync(source, 'utf8');
   const open = xml.indexOf('>', xml.indexOf('<tv')) + 1;
   const close = xml.lastIndexOf('</tv>');
   const body = xml.slice(open, close);
@@ -207,6 +292,52 @@ async function scaledCopy(xml, copies, target) {
   await new Promise((done) => out.end(done));
 }
 
+/** Child job: a SQLite catalogue of about `programmes` programmes (2,000 channels). */
+async function makeLarge(target, programmes) {
+  const { openSqliteStore } = await dist('storage/sqlite/sqlite-store.js');
+  const partial = `${target}.partial`;
+  rmSync(partial, { force: true });
+  const store = openSqliteStore({ path: partial, nowMs: NOW });
+  const channels = 2000;
+  const days = 30;
+  const made = await generateCatalogue(
+    {
+      ids: await dist('domain/catalogue-ids.js'),
+      time: await dist('domain/xmltv-time.js'),
+    },
+    store,
+    { channels, days, perDay: Math.ceil(programmes / channels / days), futureDays: 7, nowMs: NOW },
+  );
+  store.db.pragma('wal_checkpoint(TRUNCATE)');
+  await store.close();
+  renameSync(partial, target);
+  console.log(`Generated ${made.programmes.toLocaleString('en')} programmes in ${target}`);
+}
+
+// ---- parent: prepare inputs, run every case in child processes, report ---------------------
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+function runChild(kind, path, extra = []) {
+  const out = spawnSync(
+    process.execPath,
+    [fileURLToPath(import.meta.url), '--child', kind, path, ...extra],
+    { encoding: 'utf8', maxBuffer: 1 << 20 },
+  );
+  if (out.status !== 0) throw new Error(`${kind} failed:\n${out.stderr}`);
+  return JSON.parse(out.stdout.trim().split('\n').pop());
+}
+
+function runScript(args) {
+  const made = spawnSync(process.execPath, [fileURLToPath(import.meta.url), ...args], {
+    stdio: 'inherit',
+  });
+  if (made.status !== 0) throw new Error(`${args[0]} failed`);
+}
+
 function machine() {
   const model = cpus()[0]?.model ?? 'unknown';
   let nproc = String(cpus().length);
@@ -218,63 +349,122 @@ function machine() {
   return `nproc ${nproc}, ${model}, Node ${process.version}, ${process.platform}/${process.arch}`;
 }
 
+async function postgresReachable() {
+  try {
+    const { default: pg } = await import('pg');
+    const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 2000 });
+    await client.connect();
+    await client.end();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 async function parent() {
   const runs = Number(arg('--runs', '3'));
-  const scale = Number(arg('--scale', '0'));
-  const gz = arg('--file', join(CORPUS, 'jiotv_in_epg.xml.gz'));
+  const scale = Number(arg('--scale', '3'));
+  const large = Number(arg('--large', '2000000'));
+  const source = arg('--file', join(CORPUS, 'jiotv_in_epg.xml.gz'));
+  const only = arg('--cases', null)?.split(',') ?? null;
+  const wanted = (kind) => only === null || only.includes(kind);
+  const withPostgres =
+    !process.argv.includes('--no-postgres') &&
+    (wanted('postgres') || wanted('postgres-again')) &&
+    (await postgresReachable());
   const dir = mkdtempSync(join(tmpdir(), 'onair-bench-input-'));
   try {
-    const plain = join(dir, 'guide.xml');
-    await pipeline(createReadStream(gz), createGunzip(), createWriteStream(plain));
-    const xmlBytes = statSync(plain).size;
-    const cases = [
-      ['saxes alone (parse only)', 'saxes', plain],
-      ["iptv-org's epg-parser (parse only)", 'epg-parser', plain],
-      ['pipeline without storage', 'pipeline', plain],
-      ['ingest, plain XML', 'worker', plain],
-      ['ingest, gzip', 'worker', gz],
-      ['ingest, plain XML, staging in this thread', 'in-thread', plain],
-    ];
-    if (scale > 0) {
-      const big = join(dir, `guide-x${scale}.xml`);
-      const made = spawnSync(
-        process.execPath,
-        [fileURLToPath(import.meta.url), '--make-scaled', plain, big, String(scale)],
-        { stdio: 'inherit' },
-      );
-      if (made.status !== 0) throw new Error('could not write the scaled guide');
-      const size = Math.round(statSync(big).size / MB);
-      cases.push([`saxes alone ×${scale} (${size} MB)`, 'saxes', big]);
-      cases.push([`epg-parser alone ×${scale} (${size} MB)`, 'epg-parser', big]);
-      cases.push([`ingest, plain XML ×${scale} (${size} MB)`, 'worker', big]);
+    const base = join(dir, 'base.xml');
+    // Plain or gzip, whatever the name says.
+    const head = Buffer.alloc(2);
+    const fd = openSync(source, 'r');
+    readSync(fd, head, 0, 2, 0);
+    closeSync(fd);
+    const gzipped = head[0] === 0x1f && head[1] === 0x8b;
+    await pipeline(
+      ...[createReadStream(source), ...(gzipped ? [createGunzip()] : []), createWriteStream(base)],
+    );
+    const guide = join(dir, `guide-x${scale}.xml`);
+    if (scale > 1) runScript(['--make-scaled', base, guide, String(scale)]);
+    else copyFileSync(base, guide);
+    const gz = `${guide}.gz`;
+    if (wanted('worker'))
+      await pipeline(createReadStream(guide), createGzip(), createWriteStream(gz));
+    const size = statSync(guide).size;
+
+    let largeDb = null;
+    if (large > 0 && wanted('large')) {
+      mkdirSync(OUT, { recursive: true });
+      largeDb = join(OUT, `ingest-catalogue-${large}.db`);
+      if (!existsSync(largeDb)) runScript(['--make-large', largeDb, String(large)]);
     }
-    console.log(`Onair ingest benchmark: ${gz} (${(xmlBytes / MB).toFixed(1)} MB of XML)`);
+
+    const cases = [
+      ['saxes alone (parse only)', 'saxes', guide],
+      ["iptv-org's epg-parser (parse only)", 'epg-parser', guide],
+      ['Onair pipeline without storage', 'none', guide],
+      ['SQLite: ingest, plain XML', 'worker', guide],
+      ['SQLite: ingest, gzip', 'gzip', gz],
+      ['SQLite: ingest, staging in the main thread', 'in-thread', guide],
+      ['SQLite: identical re-ingest', 'again', guide],
+    ];
+    if (largeDb !== null) {
+      cases.push([
+        `SQLite: ingest into ${(large / 1e6).toLocaleString('en')} M stored programmes`,
+        'large',
+        guide,
+        ['--large-db', largeDb],
+      ]);
+    }
+    if (withPostgres) {
+      cases.push(['PostgreSQL: ingest', 'postgres', guide]);
+      cases.push(['PostgreSQL: identical re-ingest', 'postgres-again', guide]);
+    }
+
+    const chosen = cases.filter(([, kind]) => wanted(kind));
+    console.log(
+      `Onair ingest benchmark: ${source} ×${scale} with renamed channels = ${(size / MB).toFixed(1)} MB of XML`,
+    );
     console.log(`Machine: ${machine()}`);
     console.log(
-      `Each case: ${runs} runs, each in its own process; median time, highest peak RSS.\n`,
+      `Each case: ${runs} runs, each in its own process, the cases in turn; median time, highest peak RSS.`,
     );
     console.log(
       `Parent process RSS ${Math.round(process.memoryUsage().rss / MB)} MB (children's maxRSS cannot be below it on Linux).\n`,
     );
-    console.log('| case | time (s) | MB/s (XML) | programmes/s | peak RSS maxRSS / VmHWM (MB) |');
-    console.log('|---|---|---|---|---|');
-    for (const [label, kind, path] of cases) {
-      const results = [];
-      for (let i = 0; i < runs; i++) results.push(runChild(kind, path));
+    console.log(
+      '| case | time (s) | MB/s (XML) | programmes/s | × epg-parser | peak RSS maxRSS / VmHWM (MB) | longest wait of another writer (ms) |',
+    );
+    console.log('|---|---|---|---|---|---|---|');
+    let epgSeconds = null;
+    const notes = [];
+    // Round-robin: every case once, then every case again, so that a change of load on a
+    // shared machine falls on all cases alike and the ratios within the run stay fair.
+    const allResults = chosen.map(() => []);
+    for (let i = 0; i < runs; i++) {
+      chosen.forEach(([, kind, path, extra], c) => allResults[c].push(runChild(kind, path, extra)));
+    }
+    for (const [c, [label, kind]] of chosen.entries()) {
+      const results = allResults[c];
       const ms = median(results.map((r) => r.ms));
-      const bytes =
-        kind === 'saxes' || kind === 'epg-parser'
-          ? statSync(path).size
-          : results[0].bytesUncompressed;
+      const seconds = ms / 1000;
+      if (kind === 'epg-parser') epgSeconds = seconds;
       const programmes = results[0].programmes;
       const rss = Math.max(...results.map((r) => r.rssMB));
       const hwm = Math.max(...results.map((r) => r.hwmMB ?? 0));
+      const waits = results.map((r) => r.writerWaitMs).filter((w) => typeof w === 'number');
       const perSecond =
-        programmes === undefined ? '–' : Math.round(programmes / (ms / 1000)).toLocaleString('en');
+        programmes === undefined ? '–' : Math.round(programmes / seconds).toLocaleString('en');
+      const ratio = epgSeconds === null ? '–' : `${(epgSeconds / seconds).toFixed(1)}×`;
+      for (const r of results) {
+        for (const failure of r.writerFailures ?? [])
+          notes.push(`${label}: a writer gave up (${failure})`);
+      }
       console.log(
-        `| ${label} | ${(ms / 1000).toFixed(2)} | ${(bytes / MB / (ms / 1000)).toFixed(1)} | ${perSecond} | ${Math.round(rss)} / ${hwm > 0 ? Math.round(hwm) : '–'} |`,
+        `| ${label} | ${seconds.toFixed(2)} | ${(size / MB / seconds).toFixed(1)} | ${perSecond} | ${ratio} | ${Math.round(rss)} / ${hwm > 0 ? Math.round(hwm) : '–'} | ${waits.length > 0 ? Math.round(Math.max(...waits)) : '–'} |`,
       );
     }
+    for (const note of notes) console.log(`\n${note}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -283,4 +473,6 @@ async function parent() {
 if (process.argv[2] === '--child') await child(process.argv[3], process.argv[4]);
 else if (process.argv[2] === '--make-scaled') {
   await makeScaled(process.argv[3], process.argv[4], Number(process.argv[5]));
+} else if (process.argv[2] === '--make-large') {
+  await makeLarge(process.argv[3], Number(process.argv[4]));
 } else await parent();

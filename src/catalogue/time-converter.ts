@@ -51,23 +51,59 @@ export function parseCommonXmltvTime(
   const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   const monthDays = month === 2 && leap ? 29 : (DAYS_IN_MONTH[month - 1] ?? 0);
   if (day > monthDays || hour > 23 || minute > 59 || second > 59) return null;
-  return Date.UTC(year, month - 1, day, hour, minute, second) - offset * 60_000;
+  const seconds = daysFromCivil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second;
+  return (seconds - offset * 60) * 1000;
+}
+
+/**
+ * Days from 1970-01-01 to a date of the proleptic Gregorian calendar (year >= 1), by Howard
+ * Hinnant's "days_from_civil": integer arithmetic instead of Date.UTC, half the cost.
+ */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
+  const dayOfEra =
+    yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
 }
 
 const TWO_DIGITS = Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0'));
 
-/** `formatXmltvUtc` without padStart and its small strings (same output; tested). */
+/**
+ * `formatXmltvUtc` without Date objects and padStart (same output; tested): the inverse of
+ * daysFromCivil ("civil_from_days") on the day number, then the time of day.
+ */
 export function formatUtcFast(ms: number): string {
-  const d = new Date(ms);
-  const year = d.getUTCFullYear();
+  const days = Math.floor(ms / 86_400_000);
+  const secondOfDay = Math.floor((ms - days * 86_400_000) / 1000);
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const dayOfEra = z - era * 146_097;
+  const yearOfEra = Math.floor(
+    (dayOfEra -
+      Math.floor(dayOfEra / 1460) +
+      Math.floor(dayOfEra / 36_524) -
+      Math.floor(dayOfEra / 146_096)) /
+      365,
+  );
+  const dayOfYear =
+    dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
+  const mp = Math.floor((5 * dayOfYear + 2) / 153);
+  const day = dayOfYear - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
   if (year < 1000 || year > 9999) return formatXmltvUtc(ms);
+  const hour = Math.floor(secondOfDay / 3600);
+  const minute = Math.floor((secondOfDay % 3600) / 60);
   return (
     String(year) +
-    (TWO_DIGITS[d.getUTCMonth() + 1] as string) +
-    (TWO_DIGITS[d.getUTCDate()] as string) +
-    (TWO_DIGITS[d.getUTCHours()] as string) +
-    (TWO_DIGITS[d.getUTCMinutes()] as string) +
-    (TWO_DIGITS[d.getUTCSeconds()] as string) +
+    (TWO_DIGITS[month] as string) +
+    (TWO_DIGITS[day] as string) +
+    (TWO_DIGITS[hour] as string) +
+    (TWO_DIGITS[minute] as string) +
+    (TWO_DIGITS[secondOfDay % 60] as string) +
     ' +0000'
   );
 }

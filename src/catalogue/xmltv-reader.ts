@@ -1,12 +1,18 @@
-import { SaxesParser, type SaxesStartTagPlain, type SaxesTagPlain } from 'saxes';
 import {
   EntityDeclarationError,
   MAX_ENTITY_EXPANSION_CHARS,
-  PREDEFINED_ENTITIES,
   parseEntityDeclarations,
 } from './doctype-entities.js';
 import { IngestError, describeError } from './ingest-error.js';
 import { InvalidBytesError, UnsupportedEncodingError, XmlTextDecoder } from './xml-text-decoder.js';
+import {
+  XmlExpansionError,
+  XmlLimitError,
+  XmlScanner,
+  XmlSyntaxError,
+  type XmlAttributes,
+  type XmlHandler,
+} from './xml-scanner.js';
 
 export { IngestError } from './ingest-error.js';
 
@@ -60,6 +66,23 @@ export interface XmltvReadResult {
   programmeElements: number;
 }
 
+/**
+ * Deepest element nesting accepted. XMLTV needs about five levels (tv, programme, credits,
+ * actor, image); the scanner keeps every open element, so nesting without bound would grow
+ * memory without bound.
+ */
+export const MAX_ELEMENT_DEPTH = 64;
+
+/**
+ * Most characters accepted between two pieces of markup (one text node), in one piece of
+ * markup (a tag with its attributes, a comment, a DOCTYPE), or in one text the reader keeps
+ * (a title or description). Each is held whole until it ends, so a longer one is refused rather
+ * than held (guides have texts of a few kilobytes).
+ */
+export const MAX_TOKEN_CHARS = 8 * 1024 * 1024;
+
+const TOO_LONG = `more than ${MAX_TOKEN_CHARS / (1024 * 1024)} Mi characters of text, attribute, comment or DOCTYPE without markup; the input is refused`;
+
 const enum Mode {
   None,
   Channel,
@@ -75,43 +98,20 @@ const enum Capture {
 }
 
 /**
- * Deepest element nesting accepted. XMLTV needs about five levels (tv, programme, credits,
- * actor, image); the parser keeps every open element, so nesting without bound would grow
- * memory without bound.
+ * Streaming XMLTV reader over XmlScanner. Keeps only the element being read (never the
+ * document or the programmes read so far), so memory stays flat whatever the size of the
+ * input. Elements and attributes other than the ones in XmltvChannel / XmltvProgramme are
+ * checked for well-formedness and skipped.
  */
-export const MAX_ELEMENT_DEPTH = 64;
-
-/**
- * Most characters accepted between two pieces of markup: one text node, attribute value,
- * comment or DOCTYPE. The parser holds such a run whole until it ends, so a longer one is
- * refused rather than held (guides have texts of a few kilobytes). Checked after each input
- * chunk, so a run is refused at most one chunk past the limit.
- */
-export const MAX_TOKEN_CHARS = 8 * 1024 * 1024;
-
-/** "12:5: unexpected close tag." → line 12, "unexpected close tag". */
-const SAXES_MESSAGE = /^(\d+):\d+: (.*?)\.?$/s;
-
-/**
- * Streaming XMLTV reader over saxes. Keeps only the element being read (never the document or
- * the programmes read so far), so memory stays flat whatever the size of the input. Elements
- * and attributes other than the ones in XmltvChannel / XmltvProgramme are skipped.
- */
-class XmltvSaxReader {
-  readonly parser = new SaxesParser({ xmlns: false, position: true });
+class XmltvReader implements XmlHandler {
+  readonly scanner: XmlScanner;
   private depth = 0;
-  private readonly openNames: string[] = [];
-  private pendingTag: string | null = null;
-  private tagLine = 1;
   private sawRoot = false;
   private mode = Mode.None;
   private capture = Capture.None;
   private captureDepth = 0;
   private captured = '';
-  private expansionBudget: number;
-  /** Characters written to the parser, and its position at the last tag, comment or declaration. */
-  private written = 0;
-  private lastMarkupAt = 0;
+  private entities: Map<string, string> = new Map();
 
   private channelId = '';
   private channelNames: string[] = [];
@@ -127,7 +127,7 @@ class XmltvSaxReader {
 
   channelElements = 0;
   programmeElements = 0;
-  /** Lines in the document, set by `finish` (closing the parser resets its position). */
+  /** Lines in the document, set by `finish`. */
   lines = 0;
   private endsWithNewline = false;
 
@@ -135,115 +135,81 @@ class XmltvSaxReader {
     private readonly visitor: XmltvVisitor,
     maxExpansion: number,
   ) {
-    this.expansionBudget = maxExpansion;
-    const p = this.parser;
-    // A prototype-less table: saxes' default inherits from Object.prototype, so `&constructor;`
-    // would resolve to a function instead of failing as an undefined entity.
-    p.ENTITIES = Object.assign(Object.create(null) as Record<string, string>, PREDEFINED_ENTITIES);
-    p.on('error', this.onError);
-    p.on('doctype', this.onDoctype);
-    p.on('opentagstart', this.onOpenTagStart);
-    p.on('opentag', this.onOpenTag);
-    p.on('closetag', this.onCloseTag);
-    p.on('text', this.onText);
-    p.on('cdata', this.onText);
-    p.on('comment', this.onOtherMarkup);
-    p.on('processinginstruction', this.onOtherMarkup);
+    this.scanner = new XmlScanner(
+      this,
+      (name) => this.entities.get(name),
+      maxExpansion,
+      MAX_TOKEN_CHARS,
+    );
+  }
+
+  get wantsText(): boolean {
+    return this.capture !== Capture.None;
   }
 
   /** Feeds decoded text to the parser. */
   write(text: string): void {
     if (text === '') return;
     this.endsWithNewline = text.charCodeAt(text.length - 1) === 10;
-    this.parser.write(text);
-    // Counted here: saxes' own `position` is exact only inside its event handlers.
-    this.written += text.length;
-    if (this.written - this.lastMarkupAt > MAX_TOKEN_CHARS) {
-      throw new IngestError(
-        `more than ${MAX_TOKEN_CHARS / (1024 * 1024)} Mi characters of text, attribute, comment or DOCTYPE without markup; the input is refused`,
-        this.parser.line,
-      );
+    try {
+      this.scanner.push(text);
+    } catch (error) {
+      throw asIngestError(error);
     }
   }
 
-  /** Checks the document is complete and closes the parser. */
+  /** Line reached so far. */
+  get line(): number {
+    return this.scanner.lineAtEnd();
+  }
+
+  /** Checks the document is complete. */
   finish(): void {
-    if (this.depth > 0 || this.pendingTag !== null) {
-      const names =
-        this.pendingTag === null ? this.openNames : [...this.openNames, this.pendingTag];
+    const scanner = this.scanner;
+    const unfinished = scanner.unfinishedTag();
+    const open = scanner.openElements();
+    if (open.length > 0 || unfinished !== null) {
+      const names = unfinished === null ? open : [...open, unfinished];
       const inside =
         names.findLast((n) => n === 'programme' || n === 'channel') ?? names[names.length - 1];
-      throw new IngestError(`unexpected end of file inside <${inside}>`, this.parser.line);
+      throw new IngestError(`unexpected end of file inside <${inside}>`, scanner.lineAtEnd());
     }
     if (!this.sawRoot) {
-      throw new IngestError('no <tv> element: the input is empty or not XML', this.parser.line);
+      throw new IngestError('no <tv> element: the input is empty or not XML', scanner.lineAtEnd());
     }
     // A final line break ends the last line rather than starting another.
-    this.lines = this.parser.line - (this.endsWithNewline ? 1 : 0);
-    this.parser.close();
+    this.lines = scanner.lineAtEnd() - (this.endsWithNewline ? 1 : 0);
+    try {
+      scanner.end();
+    } catch (error) {
+      throw asIngestError(error);
+    }
   }
 
-  private readonly onError = (error: Error): void => {
-    const m = SAXES_MESSAGE.exec(error.message);
-    const line = m?.[1] === undefined ? this.parser.line : Number(m[1]);
-    throw new IngestError(`malformed XML: ${m?.[2] ?? error.message}`, line);
-  };
-
-  private readonly onOtherMarkup = (): void => {
-    this.lastMarkupAt = this.parser.position;
-  };
-
-  private readonly onDoctype = (doctype: string): void => {
-    this.lastMarkupAt = this.parser.position;
-    let entities: Map<string, string>;
+  doctype(text: string, endLine: number): void {
     try {
-      entities = parseEntityDeclarations(doctype);
+      this.entities = parseEntityDeclarations(text);
     } catch (error) {
       if (error instanceof EntityDeclarationError) {
-        // The parser is at the end of the DOCTYPE: count back to the declaration's line.
-        const after = doctype.slice(error.offset).split('\n').length - 1;
-        throw new IngestError(error.message, this.parser.line - after);
+        // Count back from the DOCTYPE's end to the declaration's line.
+        const after = text.slice(error.offset).split('\n').length - 1;
+        throw new IngestError(error.message, endLine - after);
       }
       throw error;
     }
-    for (const [name, value] of entities) {
-      // A getter, so every expansion is charged against the document's budget.
-      Object.defineProperty(this.parser.ENTITIES, name, {
-        enumerable: true,
-        get: () => {
-          this.expansionBudget -= value.length;
-          if (this.expansionBudget < 0) {
-            throw new IngestError(
-              'entity references expand to more text than allowed',
-              this.parser.line,
-            );
-          }
-          return value;
-        },
-      });
-    }
-  };
+  }
 
-  private readonly onOpenTagStart = (tag: SaxesStartTagPlain): void => {
-    this.tagLine = this.parser.line;
-    this.pendingTag = tag.name;
-    this.lastMarkupAt = this.parser.position;
+  startTag(name: string, attributes: XmlAttributes, line: number): void {
     if (this.depth >= MAX_ELEMENT_DEPTH) {
       throw new IngestError(
         `elements are nested more than ${MAX_ELEMENT_DEPTH} levels deep; the input is refused`,
-        this.tagLine,
+        line,
       );
     }
-  };
-
-  private readonly onOpenTag = (tag: SaxesTagPlain): void => {
-    this.pendingTag = null;
     const depth = ++this.depth;
-    const name = tag.name;
-    this.openNames.push(name);
     if (depth === 2) {
-      if (name === 'programme') this.startProgramme(tag.attributes);
-      else if (name === 'channel') this.startChannel(tag.attributes);
+      if (name === 'programme') this.startProgramme(attributes, line);
+      else if (name === 'channel') this.startChannel(attributes, line);
     } else if (depth === 3) {
       if (this.mode === Mode.Programme) {
         if (name === 'title') {
@@ -256,22 +222,21 @@ class XmltvSaxReader {
       } else if (this.mode === Mode.Channel) {
         if (name === 'display-name') this.startCapture(Capture.DisplayName);
         else if (name === 'icon' && this.channelIcon === null) {
-          this.channelIcon = tag.attributes['src'] ?? null;
+          this.channelIcon = attributes.get('src') ?? null;
         }
       }
     } else if (depth === 1) {
       if (name !== 'tv') {
         throw new IngestError(
           `the root element is <${name}>, not <tv>: this is not an XMLTV document`,
-          this.tagLine,
+          line,
         );
       }
       this.sawRoot = true;
     }
-  };
+  }
 
-  private readonly onCloseTag = (): void => {
-    this.lastMarkupAt = this.parser.position;
+  endTag(): void {
     const depth = this.depth;
     if (this.capture !== Capture.None && depth === this.captureDepth) this.endCapture();
     if (depth === 2) {
@@ -279,12 +244,15 @@ class XmltvSaxReader {
       else if (this.mode === Mode.Channel) this.endChannel();
     }
     this.depth = depth - 1;
-    this.openNames.pop();
-  };
+  }
 
-  private readonly onText = (text: string): void => {
-    if (this.capture !== Capture.None) this.captured += text;
-  };
+  text(piece: string): void {
+    this.captured += piece;
+    // Comments between its pieces would otherwise let one kept text grow without bound.
+    if (this.captured.length > MAX_TOKEN_CHARS) {
+      throw new IngestError(TOO_LONG, this.scanner.lineAtEnd());
+    }
+  }
 
   private startCapture(kind: Capture): void {
     this.capture = kind;
@@ -313,10 +281,10 @@ class XmltvSaxReader {
     this.captured = '';
   }
 
-  private startChannel(attributes: Record<string, string>): void {
+  private startChannel(attributes: XmlAttributes, line: number): void {
     this.mode = Mode.Channel;
-    this.elementLine = this.tagLine;
-    this.channelId = attributes['id'] ?? '';
+    this.elementLine = line;
+    this.channelId = attributes.get('id') ?? '';
     this.channelNames = [];
     this.channelIcon = null;
   }
@@ -332,12 +300,12 @@ class XmltvSaxReader {
     });
   }
 
-  private startProgramme(attributes: Record<string, string>): void {
+  private startProgramme(attributes: XmlAttributes, line: number): void {
     this.mode = Mode.Programme;
-    this.elementLine = this.tagLine;
-    this.progChannel = attributes['channel'] ?? null;
-    this.progStart = attributes['start'] ?? null;
-    this.progStop = attributes['stop'] ?? null;
+    this.elementLine = line;
+    this.progChannel = attributes.get('channel') ?? null;
+    this.progStart = attributes.get('start') ?? null;
+    this.progStop = attributes.get('stop') ?? null;
     this.progTitle = null;
     this.progDesc = null;
     this.progCategories = [];
@@ -358,6 +326,16 @@ class XmltvSaxReader {
   }
 }
 
+/** The scanner's errors as the ingest reports them; other errors pass through. */
+function asIngestError(error: unknown): unknown {
+  if (error instanceof XmlSyntaxError) {
+    return new IngestError(`malformed XML: ${error.message}`, error.line);
+  }
+  if (error instanceof XmlExpansionError) return new IngestError(error.message, error.line);
+  if (error instanceof XmlLimitError) return new IngestError(TOO_LONG, error.line);
+  return error;
+}
+
 /** An error from reading the input itself (I/O, network, gunzip), placed at the current line. */
 function inputError(error: unknown, line: number): IngestError {
   if (error instanceof IngestError) return error;
@@ -376,7 +354,7 @@ export async function readXmltv(
   visitor: XmltvVisitor,
   options: XmltvReadOptions = {},
 ): Promise<XmltvReadResult> {
-  const reader = new XmltvSaxReader(
+  const reader = new XmltvReader(
     visitor,
     options.maxEntityExpansionChars ?? MAX_ENTITY_EXPANSION_CHARS,
   );
@@ -388,7 +366,7 @@ export async function readXmltv(
     } catch (error) {
       if (error instanceof InvalidBytesError) {
         reader.write(error.validText);
-        throw new IngestError(error.message, reader.parser.line);
+        throw new IngestError(error.message, reader.line);
       }
       if (error instanceof UnsupportedEncodingError) throw new IngestError(error.message, 1);
       throw error;
@@ -405,7 +383,7 @@ export async function readXmltv(
         step = await chunks.next();
       } catch (error) {
         finished = true; // a failed iterator is already closed
-        throw inputError(error, reader.parser.line);
+        throw inputError(error, reader.line);
       }
       if (step.done === true) break;
       const chunk = step.value;

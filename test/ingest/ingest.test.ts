@@ -366,6 +366,48 @@ describe('staging', () => {
     expect(store.db.prepare('SELECT count(*) FROM programmes').pluck().get()).toBe(2000);
   });
 
+  it('collapses many repeats, next to each other or far apart, as one copy of the guide', async () => {
+    const once = syntheticGuide(3, 200, 20);
+    const body = once.slice(once.indexOf('<programme'), once.lastIndexOf('</tv>'));
+    const programmes = body.split('\n').filter((line) => line !== '');
+    const head = once.slice(0, once.indexOf('<programme'));
+    const side = `${head}${programmes.flatMap((p) => [p, p]).join('\n')}\n</tv>\n`;
+    const apart = `${head}${body}${body}</tv>\n`;
+    const reference = await ingest(store, { name: 'once.xml', data: Buffer.from(once) });
+    // Programmes as the API shows them, but for the id of the ingest that stored them.
+    const withoutSource = async (s: SqliteStore) => {
+      const { channels, programmes } = await readerView(s);
+      const stripped = Object.values(programmes).map((list) =>
+        list.map(({ sourceFileId: _, ...rest }) => rest),
+      );
+      return { channels, stripped };
+    };
+    const view = await withoutSource(store);
+    const guides: [string, string][] = [
+      ['side.xml', side],
+      ['apart.xml', apart],
+    ];
+    for (const [name, guide] of guides) {
+      const other = openTempStore(NOW);
+      try {
+        const summary = await ingest(other.store, { name, data: Buffer.from(guide) });
+        expect(summary, name).toMatchObject({
+          programmesRead: 1200,
+          programmesStored: reference.programmesStored,
+          exactDuplicates: 600,
+          conflictingDuplicates: 0,
+          warningCount: 600,
+        });
+        expect(summary.warnings[0]?.message, name).toMatch(
+          /has an identical copy with the same start/,
+        );
+        expect(await withoutSource(other.store), name).toEqual(view);
+      } finally {
+        await other.dispose();
+      }
+    }
+  });
+
   it('gives the same catalogue staging in a worker or in this thread', async () => {
     const { createSqliteCatalogueWriter } =
       await import('../../src/storage/sqlite/ingest-session.js');

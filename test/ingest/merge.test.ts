@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { channelIdFor } from '../../src/domain/catalogue-ids.js';
+import { channelIdFor, programmeIdFor } from '../../src/domain/catalogue-ids.js';
 import type { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import { openTempStore, type TempStore } from '../helpers/temp-store.js';
 import { NOW, fixturePath, ingest, tableSnapshot } from './ingest-helpers.js';
@@ -150,6 +150,54 @@ describe('merging a second file', () => {
     expect(summary.merge.programmesPruned).toBe(6);
     expect(await titles('x.uk')).toEqual(['0308 X morning 3', '0408 X morning 4']);
     expect(await titles('y.uk')).toEqual(['0308 Y morning 3', 'me Y unparseable']);
+  });
+});
+
+describe('an id already stored for another channel', () => {
+  const slot = { channel: 'new.uk', day: 1, hour: 9, title: 'New' };
+  const later = { channel: 'new.uk', day: 1, hour: 10, title: 'Next' };
+
+  /** Stores `stored`, then gives the X programme the id the file's 09:00 programme will have. */
+  async function clash(stored: Slot[]) {
+    await ingest(store, {
+      name: 'a.xml',
+      data: guide(
+        ['x.uk', 'new.uk'],
+        [{ channel: 'x.uk', day: 1, hour: 8, title: 'X' }, ...stored],
+      ),
+    });
+    // Ids are 63 bits of a hash, so such a clash does not happen by chance: made by hand.
+    const id = programmeIdFor(channelIdFor('new.uk'), '20260301090000 +0000');
+    store.db.prepare(`UPDATE programmes SET id = ? WHERE title = 'X'`).run(id);
+    return ingest(
+      store,
+      { name: 'b.xml', data: guide(['new.uk'], [slot, later]) },
+      { nowMs: NOW + 1000 },
+    );
+  }
+
+  it('moves to the channel of the file when that channel has nothing stored (a plain insert)', async () => {
+    const b = await clash([]);
+    expect(b.merge).toMatchObject({
+      programmesAdded: 1,
+      programmesUpdated: 1,
+      programmesUnchanged: 0,
+      programmesRemoved: 0,
+    });
+    expect(await titles('new.uk')).toEqual(['0109 New', '0110 Next']);
+    expect(await titles('x.uk')).toEqual([]);
+  });
+
+  it('moves to the channel of the file when the file replaces stored programmes (an upsert)', async () => {
+    const b = await clash([later]);
+    expect(b.merge).toMatchObject({
+      programmesAdded: 0,
+      programmesUpdated: 1,
+      programmesUnchanged: 1,
+      programmesRemoved: 0,
+    });
+    expect(await titles('new.uk')).toEqual(['0109 New', '0110 Next']);
+    expect(await titles('x.uk')).toEqual([]);
   });
 });
 

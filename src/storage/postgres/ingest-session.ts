@@ -13,6 +13,7 @@ import type {
   StagingStats,
 } from '../types.js';
 import { toDuplicateSample } from '../rows.js';
+import { StagedProgrammes } from '../staged-programmes.js';
 
 /** Rows sent to PostgreSQL per staging statement (one `unnest` of column arrays each). */
 const PROGRAMME_BATCH_ROWS = 5_000;
@@ -45,7 +46,12 @@ const CREATE_STAGING = `
     country TEXT,
     fallback_country TEXT NOT NULL,
     declared BOOLEAN NOT NULL
-  ) ON COMMIT DROP;`;
+  ) ON COMMIT DROP;
+  CREATE TEMP TABLE stage_candidates (seq BIGINT PRIMARY KEY, id TEXT NOT NULL) ON COMMIT DROP;
+  CREATE TEMP TABLE stage_spans (channel_id TEXT PRIMARY KEY, min_start BIGINT) ON COMMIT DROP;
+  CREATE TEMP TABLE stage_repeats (seq BIGINT, id TEXT, channel_id TEXT, start TEXT,
+    line INTEGER, nth BIGINT, n BIGINT, same BOOLEAN) ON COMMIT DROP;
+  CREATE TEMP TABLE stage_losers (seq BIGINT PRIMARY KEY) ON COMMIT DROP;`;
 
 const INSERT_PROGRAMMES = `INSERT INTO stage_programmes (seq, id, channel_id, start, stop,
     start_ms, stop_ms, title, description, category, needs_review, line)
@@ -58,31 +64,44 @@ const INSERT_CHANNELS = `INSERT INTO stage_channels (id, xmltv_id, name, name_ke
     $7::text[], $8::text[], $9::boolean[])
   ON CONFLICT (id) DO NOTHING`;
 
-/**
- * Once the file is read: the collapse of same (channel, start) (same id) keeping the last in
- * file order, and each channel's earliest start. Touches no catalogue table.
- */
-const PREPARE_MERGE = `
-  CREATE INDEX ON stage_programmes (id);
-  CREATE TEMP TABLE stage_duplicate_ids ON COMMIT DROP AS
-    SELECT id FROM stage_programmes GROUP BY id HAVING count(*) > 1;
-  CREATE TEMP TABLE stage_repeats ON COMMIT DROP AS
-    SELECT seq, id, channel_id, start, line,
-      row_number() OVER w AS nth,
-      count(*) OVER (PARTITION BY id) AS n,
-      (stop IS NOT DISTINCT FROM lag(stop) OVER w
-        AND title IS NOT DISTINCT FROM lag(title) OVER w
-        AND description IS NOT DISTINCT FROM lag(description) OVER w
-        AND category IS NOT DISTINCT FROM lag(category) OVER w) AS same
-    FROM stage_programmes WHERE id IN (SELECT id FROM stage_duplicate_ids)
-    WINDOW w AS (PARTITION BY id ORDER BY seq);
-  CREATE TEMP TABLE stage_losers (seq BIGINT PRIMARY KEY) ON COMMIT DROP;
-  INSERT INTO stage_losers SELECT seq FROM stage_repeats WHERE nth < n;
-  CREATE TEMP TABLE stage_spans ON COMMIT DROP AS
-    SELECT channel_id, min(start_ms) AS min_start FROM stage_programmes GROUP BY channel_id;
-  ANALYZE stage_programmes;`;
+const INSERT_CANDIDATES = `INSERT INTO stage_candidates (seq, id)
+  SELECT * FROM unnest($1::bigint[], $2::text[]) ON CONFLICT (seq) DO NOTHING`;
 
-const WINNERS = 'NOT EXISTS (SELECT 1 FROM stage_losers l WHERE l.seq = f.seq)';
+const INSERT_SPANS = `INSERT INTO stage_spans (channel_id, min_start)
+  SELECT * FROM unnest($1::text[], $2::bigint[])`;
+
+/**
+ * Once the file is read, when the duplicate filter flagged rows (see StagedProgrammes): the
+ * rows of those ids, then the collapse of same (channel, start) (same id) keeping the last in
+ * file order. When every flagged row repeated its channel's previous programme, the candidates
+ * are all the rows of those ids; otherwise one scan of the staged rows finds them.
+ */
+function collapseSql(adjacent: boolean): string {
+  const rows = adjacent
+    ? 'seq IN (SELECT seq FROM stage_candidates)'
+    : 'id IN (SELECT id FROM stage_candidates)';
+  return `
+    INSERT INTO stage_repeats
+      SELECT seq, id, channel_id, start, line,
+        row_number() OVER w AS nth,
+        count(*) OVER (PARTITION BY id) AS n,
+        (stop IS NOT DISTINCT FROM lag(stop) OVER w
+          AND title IS NOT DISTINCT FROM lag(title) OVER w
+          AND description IS NOT DISTINCT FROM lag(description) OVER w
+          AND category IS NOT DISTINCT FROM lag(category) OVER w) AS same
+      FROM stage_programmes WHERE ${rows}
+      WINDOW w AS (PARTITION BY id ORDER BY seq);
+    DELETE FROM stage_repeats WHERE n = 1;
+    INSERT INTO stage_losers SELECT seq FROM stage_repeats WHERE nth < n;`;
+}
+
+/** The staged programmes (alias `f`) that survive the collapse. */
+function winners(collapsed: boolean): string {
+  return collapsed ? 'NOT EXISTS (SELECT 1 FROM stage_losers l WHERE l.seq = f.seq)' : 'true';
+}
+
+const PROGRAMME_INSERT = `INSERT INTO programmes (id, channel_id, start, stop, start_ms, stop_ms,
+  title, description, category, needs_review, source_file_id, updated_at)`;
 
 const PROGRAMME_CHANGED = `programmes.channel_id IS DISTINCT FROM excluded.channel_id
   OR programmes.start IS DISTINCT FROM excluded.start
@@ -96,11 +115,18 @@ const PROGRAMME_CHANGED = `programmes.channel_id IS DISTINCT FROM excluded.chann
 
 type Column = unknown[];
 
-/** One ingest over PostgreSQL: its own connection, one transaction from first row to COMMIT. */
+/**
+ * One ingest over PostgreSQL: its own connection, one transaction from first row to COMMIT.
+ * What the merge needs to know of the file as a whole is gathered as rows go by
+ * (StagedProgrammes), as in the SQLite session.
+ */
 class PostgresIngestSession implements IngestSession {
   private programmes: Column[] = emptyColumns(12);
   private channels: Column[] = emptyColumns(9);
-  private seq = 0;
+  private candidates: Column[] = emptyColumns(2);
+  private readonly staged = new StagedProgrammes();
+  /** Staged rows replaced by a later one with the same id, once the file is read. */
+  private losers = 0;
   /** Staging statements run one after another; a failure is kept and rethrown. */
   private pending: Promise<void> = Promise.resolve();
   private failure: unknown = null;
@@ -128,7 +154,7 @@ class PostgresIngestSession implements IngestSession {
   stageProgramme(p: ProgrammeRecord): void {
     this.assertOpen();
     push(this.programmes, [
-      ++this.seq,
+      this.staged.add(p, this.addCandidate),
       p.id,
       p.channelId,
       p.start,
@@ -153,45 +179,57 @@ class PostgresIngestSession implements IngestSession {
   async analyse({ maxSamples, countOverlaps }: AnalyseOptions): Promise<StagingStats> {
     await this.drain();
     await this.prepareMerge();
-    const totals = await this.one(`SELECT
-        (SELECT count(*) FROM stage_programmes) - (SELECT count(*) FROM stage_losers) AS programmes,
-        (SELECT count(*) FROM stage_duplicate_ids) AS slots,
-        (SELECT count(*) FROM stage_repeats WHERE nth > 1 AND same) AS exact,
-        (SELECT count(*) FROM stage_repeats WHERE nth > 1 AND NOT same) AS conflicting`);
+    const collapsed = this.staged.flagged > 0;
+    let totals: Record<string, unknown> = {};
+    let samples: Record<string, unknown>[] = [];
+    if (collapsed) {
+      totals = await this.one(`SELECT
+          (SELECT count(*) FROM stage_repeats WHERE nth = 1) AS slots,
+          (SELECT count(*) FROM stage_repeats WHERE nth > 1 AND same) AS exact,
+          (SELECT count(*) FROM stage_repeats WHERE nth > 1 AND NOT same) AS conflicting`);
+      const result = await this.client.query<Record<string, unknown>>(
+        `SELECT min(channel_id) AS channel_id, min(start) AS start,
+            max(CASE WHEN nth = 1 THEN line END) AS first_line,
+            max(CASE WHEN nth = n THEN line END) AS kept_line,
+            count(*) FILTER (WHERE nth > 1 AND same) AS exact,
+            count(*) FILTER (WHERE nth > 1 AND NOT same) AS conflicting
+          FROM stage_repeats GROUP BY id ORDER BY first_line LIMIT $1`,
+        [maxSamples],
+      );
+      samples = result.rows;
+    }
     let overlaps: number | null = null;
     if (countOverlaps) {
       // Consecutive programmes of a channel in start order.
       const row = await this.one(`SELECT count(*) AS overlaps FROM (
           SELECT start_ms, lag(stop_ms) OVER (PARTITION BY channel_id ORDER BY start_ms) AS prev
-          FROM stage_programmes f WHERE start_ms IS NOT NULL AND ${WINNERS}) AS x
+          FROM stage_programmes f WHERE start_ms IS NOT NULL AND ${winners(collapsed)}) AS x
         WHERE prev > start_ms`);
       overlaps = Number(row['overlaps'] ?? 0);
     }
-    const samples = await this.client.query<Record<string, unknown>>(
-      `SELECT min(channel_id) AS channel_id, min(start) AS start,
-          max(CASE WHEN nth = 1 THEN line END) AS first_line,
-          max(CASE WHEN nth = n THEN line END) AS kept_line,
-          count(*) FILTER (WHERE nth > 1 AND same) AS exact,
-          count(*) FILTER (WHERE nth > 1 AND NOT same) AS conflicting
-        FROM stage_repeats GROUP BY id ORDER BY first_line LIMIT $1`,
-      [maxSamples],
-    );
     return {
-      programmes: Number(totals['programmes'] ?? 0),
+      programmes: this.staged.count - this.losers,
       exactDuplicates: Number(totals['exact'] ?? 0),
       conflictingDuplicates: Number(totals['conflicting'] ?? 0),
       duplicateSlots: Number(totals['slots'] ?? 0),
       overlaps,
-      duplicateSamples: samples.rows.map(toDuplicateSample),
+      duplicateSamples: samples.map(toDuplicateSample),
     };
   }
 
+  /**
+   * The merge, with the same rules and counts as SQLite's (see its commitSteps): when the
+   * file replaces no stored programme, an insert that skips ids stored already (then upserted);
+   * otherwise the programmes the file drops are removed and the staged ones upserted.
+   */
   async commit(file: SourceFileRecord, options: CommitOptions = {}): Promise<MergeStats> {
     this.assertOpen();
     try {
       await this.drain();
       await this.prepareMerge();
       const now = file.ingestedAt;
+      const survivors = winners(this.staged.flagged > 0);
+      const winnerCount = this.staged.count - this.losers;
       const q = (sql: string, params: unknown[] = []) => this.client.query(sql, params);
       await q(
         `INSERT INTO source_files (id, source, country, size_bytes, sha256, ingested_at, summary)
@@ -239,36 +277,58 @@ class PostgresIngestSession implements IngestSession {
          WHERE NOT EXISTS (SELECT 1 FROM channels AS c WHERE c.id = s.id)`,
         [now],
       );
-      // From each channel's earliest start in the file on, the file's programmes replace the
-      // stored ones; programmes whose start never parsed go too for the file's channels.
-      const removed = await q(
-        `DELETE FROM programmes AS p USING stage_spans AS s
-         WHERE p.channel_id = s.channel_id
-           AND (p.start_ms >= s.min_start OR p.start_ms IS NULL)
-           AND NOT EXISTS (SELECT 1 FROM stage_programmes AS f WHERE f.id = p.id)`,
+      // The stored programmes the file replaces: its channels' from each one's earliest start
+      // in the file on, and those whose start never parsed.
+      const stored = Number(
+        (
+          await this.one(`SELECT count(*) AS stored FROM stage_spans AS s
+            JOIN programmes AS p ON p.channel_id = s.channel_id
+              AND (p.start_ms >= s.min_start OR p.start_ms IS NULL)`)
+        )['stored'] ?? 0,
       );
-      const added = await this.one(
-        `SELECT count(*) AS added FROM stage_programmes AS f
-         WHERE ${WINNERS} AND NOT EXISTS (SELECT 1 FROM programmes AS p WHERE p.id = f.id)`,
-      );
-      const upserted = await q(
-        `INSERT INTO programmes (id, channel_id, start, stop, start_ms, stop_ms, title,
-           description, category, needs_review, source_file_id, updated_at)
-         SELECT id, channel_id, start, stop, start_ms, stop_ms, title, description, category,
-           needs_review, $1, $2
-         FROM stage_programmes AS f WHERE ${WINNERS}
-         ON CONFLICT (id) DO UPDATE SET
-           channel_id = excluded.channel_id, start = excluded.start, stop = excluded.stop,
-           start_ms = excluded.start_ms, stop_ms = excluded.stop_ms, title = excluded.title,
-           description = excluded.description, category = excluded.category,
-           needs_review = excluded.needs_review, source_file_id = excluded.source_file_id,
-           updated_at = excluded.updated_at
-         WHERE ${PROGRAMME_CHANGED}`,
-        [file.id, now],
-      );
-      const staged = await this.one(
-        `SELECT (SELECT count(*) FROM stage_programmes) - (SELECT count(*) FROM stage_losers) AS staged`,
-      );
+      const select = `SELECT id, channel_id, start, stop, start_ms, stop_ms, title, description,
+          category, needs_review, $1, $2
+        FROM stage_programmes AS f WHERE ${survivors}`;
+      const upsert = `${PROGRAMME_INSERT} ${select}
+        ON CONFLICT (id) DO UPDATE SET
+          channel_id = excluded.channel_id, start = excluded.start, stop = excluded.stop,
+          start_ms = excluded.start_ms, stop_ms = excluded.stop_ms, title = excluded.title,
+          description = excluded.description, category = excluded.category,
+          needs_review = excluded.needs_review, source_file_id = excluded.source_file_id,
+          updated_at = excluded.updated_at
+        WHERE ${PROGRAMME_CHANGED}`;
+      let programmesAdded: number;
+      let programmesUpdated = 0;
+      let removed = 0;
+      if (stored === 0) {
+        // A first ingest, or new channels: nothing to compare with, nothing to remove.
+        const result = await q(`${PROGRAMME_INSERT} ${select} ON CONFLICT (id) DO NOTHING`, [
+          file.id,
+          now,
+        ]);
+        programmesAdded = result.rowCount ?? 0;
+        if (programmesAdded < winnerCount) {
+          // Ids stored under another channel; the rows just inserted compare unchanged.
+          programmesUpdated = (await q(upsert, [file.id, now])).rowCount ?? 0;
+        }
+      } else {
+        await q('ANALYZE stage_programmes');
+        removed =
+          (
+            await q(
+              `DELETE FROM programmes AS p USING stage_spans AS s
+               WHERE p.channel_id = s.channel_id
+                 AND (p.start_ms >= s.min_start OR p.start_ms IS NULL)
+                 AND NOT EXISTS (SELECT 1 FROM stage_programmes AS f WHERE f.id = p.id)`,
+            )
+          ).rowCount ?? 0;
+        const added = await this.one(
+          `SELECT count(*) AS added FROM stage_programmes AS f
+           WHERE ${survivors} AND NOT EXISTS (SELECT 1 FROM programmes AS p WHERE p.id = f.id)`,
+        );
+        programmesAdded = Number(added['added'] ?? 0);
+        programmesUpdated = ((await q(upsert, [file.id, now])).rowCount ?? 0) - programmesAdded;
+      }
       let pruned = 0;
       const retention = options.retentionDays ?? null;
       if (retention !== null) {
@@ -277,15 +337,13 @@ class PostgresIngestSession implements IngestSession {
             .rowCount ?? 0;
       }
       await q('COMMIT');
-      const programmesAdded = Number(added['added'] ?? 0);
-      const programmesUpdated = (upserted.rowCount ?? 0) - programmesAdded;
       return {
         channelsAdded: inserted.rowCount ?? 0,
         channelsUpdated: updated.rowCount ?? 0,
         programmesAdded,
         programmesUpdated,
-        programmesUnchanged: Number(staged['staged'] ?? 0) - programmesAdded - programmesUpdated,
-        programmesRemoved: removed.rowCount ?? 0,
+        programmesUnchanged: winnerCount - programmesAdded - programmesUpdated,
+        programmesRemoved: removed,
         programmesPruned: pruned,
       };
     } catch (error) {
@@ -300,20 +358,35 @@ class PostgresIngestSession implements IngestSession {
     if (this.closed) return;
     this.programmes = emptyColumns(12);
     this.channels = emptyColumns(9);
+    this.candidates = emptyColumns(2);
     await this.pending.catch(() => {});
     await this.client.query('ROLLBACK').catch(() => {});
     await this.release();
   }
+
+  private readonly addCandidate = (seq: number, id: string): void => {
+    push(this.candidates, [seq, id]);
+  };
 
   private async one(sql: string): Promise<Record<string, unknown>> {
     const { rows } = await this.client.query<Record<string, unknown>>(sql);
     return rows[0] ?? {};
   }
 
+  /** Stages each channel's span and collapses repeated ids, once, after the last row. */
   private async prepareMerge(): Promise<void> {
     if (this.prepared) return;
     this.prepared = true;
-    await this.client.query(PREPARE_MERGE);
+    const ids: string[] = [];
+    const starts: (number | null)[] = [];
+    for (const [channelId, span] of this.staged.spans) {
+      ids.push(channelId);
+      starts.push(Number.isNaN(span.earliestMs) ? null : span.earliestMs);
+    }
+    await this.client.query(INSERT_SPANS, [ids, starts]);
+    if (this.staged.flagged === 0) return;
+    await this.client.query(collapseSql(this.staged.adjacent));
+    this.losers = Number((await this.one('SELECT count(*) AS losers FROM stage_losers'))['losers']);
   }
 
   private async settled(): Promise<void> {
@@ -334,6 +407,7 @@ class PostgresIngestSession implements IngestSession {
   private flush(): void {
     this.flushChannels();
     this.flushProgrammes();
+    this.flushCandidates();
   }
 
   private send(sql: string, columns: Column[]): void {
@@ -357,6 +431,12 @@ class PostgresIngestSession implements IngestSession {
     if ((this.channels[0]?.length ?? 0) === 0) return;
     this.send(INSERT_CHANNELS, this.channels);
     this.channels = emptyColumns(9);
+  }
+
+  private flushCandidates(): void {
+    if ((this.candidates[0]?.length ?? 0) === 0) return;
+    this.send(INSERT_CANDIDATES, this.candidates);
+    this.candidates = emptyColumns(2);
   }
 }
 

@@ -1,106 +1,20 @@
 import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+import { Worker, type MessagePort } from 'node:worker_threads';
+import type BetterSqlite3 from 'better-sqlite3';
 import {
   ROWS_PER_STATEMENT,
+  insertPackedRows,
   multiRowInsertSql,
+  runSteps,
+  statementCache,
+  unpackRows,
+  type PackedRows,
   type RowInsert,
   type ScriptMode,
   type SqlStep,
   type SqlStepResult,
-  type SqlValue,
   type StagingRunner,
 } from './staging-runner.js';
-
-/**
- * The worker's code, evaluated as a CommonJS script. It is plain JavaScript in a string rather
- * than a module of its own because the same code must run from `dist/` and under Vitest (which
- * runs the TypeScript sources, where no `.js` worker file exists). It only executes what the
- * session sends; all the logic stays in the typed session code.
- */
-const WORKER_SOURCE = String.raw`
-'use strict';
-const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.driver);
-const statements = new Map();
-let db = null;
-let failure = null;
-function prepare(sql) {
-  let statement = statements.get(sql);
-  if (statement === undefined) {
-    statement = db.prepare(sql);
-    statements.set(sql, statement);
-  }
-  return statement;
-}
-function info(error) {
-  return { message: String((error && error.message) || error), code: error && error.code, name: error && error.name };
-}
-function runSteps(steps) {
-  return steps.map((step) => {
-    if (step.kind === 'exec') {
-      db.exec(step.sql);
-      return { kind: 'exec' };
-    }
-    const statement = prepare(step.sql);
-    const params = step.params || [];
-    if (step.kind === 'run') return { kind: 'run', changes: statement.run(params).changes };
-    if (step.kind === 'get') return { kind: 'get', row: statement.get(params) };
-    return { kind: 'all', rows: statement.all(params) };
-  });
-}
-try {
-  db = new Database(workerData.path, { fileMustExist: true });
-  for (const pragma of workerData.pragmas) db.pragma(pragma);
-} catch (error) {
-  failure = error;
-}
-parentPort.on('message', (m) => {
-  if (m.op === 'insert') {
-    if (failure === null) {
-      try {
-        db.transaction(() => {
-          const width = m.columns * m.perStatement;
-          let row = 0;
-          if (m.rows >= m.perStatement) {
-            const many = prepare(m.manySql);
-            for (; row + m.perStatement <= m.rows; row += m.perStatement) {
-              many.run(m.values.slice(row * m.columns, row * m.columns + width));
-            }
-          }
-          if (row < m.rows) prepare(m.restSql).run(m.values.slice(row * m.columns));
-        })();
-      } catch (error) {
-        failure = error;
-      }
-    }
-    parentPort.postMessage({ op: 'inserted', error: failure === null ? null : info(failure) });
-  } else if (m.op === 'script') {
-    if (failure !== null) {
-      parentPort.postMessage({ op: 'done', id: m.id, error: info(failure) });
-      return;
-    }
-    try {
-      let results;
-      if (m.mode === 'plain') results = runSteps(m.steps);
-      else {
-        const tx = db.transaction(() => runSteps(m.steps));
-        results = m.mode === 'immediate' ? tx.immediate() : tx();
-      }
-      parentPort.postMessage({ op: 'done', id: m.id, results });
-    } catch (error) {
-      parentPort.postMessage({ op: 'done', id: m.id, error: info(error) });
-    }
-  } else if (m.op === 'close') {
-    try {
-      if (db !== null && db.open) db.close();
-    } catch (error) {
-      // closing is best effort; the connection goes with the thread anyway
-    }
-    parentPort.postMessage({ op: 'closed' });
-    parentPort.close();
-  }
-});
-`;
 
 interface ErrorInfo {
   message: string;
@@ -108,10 +22,117 @@ interface ErrorInfo {
   name?: string;
 }
 
+type WorkerRequest =
+  | { op: 'insert'; insert: RowInsert; packed: PackedRows }
+  | { op: 'script'; id: number; steps: readonly SqlStep[]; mode: ScriptMode }
+  | { op: 'close' };
+
 type WorkerReply =
   | { op: 'inserted'; error: ErrorInfo | null }
   | { op: 'done'; id: number; results?: SqlStepResult[]; error?: ErrorInfo }
   | { op: 'closed' };
+
+interface WorkerInput {
+  driver: string;
+  path: string;
+  pragmas: string[];
+  perStatement: number;
+}
+
+/** What the worker's code is handed: the shared SQL helpers of staging-runner.ts. */
+interface WorkerHelpers {
+  statementCache: typeof statementCache;
+  insertPackedRows: typeof insertPackedRows;
+  runSteps: typeof runSteps;
+}
+
+/**
+ * The worker thread's code. It runs from its source text (see WORKER_SOURCE), so it refers to
+ * nothing outside its body but its arguments. It only executes what the session sends; all
+ * the logic stays in the typed session code.
+ */
+function stagingWorkerMain(
+  port: MessagePort,
+  input: WorkerInput,
+  Database: typeof BetterSqlite3,
+  helpers: WorkerHelpers,
+): void {
+  const info = (error: unknown): ErrorInfo => {
+    const e = error as { message?: unknown; code?: unknown; name?: unknown } | null;
+    return {
+      message: String(e?.message ?? error),
+      ...(typeof e?.code === 'string' ? { code: e.code } : {}),
+      ...(typeof e?.name === 'string' ? { name: e.name } : {}),
+    };
+  };
+  const reply = (message: WorkerReply) => port.postMessage(message);
+  let db: BetterSqlite3.Database | null = null;
+  let failure: unknown = null;
+  try {
+    db = new Database(input.path, { fileMustExist: true });
+    for (const pragma of input.pragmas) db.pragma(pragma);
+  } catch (error) {
+    failure = error;
+  }
+  const open = db;
+  const statements = open === null ? null : helpers.statementCache(open);
+  port.on('message', (m: WorkerRequest) => {
+    if (m.op === 'insert') {
+      if (failure === null && open !== null && statements !== null) {
+        try {
+          open.transaction(() =>
+            helpers.insertPackedRows(statements, m.insert, m.packed, input.perStatement),
+          )();
+        } catch (error) {
+          failure = error;
+        }
+      }
+      reply({ op: 'inserted', error: failure === null ? null : info(failure) });
+    } else if (m.op === 'script') {
+      if (failure !== null || open === null || statements === null) {
+        reply({ op: 'done', id: m.id, error: info(failure) });
+        return;
+      }
+      try {
+        let results: SqlStepResult[];
+        if (m.mode === 'plain') results = helpers.runSteps(open, statements, m.steps);
+        else {
+          const tx = open.transaction(() => helpers.runSteps(open, statements, m.steps));
+          results = m.mode === 'immediate' ? tx.immediate() : tx();
+        }
+        reply({ op: 'done', id: m.id, results });
+      } catch (error) {
+        reply({ op: 'done', id: m.id, error: info(error) });
+      }
+    } else {
+      try {
+        if (open !== null && open.open) open.close();
+      } catch {
+        // closing is best effort; the connection goes with the thread anyway
+      }
+      reply({ op: 'closed' });
+      port.close();
+    }
+  });
+}
+
+/**
+ * The worker's source: the functions above, evaluated as a CommonJS script. Source text rather
+ * than a module file because the same code must run from `dist/` and under Vitest, which runs
+ * the TypeScript sources (where no `.js` worker file exists). The helpers are self-contained
+ * functions of staging-runner.ts, so both threads run one definition of them.
+ */
+const WORKER_SOURCE = `'use strict';
+const { parentPort, workerData } = require('node:worker_threads');
+const multiRowInsertSql = ${multiRowInsertSql.toString()};
+const unpackRows = ${unpackRows.toString()};
+const statementCache = ${statementCache.toString()};
+const insertPackedRows = ${insertPackedRows.toString()};
+const runSteps = ${runSteps.toString()};
+(${stagingWorkerMain.toString()})(parentPort, workerData, require(workerData.driver), {
+  statementCache, insertPackedRows, runSteps,
+});
+`;
 
 /** Insert batches allowed in flight before `drain` makes the reader wait. */
 const MAX_PENDING_INSERTS = 4;
@@ -126,14 +147,17 @@ function toError(info: ErrorInfo): Error {
 /**
  * A staging runner whose connection lives in a worker thread, so staging (and the merge) run
  * beside the parser instead of after it, and the event loop stays free during the merge.
- * Inserts are sent without waiting; `drain` bounds how many are in flight.
+ * Inserts are sent without waiting (their arrays moved, not copied); `drain` bounds how many
+ * are in flight.
  */
 export function createWorkerRunner(path: string, pragmas: readonly string[]): StagingRunner {
-  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(WORKER_SOURCE, {
-    eval: true,
-    workerData: { path, driver, pragmas: [...pragmas] },
-  });
+  const input: WorkerInput = {
+    driver: createRequire(import.meta.url).resolve('better-sqlite3'),
+    path,
+    pragmas: [...pragmas],
+    perStatement: ROWS_PER_STATEMENT,
+  };
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: input });
   let pendingInserts = 0;
   let failure: Error | null = null;
   let nextId = 1;
@@ -155,6 +179,8 @@ export function createWorkerRunner(path: string, pragmas: readonly string[]): St
     scripts.clear();
     settleDrain();
   };
+  const send = (request: WorkerRequest, transfer: ArrayBuffer[] = []) =>
+    worker.postMessage(request, transfer);
 
   worker.on('message', (reply: WorkerReply) => {
     if (reply.op === 'inserted') {
@@ -178,26 +204,20 @@ export function createWorkerRunner(path: string, pragmas: readonly string[]): St
   });
 
   return {
-    insertRows(insert: RowInsert, values: SqlValue[], rowCount: number) {
-      if (rowCount === 0 || failure !== null) return;
+    insertRows(insert: RowInsert, packed: PackedRows) {
+      if (packed.rows === 0 || failure !== null) return;
       pendingInserts++;
-      const rest = rowCount % ROWS_PER_STATEMENT;
-      worker.postMessage({
-        op: 'insert',
-        manySql: multiRowInsertSql(insert, ROWS_PER_STATEMENT),
-        restSql: rest === 0 ? null : multiRowInsertSql(insert, rest),
-        perStatement: ROWS_PER_STATEMENT,
-        columns: insert.columns,
-        values,
-        rows: rowCount,
-      });
+      send({ op: 'insert', insert, packed }, [
+        packed.textLengths.buffer as ArrayBuffer,
+        packed.numbers.buffer as ArrayBuffer,
+      ]);
     },
     script(steps: readonly SqlStep[], mode: ScriptMode) {
       if (failure !== null) return Promise.reject(failure);
       const id = nextId++;
       return new Promise<SqlStepResult[]>((resolve, reject) => {
         scripts.set(id, { resolve, reject });
-        worker.postMessage({ op: 'script', id, steps, mode });
+        send({ op: 'script', id, steps, mode });
       });
     },
     drain() {
@@ -211,7 +231,7 @@ export function createWorkerRunner(path: string, pragmas: readonly string[]): St
       if (exited) return;
       await new Promise<void>((resolve) => {
         closeWaiter = resolve;
-        worker.postMessage({ op: 'close' });
+        send({ op: 'close' });
       });
       await worker.terminate();
     },

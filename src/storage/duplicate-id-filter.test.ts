@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { programmeIdFor, channelIdFor } from '../domain/catalogue-ids.js';
+import { DuplicateIdFilter } from './duplicate-id-filter.js';
+
+describe('DuplicateIdFilter', () => {
+  it('flags every id added before', () => {
+    const filter = new DuplicateIdFilter();
+    const ids = Array.from({ length: 5000 }, (_, i) => `id-${i}`);
+    for (const id of ids) filter.add(id);
+    for (const id of ids) expect(filter.add(id), id).toBe(true);
+    expect(filter.add('')).toBe(false);
+    expect(filter.add('')).toBe(true);
+  });
+
+  it('says "new" for nearly every id it has not seen', () => {
+    const filter = new DuplicateIdFilter();
+    const channel = channelIdFor('bbc1.uk');
+    let flagged = 0;
+    // 300,000 distinct programme ids: the expected number of false positives is far below 1.
+    for (let i = 0; i < 300_000; i++) {
+      if (filter.add(programmeIdFor(channel, String(20260101000000 + i)))) flagged++;
+    }
+    expect(flagged).toBeLessThanOrEqual(1);
+  });
+});

@@ -1,0 +1,54 @@
+import { DuplicateIdFilter } from './duplicate-id-filter.js';
+import type { ProgrammeRecord } from './types.js';
+
+/** A channel of the file: its earliest start and its latest staged programme. */
+export interface ChannelSpan {
+  /** Earliest parseable start among the channel's staged programmes (NaN: none parses). */
+  earliestMs: number;
+  lastId: string;
+  lastSeq: number;
+}
+
+/**
+ * What an ingest session needs to know of the file as a whole, gathered as its programmes are
+ * staged, so the merge need not work it out from every staged row after the last one: how
+ * many there are, each channel's earliest start (from which the file replaces the stored
+ * programmes), and the rows whose id may repeat an earlier one.
+ *
+ * Repeats are found with DuplicateIdFilter. A repeat of the channel's previous programme (how
+ * guides repeat a programme) is known here with the row it repeats; for any other flagged row
+ * the earlier rows of its id are not known, and `adjacent` turns false.
+ */
+export class StagedProgrammes {
+  /** Rows staged; a row's `seq` is its number, from 1. */
+  count = 0;
+  /** Rows the filter flagged. */
+  flagged = 0;
+  /** True while every flagged row repeated its channel's previous programme. */
+  adjacent = true;
+  readonly spans = new Map<string, ChannelSpan>();
+  private readonly seen = new DuplicateIdFilter();
+
+  /**
+   * Counts a staged programme and returns its seq; `candidate` is called for a flagged row
+   * and, when known, for the row it repeats.
+   */
+  add(p: ProgrammeRecord, candidate: (seq: number, id: string) => void): number {
+    const seq = ++this.count;
+    let span = this.spans.get(p.channelId);
+    if (span === undefined) {
+      span = { earliestMs: Number.NaN, lastId: '', lastSeq: 0 };
+      this.spans.set(p.channelId, span);
+    }
+    if (p.startMs !== null && !(p.startMs >= span.earliestMs)) span.earliestMs = p.startMs;
+    if (this.seen.add(p.id)) {
+      this.flagged++;
+      if (span.lastId === p.id) candidate(span.lastSeq, p.id);
+      else this.adjacent = false;
+      candidate(seq, p.id);
+    }
+    span.lastId = p.id;
+    span.lastSeq = seq;
+    return seq;
+  }
+}
