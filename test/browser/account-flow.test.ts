@@ -1,17 +1,13 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestXmltv } from '../../src/catalogue/ingest.js';
 import { loadConfig } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
-
-/** Debian's Chromium; CI installs it (`.ci/run`). Never a downloaded browser. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const RESULTS = resolve(import.meta.dirname, '../../test-results');
-const skip = process.env.ONAIR_SKIP_BROWSER === '1';
+import { launchChromium, RESULTS, SKIP_BROWSER } from '../helpers/chromium.js';
 
 let dir: string;
 let sink: SmtpSink;
@@ -19,12 +15,7 @@ let server: RunningServer;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (skip) return;
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `${CHROMIUM} not found: install Debian's chromium (apt-get install chromium), or set ONAIR_SKIP_BROWSER=1 to skip the browser tests`,
-    );
-  }
+  if (SKIP_BROWSER) return;
   dir = mkdtempSync(join(tmpdir(), 'onair-browser-'));
   sink = await startSmtpSink();
   const config = loadConfig({
@@ -39,23 +30,11 @@ beforeAll(async () => {
     { source: resolve(import.meta.dirname, '../fixtures/xmltv/basic.xml') },
     { country: 'IE', assumeOffsetMinutes: 0, nowMs: Date.now() },
   );
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-  mkdirSync(RESULTS, { recursive: true });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
-  if (skip) return;
+  if (SKIP_BROWSER) return;
   await browser?.close();
   await server?.close();
   await sink?.close();
@@ -69,7 +48,7 @@ async function callApi(key: string): Promise<number> {
   return res.status;
 }
 
-describe.skipIf(skip)('account pages in Chromium', () => {
+describe.skipIf(SKIP_BROWSER)('account pages in Chromium', () => {
   it('sign in by e-mail → confirm → create a key → call the API → revoke → 401', async () => {
     const context = await browser.newContext();
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });

@@ -1,50 +1,29 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { join } from 'node:path';
+import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { seedDemo } from '../../src/demo-seed.js';
 import { startServer, type RunningServer } from '../../src/server.js';
-
-/** Debian's Chromium; CI installs it (`.ci/run`). Never a downloaded browser. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const RESULTS = resolve(import.meta.dirname, '../../test-results');
-const skip = process.env.ONAIR_SKIP_BROWSER === '1';
+import { launchChromium, RESULTS, SKIP_BROWSER } from '../helpers/chromium.js';
 
 let dir: string;
 let server: RunningServer;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (skip) return;
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `${CHROMIUM} not found: install Debian's chromium (apt-get install chromium), or set ONAIR_SKIP_BROWSER=1 to skip the browser tests`,
-    );
-  }
+  if (SKIP_BROWSER) return;
   dir = mkdtempSync(join(tmpdir(), 'onair-browser-'));
   server = await startServer(
     loadConfig({ DATABASE_URL: join(dir, 'onair.db'), PORT: '0', LOG_LEVEL: 'warn' }),
     { beforeListen: async (store) => void (await seedDemo(store, Date.now())) },
   );
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-  mkdirSync(RESULTS, { recursive: true });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
-  if (skip) return;
+  if (SKIP_BROWSER) return;
   await browser?.close();
   await server?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
@@ -65,7 +44,7 @@ async function watchedPage(): Promise<{ page: Page; problems: string[]; requests
   return { page, problems, requests };
 }
 
-describe.skipIf(skip)('developer pages in Chromium', () => {
+describe.skipIf(SKIP_BROWSER)('developer pages in Chromium', () => {
   it('/docs renders the reference of the four routes from /openapi.json', async () => {
     const { page, problems, requests } = await watchedPage();
     await page.goto(`${server.url}/docs`);

@@ -6,6 +6,7 @@ import { ERROR_STATUS, type ErrorCode } from '../../src/domain/errors.js';
 import { seedCatalogue } from '../helpers/catalogue-fixture.js';
 import { rawRequest } from '../helpers/raw-http.js';
 import { createTestApp, TEST_NOW, type TestApp } from '../helpers/test-app.js';
+import { encodeHostile } from '../helpers/url-encoding.js';
 
 /**
  * Bad input never yields a 5xx or a hang: every route's path and query, and the key headers,
@@ -142,18 +143,7 @@ function joined(parts: string[]): string {
   return parts.join('');
 }
 
-/** encodeURIComponent, with a lone surrogate sent as the invalid UTF-8 it would be. */
-function encode(text: string): string {
-  return Array.from(text)
-    .map((c) => {
-      try {
-        return encodeURIComponent(c);
-      } catch {
-        return '%ED%A0%80';
-      }
-    })
-    .join('');
-}
+const encode = encodeHostile;
 
 /** A value for a URL, and whether it is fully encoded (so the spec predicts the answer). */
 interface UrlValue {

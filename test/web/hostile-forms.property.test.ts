@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { postForm, sameSite, signIn } from './web-harness.js';
+import { encodeHostile } from '../helpers/url-encoding.js';
 
 /**
  * The account pages under hostile input: form fields, query values, path values and cookies
@@ -57,18 +58,7 @@ const hostileText: fc.Arbitrary<string> = fc.oneof(
     .map(([c, n]) => c.repeat(n)),
 );
 
-/** encodeURIComponent, with a lone surrogate sent as the invalid UTF-8 it would be. */
-function encode(text: string): string {
-  return Array.from(text)
-    .map((c) => {
-      try {
-        return encodeURIComponent(c);
-      } catch {
-        return '%ED%A0%80';
-      }
-    })
-    .join('');
-}
+const encode = encodeHostile;
 
 /** Form bodies as a browser encodes them, and as one that does not. */
 function formBody(name: string, value: string): fc.Arbitrary<string> {
