@@ -11,6 +11,7 @@
 //          with the rate limit in Redis) uses BENCH_POSTGRES_URL (default: database
 //          onair_bench_http on the local server, created when missing) and BENCH_REDIS_URL
 //          (default redis://127.0.0.1:6379, keys under a prefix of their own).
+//          --server-cpu-prof DIR writes a V8 CPU profile of each Onair server to DIR.
 // The catalogue is cached (bench/out/, or the PostgreSQL database) and regenerated when its
 // day has passed.
 import { spawn } from 'node:child_process';
@@ -42,6 +43,7 @@ const options = {
   rounds: Number(arg('--rounds', 1)),
   /** Only the routes whose names start with one of these (comma-separated). */
   routes: arg('--routes', null)?.split(',') ?? null,
+  serverCpuProf: arg('--server-cpu-prof', null),
 };
 const POSTGRES_URL =
   process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/onair_bench_http';
@@ -219,7 +221,13 @@ for (const engine of options.engines) {
   const port = await freePort();
   const child = await startProcess(
     process.execPath,
-    [join(ROOT, 'bin/onair'), 'serve'],
+    [
+      ...(options.serverCpuProf === null
+        ? []
+        : ['--cpu-prof', '--cpu-prof-dir', resolve(options.serverCpuProf)]),
+      join(ROOT, 'bin/onair'),
+      'serve',
+    ],
     {
       DATABASE_URL: made.databaseUrl,
       PORT: String(port),

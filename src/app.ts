@@ -1,3 +1,4 @@
+import { createServer } from 'node:http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { createKeyOwnerCache } from './accounts/key-owner-cache.js';
 import { createSignInService } from './accounts/sign-in-service.js';
@@ -16,6 +17,7 @@ import {
 import { registerChannelsRoutes } from './http/v1/channels-routes.js';
 import { registerCountriesRoutes } from './http/v1/countries-routes.js';
 import { createCachedReplies } from './http/v1/cached-reply.js';
+import { createRepeatAnswers } from './http/v1/repeat-answers.js';
 import { createResponseCache } from './http/v1/response-cache.js';
 import { createScheduleCache } from './http/v1/schedule-cache.js';
 import type { SiteAddress } from './http/site-address.js';
@@ -56,8 +58,43 @@ export async function buildApp(
   loggerInstance?: FastifyBaseLogger,
 ): Promise<FastifyInstance> {
   const security = securityHeaders(deps.config.publicUrl.startsWith('https:'));
+  const schedules = createScheduleCache(deps.store.catalogue);
+  const responses = createResponseCache();
+  const replies = createCachedReplies();
+  const apiGuard = createApiGuard({
+    versions: () => deps.store.versions(),
+    keyOwners: createKeyOwnerCache(deps.store.accounts),
+    accountLimiter: deps.accountLimiter,
+    authFailureLimiter: deps.authFailureLimiter,
+    authFailureLimit: deps.config.authFailureLimit,
+    usage: deps.usage,
+    now: deps.now,
+  });
+  const repeatAnswers = createRepeatAnswers({
+    guard: apiGuard,
+    responses,
+    replies,
+    securityHeaders: security,
+    answered: (statusCode) => {
+      deps.metrics.request('api', statusCode);
+      deps.metrics.repeatAnswer();
+    },
+    ...(loggerInstance === undefined ? {} : { log: loggerInstance }),
+  });
   const app = Fastify({
     ...(loggerInstance === undefined ? { logger: false } : { loggerInstance }),
+    // Fastify's own HTTP/1 server, with repeated list requests answered before routing.
+    serverFactory: (handler, options) => {
+      // As Fastify sets up the server it makes itself.
+      const setting = (value: unknown) => (typeof value === 'number' ? value : 0);
+      const server = createServer(repeatAnswers.listener(handler));
+      server.keepAliveTimeout = setting(options.keepAliveTimeout);
+      server.requestTimeout = setting(options.requestTimeout);
+      server.setTimeout(setting(options.connectionTimeout));
+      const perSocket = setting(options.maxRequestsPerSocket);
+      if (perSocket > 0) server.maxRequestsPerSocket = perSocket;
+      return server;
+    },
     trustProxy: deps.config.trustProxy,
     clientErrorHandler,
     routerOptions: {
@@ -98,29 +135,17 @@ export async function buildApp(
     now: deps.now,
   });
 
-  const schedules = createScheduleCache(deps.store.catalogue);
-  const responses = createResponseCache();
-  const sendCached = createCachedReplies();
+  const sendCached = replies.send;
   // Set per request by the API guard and the playground: one state of the data per answer.
   app.decorateRequest('dataVersions', null);
   await app.register(
     async (v1) => {
-      v1.addHook(
-        'onRequest',
-        createApiGuard({
-          versions: () => deps.store.versions(),
-          keyOwners: createKeyOwnerCache(deps.store.accounts),
-          accountLimiter: deps.accountLimiter,
-          authFailureLimiter: deps.authFailureLimiter,
-          authFailureLimit: deps.config.authFailureLimit,
-          usage: deps.usage,
-          now: deps.now,
-        }),
-      );
+      v1.addHook('onRequest', apiGuard.hook);
       // Unknown /api/v1 paths pass the guard first: 401 without a valid key, else 404.
       v1.setNotFoundHandler((_request, reply) => sendError(reply, errors.notFound()));
-      registerCountriesRoutes(v1, deps.store.catalogue, responses, sendCached);
-      registerChannelsRoutes(v1, deps.store.catalogue, schedules, responses, sendCached, deps.now);
+      const lists = { cache: responses, sendCached, remember: repeatAnswers.remember };
+      registerCountriesRoutes(v1, deps.store.catalogue, lists);
+      registerChannelsRoutes(v1, deps.store.catalogue, schedules, lists, deps.now);
     },
     { prefix: '/api/v1' },
   );

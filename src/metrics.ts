@@ -10,6 +10,8 @@ export interface Metrics {
   limiter: LimiterMetrics;
   /** Counts one answered HTTP request by route prefix and status. */
   request(area: string, statusCode: number): void;
+  /** Counts one v1 request answered beneath Fastify (see repeat-answers.ts); `request` too. */
+  repeatAnswer(): void;
 }
 
 /** A registry of its own per app, so several apps in one test process do not collide. */
@@ -32,6 +34,11 @@ export function createMetrics(): Metrics {
     labelNames: ['area', 'status'],
     registers: [registry],
   });
+  const repeatAnswers = new Counter({
+    name: 'onair_http_repeat_answers_total',
+    help: 'API requests answered from kept bodies before routing (also in onair_http_requests_total)',
+    registers: [registry],
+  });
   redisUp.set(1);
   return {
     registry,
@@ -40,6 +47,7 @@ export function createMetrics(): Metrics {
       redisUp: (up) => redisUp.set(up ? 1 : 0),
     },
     request: (area, statusCode) => requests.inc({ area, status: String(statusCode) }),
+    repeatAnswer: () => repeatAnswers.inc(),
   };
 }
 

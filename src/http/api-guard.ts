@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { decideAccess } from '../domain/access.js';
 import { hashApiKey, isWellFormedApiKey } from '../domain/api-key.js';
@@ -6,7 +7,7 @@ import { DEFAULT_RATE_LIMIT, type RateDecision } from '../domain/rate-window.js'
 import type { KeyOwnerCache } from '../accounts/key-owner-cache.js';
 import type { UsageRecorder } from '../accounts/usage-recorder.js';
 import type { RateLimiter } from '../ratelimit/types.js';
-import type { DataVersions } from '../storage/types.js';
+import type { DataVersions, KeyOwner } from '../storage/types.js';
 import { apiKeyFromHeaders } from './api-key-header.js';
 
 declare module 'fastify' {
@@ -31,13 +32,25 @@ export interface ApiGuardDeps {
   now: () => number;
 }
 
-function setRateLimitHeaders(reply: FastifyReply, decision: RateDecision): void {
+/** The `RateLimit-Policy` and `RateLimit` headers of a decision, as [name, value] pairs. */
+export function rateLimitHeaders(decision: RateDecision): [string, string][] {
   const reset = Math.max(1, Math.ceil(decision.resetMs / 1000));
-  reply.header('RateLimit-Policy', `${decision.limit};w=1`);
-  reply.header(
-    'RateLimit',
-    `limit=${decision.limit}, remaining=${decision.remaining}, reset=${reset}`,
-  );
+  return [
+    ['RateLimit-Policy', `${decision.limit};w=1`],
+    ['RateLimit', `limit=${decision.limit}, remaining=${decision.remaining}, reset=${reset}`],
+  ];
+}
+
+/** A key's owner who may use the API now, and the data versions read for the request. */
+export interface AdmissibleCaller {
+  versions: DataVersions;
+  owner: KeyOwner;
+}
+
+/** What the guard decided for a counted request: the versions it read and the rate decision. */
+export interface GuardVerdict {
+  versions: DataVersions;
+  decision: RateDecision;
 }
 
 /**
@@ -49,6 +62,25 @@ export function versionsOf(request: FastifyRequest): DataVersions {
   return request.dataVersions;
 }
 
+/** The guard of the `/api/v1` routes, used by Fastify's hook and by the answers beneath it. */
+export interface ApiGuard {
+  /** Fastify `onRequest` hook: refuses with 401, 403 or 429, else lets the route answer. */
+  hook(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  /**
+   * The caller of an API key who may use the API now (valid key, not revoked, access
+   * eligible), or null. Counts nothing: a null sends the request through `hook`, whose
+   * refusals carry their own limits.
+   */
+  admissible(key: string): Promise<AdmissibleCaller | null>;
+  /** Counts one request against the caller's budget and notes the key's use. */
+  admit(caller: AdmissibleCaller): Promise<GuardVerdict>;
+  /**
+   * Hands a request already counted by `admit` over to `hook`, which then applies `verdict`
+   * instead of counting the request a second time.
+   */
+  handOver(raw: IncomingMessage, verdict: GuardVerdict): void;
+}
+
 /**
  * The checks in front of every `/api/v1` route, in the order DESIGN.md fixes: key (401), access
  * (403), per-account rate limit (429). Parameters and existence are checked later by the route.
@@ -56,7 +88,9 @@ export function versionsOf(request: FastifyRequest): DataVersions {
  * a request costs no key query unless a key or account changed. Register with
  * `app.decorateRequest('dataVersions', null)`.
  */
-export function createApiGuard(deps: ApiGuardDeps) {
+export function createApiGuard(deps: ApiGuardDeps): ApiGuard {
+  const handedOver = new WeakMap<IncomingMessage, GuardVerdict>();
+
   async function refuseKey(request: FastifyRequest): Promise<never> {
     const decision = await deps.authFailureLimiter.hit(`ip:${request.ip}`, deps.authFailureLimit);
     if (!decision.allowed) {
@@ -65,7 +99,15 @@ export function createApiGuard(deps: ApiGuardDeps) {
     throw errors.unauthorized();
   }
 
-  return async function apiGuard(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  async function admit(caller: AdmissibleCaller): Promise<GuardVerdict> {
+    const { account, keyId } = caller.owner;
+    const limit = account.rateLimit ?? DEFAULT_RATE_LIMIT;
+    const decision = await deps.accountLimiter.hit(`account:${account.id}`, limit);
+    deps.usage.record(keyId, account.id, deps.now(), !decision.allowed);
+    return { versions: caller.versions, decision };
+  }
+
+  async function decide(request: FastifyRequest): Promise<GuardVerdict> {
     const key = apiKeyFromHeaders(request.headers);
     // Garbage is refused on shape and checksum alone, without a database read.
     if (key === null || !isWellFormedApiKey(key)) return refuseKey(request);
@@ -76,13 +118,32 @@ export function createApiGuard(deps: ApiGuardDeps) {
 
     const access = decideAccess(owner.account, deps.now());
     if (!access.eligible) throw access.error;
+    return admit({ versions, owner });
+  }
 
-    const limit = owner.account.rateLimit ?? DEFAULT_RATE_LIMIT;
-    const decision = await deps.accountLimiter.hit(`account:${owner.account.id}`, limit);
-    deps.usage.record(owner.keyId, owner.account.id, deps.now(), !decision.allowed);
-    setRateLimitHeaders(reply, decision);
-    if (!decision.allowed) {
-      throw errors.rateLimited(Math.max(1, Math.ceil(decision.resetMs / 1000)));
-    }
+  return {
+    async hook(request, reply) {
+      const verdict = handedOver.get(request.raw) ?? (await decide(request));
+      request.dataVersions = verdict.versions;
+      for (const [name, value] of rateLimitHeaders(verdict.decision)) reply.header(name, value);
+      if (!verdict.decision.allowed) {
+        throw errors.rateLimited(Math.max(1, Math.ceil(verdict.decision.resetMs / 1000)));
+      }
+    },
+
+    async admissible(key) {
+      if (!isWellFormedApiKey(key)) return null;
+      const versions = await deps.versions();
+      const owner = await deps.keyOwners.find(hashApiKey(key), versions.auth);
+      if (owner === null || owner.revoked) return null;
+      if (!decideAccess(owner.account, deps.now()).eligible) return null;
+      return { versions, owner };
+    },
+
+    admit,
+
+    handOver(raw, verdict) {
+      handedOver.set(raw, verdict);
+    },
   };
 }

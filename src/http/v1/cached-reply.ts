@@ -4,7 +4,7 @@ import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** Bodies smaller than this go out as they are: compression would not pay for itself. */
-const COMPRESS_FROM_BYTES = 1024;
+export const COMPRESS_FROM_BYTES = 1024;
 /** Compressed bodies kept, by bytes; a cached body is compressed once per encoding. */
 const COMPRESSED_CACHE_BYTES = 32 * 1024 * 1024;
 /**
@@ -16,7 +16,16 @@ export const STREAM_FROM_BYTES = 1024 * 1024;
 const brotliAsync = promisify(brotliCompress);
 const gzipAsync = promisify(gzip);
 
-type Encoding = 'br' | 'gzip';
+export type Encoding = 'br' | 'gzip';
+
+/** Headers of every cached answer, 200 or 304: its tag, how long to keep it, what it varies by. */
+export function cachedAnswerHeaders(prepared: PreparedBody): [string, string][] {
+  return [
+    ['ETag', prepared.etag],
+    ['Cache-Control', 'private, max-age=60'],
+    ['Vary', 'Accept-Encoding'],
+  ];
+}
 
 /** A response body serialised ahead of time (with the route's response schema). */
 export interface PreparedBody {
@@ -48,7 +57,7 @@ export function pickEncoding(acceptEncoding: string | undefined): Encoding | nul
 }
 
 /** True when `If-None-Match` names this tag (or is `*`). */
-function matches(ifNoneMatch: string | undefined, etag: string): boolean {
+export function matches(ifNoneMatch: string | undefined, etag: string): boolean {
   if (ifNoneMatch === undefined) return false;
   if (ifNoneMatch === etag) return true;
   return ifNoneMatch.split(',').some((t) => {
@@ -57,23 +66,39 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
   });
 }
 
-function lengthOf(body: Buffer | readonly Buffer[]): number {
+export function lengthOf(body: Buffer | readonly Buffer[]): number {
   if (Buffer.isBuffer(body)) return body.length;
   let length = 0;
   for (const part of body as readonly Buffer[]) length += part.length;
   return length;
 }
 
+/** Sends prepared bodies; see createCachedReplies. */
+export interface CachedReplies {
+  /**
+   * Sends `prepared` as the reply (200, or 304 when `If-None-Match` names it). `reply` is the
+   * untyped reply: the typed one expects the response object, not its bytes.
+   */
+  send(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    prepared: PreparedBody,
+  ): FastifyReply | Promise<FastifyReply>;
+  /** The body compressed with `encoding` when that is done already, else undefined. */
+  compressedNow(prepared: PreparedBody, encoding: Encoding): Buffer | undefined;
+}
+
 /**
  * Sends bodies serialised ahead of time with their `ETag`; a client that sends the tag back in
  * `If-None-Match` gets 304 without the body. Bodies of 1 KB or more go out brotli- or
  * gzip-compressed when the client accepts it, compressed once per tag and encoding off the
- * event loop (zlib's thread pool), so a large body never stalls other requests. `reply` is the
- * untyped reply: the typed one expects the response object, not its bytes.
+ * event loop (zlib's thread pool), so a large body never stalls other requests.
  */
-export function createCachedReplies() {
+export function createCachedReplies(): CachedReplies {
   // Per app: a tag names the same bytes only within one catalogue.
   const compressed = new Map<string, Promise<Buffer>>();
+  /** The compressed bodies that are ready, by the same keys (for answers that cannot wait). */
+  const ready = new Map<string, Buffer>();
   const sizes = new Map<string, number>();
   let compressedBytes = 0;
 
@@ -82,6 +107,7 @@ export function createCachedReplies() {
       if (compressedBytes <= COMPRESSED_CACHE_BYTES) break;
       sizes.delete(key);
       compressed.delete(key);
+      ready.delete(key);
       compressedBytes -= size;
     }
   }
@@ -117,6 +143,7 @@ export function createCachedReplies() {
     out.then(
       (buffer) => {
         if (compressed.get(key) !== out) return;
+        ready.set(key, buffer);
         sizes.set(key, buffer.length);
         compressedBytes += buffer.length;
         evict();
@@ -126,15 +153,12 @@ export function createCachedReplies() {
     return out;
   }
 
-  return function sendCached(
+  function send(
     request: FastifyRequest,
     reply: FastifyReply,
     prepared: PreparedBody,
   ): FastifyReply | Promise<FastifyReply> {
-    reply
-      .header('ETag', prepared.etag)
-      .header('Cache-Control', 'private, max-age=60')
-      .header('Vary', 'Accept-Encoding');
+    for (const [name, value] of cachedAnswerHeaders(prepared)) reply.header(name, value);
     if (matches(request.headers['if-none-match'], prepared.etag)) return reply.code(304).send();
     reply.type('application/json; charset=utf-8');
     const body = prepared.body;
@@ -150,7 +174,12 @@ export function createCachedReplies() {
     const parts = body as readonly Buffer[];
     if (length < STREAM_FROM_BYTES) return reply.send(Buffer.concat(parts, length));
     return reply.header('Content-Length', length).send(Readable.from(parts));
+  }
+
+  return {
+    send,
+    compressedNow: (prepared, encoding) => ready.get(`${encoding}:${prepared.tag}`),
   };
 }
 
-export type SendCached = ReturnType<typeof createCachedReplies>;
+export type SendCached = CachedReplies['send'];

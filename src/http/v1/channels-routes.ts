@@ -19,16 +19,14 @@ import {
 import { versionsOf } from '../api-guard.js';
 import { refuseOtherMethods } from './method-guard.js';
 import type { ScheduleCache } from './schedule-cache.js';
-import type { SendCached } from './cached-reply.js';
-import type { ResponseCache } from './response-cache.js';
+import type { ListRouteDeps } from './repeat-answers.js';
 
 /** GET /api/v1/channels/search and GET /api/v1/channels/:channelId/programmes. */
 export function registerChannelsRoutes(
   app: FastifyInstance,
   catalogue: CatalogueReader,
   schedules: ScheduleCache,
-  cache: ResponseCache,
-  sendCached: SendCached,
+  { cache, sendCached, remember }: ListRouteDeps,
   now: () => number,
 ): void {
   const v1 = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -50,6 +48,7 @@ export function registerChannelsRoutes(
       const needle = searchNeedle(q);
       if (needle === null) return { results: [] };
       const key = `search:${countryFilter ?? ''}:${needle}`;
+      remember(request, key);
       const cached = await cache.get(key, versionsOf(request).catalogue, async () => {
         const channels = await catalogue.searchChannels(needle, countryFilter, MAX_SEARCH_RESULTS);
         return searchJson({

@@ -11,16 +11,14 @@ import {
   keyedErrorResponses,
 } from '../schemas.js';
 import { versionsOf } from '../api-guard.js';
-import type { SendCached } from './cached-reply.js';
 import { refuseOtherMethods } from './method-guard.js';
-import type { ResponseCache } from './response-cache.js';
+import type { ListRouteDeps } from './repeat-answers.js';
 
 /** GET /api/v1/countries and GET /api/v1/countries/:country/channels. */
 export function registerCountriesRoutes(
   app: FastifyInstance,
   catalogue: CatalogueReader,
-  cache: ResponseCache,
-  sendCached: SendCached,
+  { cache, sendCached, remember }: ListRouteDeps,
 ): void {
   const v1 = app.withTypeProvider<TypeBoxTypeProvider>();
   // The declared response schemas serialise the cached bodies, as Fastify would.
@@ -35,14 +33,16 @@ export function registerCountriesRoutes(
         response: { 200: CountriesResponse, ...keyedErrorResponses },
       },
     },
-    async (request, reply) =>
-      sendCached(
+    async (request, reply) => {
+      remember(request, 'countries');
+      return sendCached(
         request,
         reply as unknown as FastifyReply,
         await cache.get('countries', versionsOf(request).catalogue, async () =>
           countriesJson({ countries: await catalogue.listCountries() }),
         ),
-      ),
+      );
+    },
   );
   refuseOtherMethods(app, '/countries');
 
@@ -57,10 +57,12 @@ export function registerCountriesRoutes(
     },
     async (request, reply) => {
       const country = parseCountryCode(request.params.country);
+      const key = `channels:${country}`;
+      remember(request, key);
       return sendCached(
         request,
         reply as unknown as FastifyReply,
-        await cache.get(`channels:${country}`, versionsOf(request).catalogue, async () =>
+        await cache.get(key, versionsOf(request).catalogue, async () =>
           channelsJson({ country, channels: await catalogue.listChannels(country) }),
         ),
       );

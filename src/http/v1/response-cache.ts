@@ -20,6 +20,16 @@ export function createResponseCache(maxBytes = DEFAULT_RESPONSE_CACHE_BYTES) {
   let bytes = 0;
 
   return {
+    /** The body for `key` when it is kept at catalogue `version`, without building it. */
+    peek(key: string, version: string): PreparedBody | undefined {
+      const entry = entries.get(key);
+      if (entry === undefined || entry.version !== version) return undefined;
+      // Most recently used goes last.
+      entries.delete(key);
+      entries.set(key, entry);
+      return entry;
+    },
+
     /** The body for `key` at catalogue `version`, built by `build` when missing or older. */
     async get(
       key: string,
