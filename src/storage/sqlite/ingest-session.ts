@@ -13,7 +13,7 @@ import type {
 import { toDuplicateSample } from '../rows.js';
 import { DAY_MS } from '../../domain/schedule-window.js';
 import { foldForSearch, nameSortKey } from '../../domain/search-folding.js';
-import type { SqliteDatabase } from './database.js';
+import { PAGE_SIZE, type SqliteDatabase } from './database.js';
 import { StagedProgrammes } from '../staged-programmes.js';
 import {
   RowPacker,
@@ -681,6 +681,9 @@ const STAGING_PRAGMAS = [
   'temp_store = FILE',
   'cache_size = -32768',
   'temp.cache_size = -8192',
+  // Before the first staging table: the staged rows are long (descriptions), and larger pages
+  // made staging and the merge's reading of it cheaper (bench/INGEST.md).
+  `temp.page_size = ${PAGE_SIZE}`,
 ];
 
 function openStagingConnection(path: string): SqliteDatabase {
