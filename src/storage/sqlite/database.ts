@@ -8,9 +8,6 @@ export type SqliteDatabase = Database.Database;
 
 export { SchemaVersionError } from '../errors.js';
 
-/** Page size of a new database file, and of an ingest's staging tables (bytes). */
-export const PAGE_SIZE = 16_384;
-
 /** How long a write waits for another connection's write lock, by default (a command can wait). */
 export const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
 
@@ -25,9 +22,6 @@ export function openSqliteDatabase(
 ): SqliteDatabase {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
-  // Takes effect only when the file is created (an existing database keeps its own). With
-  // 16 KiB pages instead of SQLite's 4 KiB an ingest took 17 % less time (bench/INGEST.md).
-  db.pragma(`page_size = ${PAGE_SIZE}`);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
