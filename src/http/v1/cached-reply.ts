@@ -57,7 +57,7 @@ export function pickEncoding(acceptEncoding: string | undefined): Encoding | nul
 }
 
 /** True when `If-None-Match` names this tag (or is `*`). */
-export function matches(ifNoneMatch: string | undefined, etag: string): boolean {
+function matches(ifNoneMatch: string | undefined, etag: string): boolean {
   if (ifNoneMatch === undefined) return false;
   if (ifNoneMatch === etag) return true;
   return ifNoneMatch.split(',').some((t) => {
@@ -66,7 +66,7 @@ export function matches(ifNoneMatch: string | undefined, etag: string): boolean 
   });
 }
 
-export function lengthOf(body: Buffer | readonly Buffer[]): number {
+function lengthOf(body: Buffer | readonly Buffer[]): number {
   if (Buffer.isBuffer(body)) return body.length;
   let length = 0;
   for (const part of body as readonly Buffer[]) length += part.length;

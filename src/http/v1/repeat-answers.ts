@@ -127,11 +127,9 @@ export function createRepeatAnswers(deps: RepeatAnswersDeps): RepeatAnswers {
               );
             }
           },
-          (error: unknown) => {
-            // Nothing was counted or sent (admit and the write do not throw): Fastify answers.
-            deps.log?.warn({ err: error }, 'answering a repeated request failed; routing it');
-            next(req, res);
-          },
+          // A store that fails (an outage) fails the route too, which answers and logs it;
+          // nothing was counted or sent here (admit and the write do not throw).
+          () => next(req, res),
         );
       };
     },
