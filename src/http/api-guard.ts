@@ -99,6 +99,12 @@ export function createApiGuard(deps: ApiGuardDeps): ApiGuard {
     throw errors.unauthorized();
   }
 
+  /** The data versions for this request, and the key's owner as of its auth version. */
+  async function lookUp(key: string): Promise<{ versions: DataVersions; owner: KeyOwner | null }> {
+    const versions = await deps.versions();
+    return { versions, owner: await deps.keyOwners.find(hashApiKey(key), versions.auth) };
+  }
+
   async function admit(caller: AdmissibleCaller): Promise<GuardVerdict> {
     const { account, keyId } = caller.owner;
     const limit = account.rateLimit ?? DEFAULT_RATE_LIMIT;
@@ -111,9 +117,8 @@ export function createApiGuard(deps: ApiGuardDeps): ApiGuard {
     const key = apiKeyFromHeaders(request.headers);
     // Garbage is refused on shape and checksum alone, without a database read.
     if (key === null || !isWellFormedApiKey(key)) return refuseKey(request);
-    const versions = await deps.versions();
+    const { versions, owner } = await lookUp(key);
     request.dataVersions = versions;
-    const owner = await deps.keyOwners.find(hashApiKey(key), versions.auth);
     if (owner === null || owner.revoked) return refuseKey(request);
 
     const access = decideAccess(owner.account, deps.now());
@@ -133,8 +138,7 @@ export function createApiGuard(deps: ApiGuardDeps): ApiGuard {
 
     async admissible(key) {
       if (!isWellFormedApiKey(key)) return null;
-      const versions = await deps.versions();
-      const owner = await deps.keyOwners.find(hashApiKey(key), versions.auth);
+      const { versions, owner } = await lookUp(key);
       if (owner === null || owner.revoked) return null;
       if (!decideAccess(owner.account, deps.now()).eligible) return null;
       return { versions, owner };
