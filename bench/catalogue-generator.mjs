@@ -31,7 +31,6 @@ export async function generateCatalogue(lib, store, options) {
         const startMs = firstDay + d * DAY + p * slot;
         const start = lib.time.formatXmltvUtc(startMs);
         session.stageProgramme({
-          id: lib.ids.programmeIdFor(channelId, start),
           channelId,
           start,
           stop: lib.time.formatXmltvUtc(startMs + slot),

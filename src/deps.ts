@@ -26,8 +26,9 @@ export const SIGN_IN_WINDOW_MS = 15 * 60_000;
 
 /**
  * How long the server's SQLite writes (a sign-in link, a new key) wait for another process's
- * write lock. The wait blocks every request of the process, and an ingest's merge can hold the
- * lock for seconds: past this, the write answers 503 and the client tries again.
+ * write lock on the accounts file (an ingest locks only the catalogue file). The wait blocks
+ * every request of the process, and a command or a backup may hold the lock for a while: past
+ * this, the write answers 503 and the client tries again.
  */
 export const SERVING_BUSY_TIMEOUT_MS = 250;
 

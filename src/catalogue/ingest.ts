@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { channelIdFor, programmeIdFor } from '../domain/catalogue-ids.js';
+import { channelIdFor } from '../domain/catalogue-ids.js';
 import { UNKNOWN_COUNTRY, inferCountryFromXmltvId } from '../domain/country.js';
 import type {
   CatalogueWriter,
@@ -264,7 +264,6 @@ class IngestRun {
     if (startMs !== null && this.inStartOrder) this.trackOverlap(channel, startMs, stopMs);
 
     this.session.stageProgramme({
-      id: programmeIdFor(channel.id, start),
       channelId: channel.id,
       start,
       stop,

@@ -230,6 +230,14 @@ describe('XmlScanner against saxes', () => {
 
 describe('XmlScanner', () => {
   const scan = (doc: string) => withScanner(doc, 1 << 20);
+  /** A handler that wants nothing: for the limits, which do not depend on it. */
+  const handler: XmlHandler = {
+    wantsText: false,
+    startTag() {},
+    endTag() {},
+    text() {},
+    doctype() {},
+  };
 
   it('normalises line ends and attribute white space, and counts lines as saxes does', () => {
     expect(scan('<tv a="x\ty\r\nz">1\r2\r\n3</tv>')).toEqual({
@@ -248,13 +256,6 @@ describe('XmlScanner', () => {
   });
 
   it('refuses a piece of markup that never ends, without keeping it all', () => {
-    const handler: XmlHandler = {
-      wantsText: false,
-      startTag() {},
-      endTag() {},
-      text() {},
-      doctype() {},
-    };
     for (const opening of ['<!-- ', '<programme title="', '<![CDATA[', '<?pi ']) {
       const scanner = new XmlScanner(handler, () => undefined, 1 << 24, 1000);
       scanner.push(`<tv>\n${opening}`);
@@ -277,6 +278,45 @@ describe('XmlScanner', () => {
     expect(() => {
       for (let i = 0; i < 11; i++) scanner.push('z'.repeat(100));
     }).toThrow(XmlLimitError);
+  });
+
+  it('reads long pieces of markup held back chunk by chunk as saxes does, lines and errors too', () => {
+    // Over 64 Ki characters, so later chunks are held back until a '>' may end the piece.
+    const long = (unit: string) => unit.repeat(Math.ceil(70_000 / unit.length));
+    const docs = [
+      `<tv>\n<a title="${long('ab\ncd ')}">x</a>\n</tv>`,
+      `<tv>\n<!-- ${long('note\n')} -->\n<b/></tv>`,
+      `<tv><![CDATA[${long('c]\n')}]]>\n</tv>`,
+      `<!DOCTYPE tv [\n<!-- ${long('d\n')} -->\n<!ENTITY e "v">]>\n<tv>&e;</tv>`,
+      `<tv>\n<?pi ${long('p\n')}?>\n</tv>`,
+      // Broken inside and after the long piece: the same error, on the same line.
+      `<tv>\n<a title="${long('x\n')}\u0001">x</a></tv>`,
+      `<tv>\n<!-- ${long('y\n')} -- -->\n</tv>`,
+      `<tv>\n<a t="${long('z\n')}"\n`,
+      `<tv>\n<a t="${long('w\n')}"></b>\n</tv>`,
+    ];
+    for (const doc of docs) {
+      const reference = withSaxes(doc);
+      for (const chunkSize of [1000, 4093, 65_536, 1 << 20]) {
+        const outcome = withScanner(doc, chunkSize);
+        expect(outcome.ok, `${doc.slice(0, 30)} in chunks of ${chunkSize}`).toBe(reference.ok);
+        if (outcome.ok && reference.ok) expect(outcome.events).toEqual(reference.events);
+        if (!outcome.ok && !reference.ok) expect(outcome.line).toBe(reference.line);
+      }
+    }
+    // The markup limit still holds while chunks are held back.
+    // Once the piece has ended, what follows is read as it comes, not held back.
+    const ended = new XmlScanner(handler, () => undefined, 1 << 24, 100_000);
+    ended.push(`<tv>\n<a t="${'u'.repeat(70_000)}`);
+    ended.push('">');
+    for (let i = 0; i < 100; i++) ended.push('<b>text</b>'.repeat(200));
+    ended.push('</a></tv>');
+    ended.end();
+    const scanner = new XmlScanner(handler, () => undefined, 1 << 24, 100_000);
+    scanner.push('<tv>\n\n<a t="');
+    expect(() => {
+      for (let i = 0; i < 200; i++) scanner.push('v\n'.repeat(500));
+    }).toThrow(expect.objectContaining({ line: 3, limit: 100_000 }));
   });
 
   it('tells XML names', () => {

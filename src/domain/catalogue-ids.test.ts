@@ -1,6 +1,14 @@
+import * as crypto from 'node:crypto';
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { channelIdFor, isUuid, programmeIdFor } from './catalogue-ids.js';
+import {
+  channelIdFor,
+  isUuid,
+  programmeIdFor,
+  programmeIdOfSlot,
+  programmeSlotKey,
+} from './catalogue-ids.js';
+import { sha256With } from './sha256.js';
 
 describe('catalogue ids', () => {
   it('programme ids are 19 digits from SHA-256 of channel id, NUL, start key', () => {
@@ -13,6 +21,24 @@ describe('catalogue ids', () => {
       ).toString();
       expect(programmeIdFor(channel, start), start).toBe(expected);
       expect(expected).toMatch(/^\d{19}$/);
+    }
+  });
+
+  it('the parts the staging worker is built from give the same ids, with or without crypto.hash', () => {
+    const channel = channelIdFor('arte.fr');
+    const withoutOneShot = { createHash: crypto.createHash } as unknown as typeof crypto;
+    // Rebuilt from source text, as the worker builds them.
+    const rebuilt = new Function(
+      'nodeCrypto',
+      `const programmeSlotKey = ${programmeSlotKey.toString()};
+       const programmeIdOfSlot = ${programmeIdOfSlot.toString()};
+       const sha256 = (${sha256With.toString()})(nodeCrypto);
+       return (channelId, start) => programmeIdOfSlot(sha256, programmeSlotKey(channelId, start));`,
+    ) as (nodeCrypto: typeof crypto) => (channelId: string, start: string) => string;
+    for (const start of ['20260301080000 +0000', 'later', 'Ünïcode ✓']) {
+      const expected = programmeIdFor(channel, start);
+      expect(rebuilt(crypto)(channel, start)).toBe(expected);
+      expect(rebuilt(withoutOneShot)(channel, start)).toBe(expected);
     }
   });
 

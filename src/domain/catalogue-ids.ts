@@ -9,18 +9,29 @@ export function channelIdFor(xmltvId: string): string {
   return uuidv5(xmltvId, CHANNEL_NAMESPACE);
 }
 
-const ID_BASE = 1_000_000_000_000_000_000n; // 10^18: every id has exactly 19 digits
-const ID_SPAN = 8_000_000_000_000_000_000n; // keeps ids below 2^63 for engines with int64
+/**
+ * What a programme's id is made from: its channel id and `startKey`, the UTC form of its start
+ * when it parses, else the raw text, so the same slot keeps its id across re-ingests. Two
+ * programmes share an id exactly when they share this key.
+ */
+export function programmeSlotKey(channelId: string, startKey: string): string {
+  return `${channelId}\0${startKey}`;
+}
 
 /**
- * Programme id: 19 decimal digits derived from (channel id, start). `startKey` is the UTC form
- * of the start when it parses, else the raw text, so the same slot keeps its id across
- * re-ingests. Fixed width makes text order equal numeric order.
+ * The programme id of a slot key, with the SHA-256 function given: 19 decimal digits (fixed
+ * width makes text order equal numeric order), below 2^63 for engines with int64.
+ * Self-contained (it refers to nothing outside its body), so the SQLite staging worker, built
+ * from source text, runs this very code.
  */
+export function programmeIdOfSlot(sha256: (text: string) => Buffer, slotKey: string): string {
+  const value = sha256(slotKey).readBigUInt64BE(0) % 8_000_000_000_000_000_000n;
+  return (1_000_000_000_000_000_000n + value).toString();
+}
+
+/** Programme id: 19 decimal digits derived from (channel id, start); see programmeSlotKey. */
 export function programmeIdFor(channelId: string, startKey: string): string {
-  const digest = sha256(`${channelId}\0${startKey}`);
-  const value = digest.readBigUInt64BE(0) % ID_SPAN;
-  return (ID_BASE + value).toString();
+  return programmeIdOfSlot(sha256, programmeSlotKey(channelId, startKey));
 }
 
 /** True when the text is a UUID in canonical form (any version). */

@@ -1,16 +1,17 @@
 /** Bits of the filter: 2^27 (16 MiB), whatever the size of the input. */
 const BIT_COUNT = 1 << 27;
 const BIT_MASK = BIT_COUNT - 1;
-/** Bit positions per id. */
+/** Bit positions per key. */
 const PROBES = 4;
 
 /**
- * A Bloom filter over the programme ids an ingest stages, so that finding the ids staged more
- * than once does not need every staged id sorted or indexed (the costliest step after the last
- * row, measured). For an id never added it answers "new" for certain; it flags every repeat
- * and, rarely, an id it has not seen (false positives: about 1 in 10^8 ids after 300,000, 1 in
- * 10^4 after 3 million). The ingest then checks only the flagged ids exactly. Memory is fixed,
- * so it stays flat whatever the size of the input.
+ * A Bloom filter over the programme ids an ingest stages (or the slot keys they are made from,
+ * which repeat exactly when the ids do), so that finding the ids staged more than once does
+ * not need every staged id sorted or indexed (the costliest step after the last row,
+ * measured). For an id never added it answers "new" for certain; it flags every repeat and,
+ * rarely, an id it has not seen (false positives: about 1 in 10^8 ids after 300,000, 1 in 10^4
+ * after 3 million). The ingest then checks only the flagged ids exactly. Memory is fixed, so it
+ * stays flat whatever the size of the input.
  */
 export class DuplicateIdFilter {
   private readonly words = new Int32Array(BIT_COUNT >>> 5);

@@ -1,9 +1,13 @@
 import { SchemaVersionError } from './errors.js';
 
-/** One step of an engine's schema; applied in order, each in its own transaction. */
-export interface SchemaMigration {
+/** A numbered step of an engine's schema, applied in order. */
+export interface SchemaStep {
   version: number;
   name: string;
+}
+
+/** A step written as SQL. */
+export interface SchemaMigration extends SchemaStep {
   sql: string;
 }
 
@@ -11,7 +15,7 @@ export interface SchemaMigration {
  * The migrations a database at `current` still needs, in order. Refuses a database written by
  * a newer Onair, whichever the engine.
  */
-export function pendingMigrations<M extends SchemaMigration>(
+export function pendingMigrations<M extends SchemaStep>(
   current: number,
   migrations: readonly M[],
 ): M[] {

@@ -1,3 +1,4 @@
+import { programmeSlotKey } from '../domain/catalogue-ids.js';
 import { DuplicateIdFilter } from './duplicate-id-filter.js';
 import type { ProgrammeRecord } from './types.js';
 
@@ -5,7 +6,8 @@ import type { ProgrammeRecord } from './types.js';
 export interface ChannelSpan {
   /** Earliest parseable start among the channel's staged programmes (NaN: none parses). */
   earliestMs: number;
-  lastId: string;
+  /** Slot key (programmeSlotKey) of the channel's latest staged programme. */
+  lastKey: string;
   lastSeq: number;
 }
 
@@ -15,7 +17,11 @@ export interface ChannelSpan {
  * many there are, each channel's earliest start (from which the file replaces the stored
  * programmes), and the rows whose id may repeat an earlier one.
  *
- * Repeats are found with DuplicateIdFilter. A repeat of the channel's previous programme (how
+ * Repeats are found with DuplicateIdFilter over the rows' slot keys (programmeSlotKey), which
+ * repeat exactly when the ids do (two slots whose 63-bit ids collide aside, about one chance
+ * in two million for a file of 3 million programmes), so the ids need not be hashed here, on the
+ * parser's thread.
+ * A repeat of the channel's previous programme (how
  * guides repeat a programme) is known here with the row it repeats; for any other flagged row
  * the earlier rows of its id are not known, and `adjacent` turns false.
  */
@@ -30,24 +36,25 @@ export class StagedProgrammes {
   private readonly seen = new DuplicateIdFilter();
 
   /**
-   * Counts a staged programme and returns its seq; `candidate` is called for a flagged row
-   * and, when known, for the row it repeats.
+   * Counts a staged programme and returns its seq; `candidate` is called (with the slot key)
+   * for a flagged row and, when known, for the row it repeats.
    */
-  add(p: ProgrammeRecord, candidate: (seq: number, id: string) => void): number {
+  add(p: ProgrammeRecord, candidate: (seq: number, slotKey: string) => void): number {
     const seq = ++this.count;
     let span = this.spans.get(p.channelId);
     if (span === undefined) {
-      span = { earliestMs: Number.NaN, lastId: '', lastSeq: 0 };
+      span = { earliestMs: Number.NaN, lastKey: '', lastSeq: 0 };
       this.spans.set(p.channelId, span);
     }
     if (p.startMs !== null && !(p.startMs >= span.earliestMs)) span.earliestMs = p.startMs;
-    if (this.seen.add(p.id)) {
+    const key = programmeSlotKey(p.channelId, p.start);
+    if (this.seen.add(key)) {
       this.flagged++;
-      if (span.lastId === p.id) candidate(span.lastSeq, p.id);
+      if (span.lastKey === key) candidate(span.lastSeq, key);
       else this.adjacent = false;
-      candidate(seq, p.id);
+      candidate(seq, key);
     }
-    span.lastId = p.id;
+    span.lastKey = key;
     span.lastSeq = seq;
     return seq;
   }

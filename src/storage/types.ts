@@ -44,9 +44,12 @@ export interface ChannelRecord {
   declared: boolean;
 }
 
-/** A programme as an ingest hands it to the store. */
+/**
+ * A programme as an ingest hands it to the store. Its id is `programmeIdFor(channelId, start)`
+ * (domain/catalogue-ids.ts), which the store derives: SQLite hashes it in its staging thread,
+ * beside the parser rather than on it.
+ */
 export interface ProgrammeRecord {
-  id: string;
   channelId: string;
   start: string;
   stop: string;

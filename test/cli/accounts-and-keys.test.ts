@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCliSandbox, type CliSandbox } from '../helpers/cli-runner.js';
@@ -281,6 +281,25 @@ describe('migrate and configuration', () => {
     expect(first.applied).toEqual([]); // earlier commands already migrated this database
     const fresh = await cli.run(['migrate', '--json'], { DATABASE_URL: `${cli.dir}/other.db` });
     expect(JSON.parse(fresh.stdout).applied.length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('commands started together on a new database all find it ready (both of its files)', async () => {
+    const path = `${cli.dir}/together.db`;
+    const results = await Promise.all(
+      Array.from({ length: 4 }, () => cli.run(['migrate', '--json'], { DATABASE_URL: path })),
+    );
+    for (const result of results) expect(result.code, result.stderr).toBe(0);
+    // Migrated once: one of them applied every step, the others found nothing to do.
+    const applied = results.map((r) => (JSON.parse(r.stdout) as { applied: unknown[] }).applied);
+    expect(applied.filter((a) => a.length > 0)).toHaveLength(1);
+    expect(existsSync(`${cli.dir}/together.catalogue.db`)).toBe(true);
+    // A lost catalogue file comes back (empty) for commands started together too.
+    for (const suffix of ['', '-wal', '-shm'])
+      rmSync(`${cli.dir}/together.catalogue.db${suffix}`, { force: true });
+    const again = await Promise.all(
+      Array.from({ length: 4 }, () => cli.run(['channels', 'list'], { DATABASE_URL: path })),
+    );
+    for (const result of again) expect(result.code, result.stderr).toBe(0);
   });
 
   it.runIf(ENGINES.includes('postgres'))(

@@ -7,9 +7,9 @@ import { catalogueView, guideText, spawnCli, type CatalogueView } from './fault-
 
 /**
  * `kill -9` of the ingest (and of the server beside it) at points spread over a real
- * `bin/onair ingest`, one of them the moment the merge starts writing to the database: on
- * restart the catalogue is exactly the old one or exactly the new one, the database passes
- * SQLite's integrity check, and the next ingest succeeds.
+ * `bin/onair ingest`, one of them the moment the merge starts writing to the catalogue file: on
+ * restart the catalogue is exactly the old one or exactly the new one, both database files
+ * pass SQLite's integrity check, and the next ingest succeeds.
  */
 
 let base: CliSandbox;
@@ -20,10 +20,13 @@ let newView: CatalogueView;
 let ingestMs: number;
 const outcomes: string[] = [];
 
-/** A sandbox holding a copy of the base database (closed cleanly, so one file is all of it). */
+/** The database's files: accounts and catalogue (closed cleanly, so no WAL beside them). */
+const DATABASE_FILES = ['onair.db', 'onair.catalogue.db'];
+
+/** A sandbox holding a copy of the base database. */
 function copyOfBase(): CliSandbox {
   const sandbox = createCliSandbox();
-  copyFileSync(join(base.dir, 'onair.db'), join(sandbox.dir, 'onair.db'));
+  for (const file of DATABASE_FILES) copyFileSync(join(base.dir, file), join(sandbox.dir, file));
   return sandbox;
 }
 
@@ -67,9 +70,9 @@ afterAll(() => {
   base?.dispose();
 });
 
-/** Resolves once the WAL file of the database grows past its size now: the merge is writing. */
+/** Resolves once the WAL file of the catalogue grows past its size now: the merge is writing. */
 async function walGrows(dir: string, timeoutMs: number): Promise<boolean> {
-  const wal = join(dir, 'onair.db-wal');
+  const wal = join(dir, 'onair.catalogue.db-wal');
   const size = () => (existsSync(wal) ? statSync(wal).size : 0);
   const start = size();
   const deadline = Date.now() + timeoutMs;
@@ -114,11 +117,13 @@ describe('kill -9 during an ingest', () => {
           expect(outcome, JSON.stringify(view.byTitle)).not.toBe('MIX');
           if (finished) expect(outcome).toBe('new');
 
-          const db = new Database(join(sandbox.dir, 'onair.db'), { readonly: true });
-          try {
-            expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
-          } finally {
-            db.close();
+          for (const file of DATABASE_FILES) {
+            const db = new Database(join(sandbox.dir, file), { readonly: true });
+            try {
+              expect(db.pragma('integrity_check', { simple: true }), file).toBe('ok');
+            } finally {
+              db.close();
+            }
           }
 
           const again = await sandbox.run(['ingest', join(base.dir, 'new.xml'), '--country', 'IE']);

@@ -83,7 +83,7 @@ function oneLine(stderr: string): string {
   return lines[0] ?? '';
 }
 
-describe('the database file is read-only during an ingest', () => {
+describe('the database files are read-only during an ingest', () => {
   let cli: CliSandbox;
   let server: ServeProcess;
   let key: string;
@@ -103,13 +103,13 @@ describe('the database file is read-only during an ingest', () => {
   });
 
   it('stops with one line naming it; the server keeps serving the old catalogue; then succeeds', async () => {
-    const db = join(cli.dir, 'onair.db');
-    // The file and its directory are not writable by the user running the ingest. Root may
+    const files = [join(cli.dir, 'onair.db'), join(cli.dir, 'onair.catalogue.db')];
+    // The files (accounts and catalogue) and their directory are not writable by the user running the ingest. Root may
     // write anyway, so as root the ingest runs without the capabilities that let root ignore
     // file modes (as an operator's unprivileged account would; running it as another user
     // instead would need every directory above the checkout to be open to that user).
     chmodSync(cli.dir, asRoot ? 0o555 : 0o755);
-    chmodSync(db, 0o444);
+    for (const file of files) chmodSync(file, 0o444);
     const ingestArgs = [ONAIR_BIN, 'ingest', newFile, '--country', 'IE'];
     const command = asRoot
       ? ['setpriv', ['--bounding-set=-dac_override,-dac_read_search', ...ingestArgs]]
@@ -128,7 +128,7 @@ describe('the database file is read-only during an ingest', () => {
     expect(await catalogueView(server.url, key)).toEqual(before);
 
     chmodSync(cli.dir, 0o755);
-    chmodSync(db, 0o644);
+    for (const file of files) chmodSync(file, 0o644);
     const again = await cli.run(['ingest', newFile, '--country', 'IE']);
     expect(again.code, again.stderr).toBe(0);
     expect((await catalogueView(server.url, key)).byTitle).toEqual({ New: 300 });

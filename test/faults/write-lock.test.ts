@@ -8,12 +8,15 @@ import {
   type ServeProcess,
 } from '../helpers/cli-runner.js';
 import { fixturePath } from '../ingest/ingest-helpers.js';
+import { openSqliteDatabase } from '../../src/storage/sqlite/database.js';
 
 /**
- * An ingest's merge holds SQLite's write lock for as long as it takes (seconds for a large
- * guide). Meanwhile the server must keep answering at full speed: its own writes (key usage,
- * a sign-in link) may not make its event loop wait for the lock. Usage noted meanwhile is
- * written once the lock is free, not lost; a sign-in that cannot be written answers 503 at once.
+ * An ingest's merge holds the catalogue file's write lock for as long as it takes (seconds for
+ * a large guide): account writes, in a file of their own, go on meanwhile. Another process may
+ * also hold the accounts file's write lock for a while (a command, a backup). Either way the
+ * server must keep answering at full speed: its own writes (key usage, a sign-in link) may not
+ * make its event loop wait for a lock. Usage noted meanwhile is written once the lock is free,
+ * not lost; a sign-in that cannot be written answers 503 at once.
  */
 
 let cli: CliSandbox;
@@ -48,7 +51,58 @@ async function timed(url: string, init: RequestInit = {}): Promise<{ status: num
   return { status: res.status, ms: Date.now() - started };
 }
 
-describe('while another process holds the write lock (an ingest merging)', () => {
+describe("while an ingest holds the catalogue file's write lock (its merge)", () => {
+  it('account writes go on: sign-in links, key usage; the catalogue is still read', async () => {
+    const catalogue = new Database(join(cli.dir, 'onair.catalogue.db'));
+    const accounts = new Database(join(cli.dir, 'onair.db'), { readonly: true });
+    const usage = () =>
+      (
+        accounts.prepare('SELECT coalesce(sum(requests), 0) AS n FROM usage_hourly').get() as {
+          n: number;
+        }
+      ).n;
+    const before = usage();
+    catalogue.exec('BEGIN IMMEDIATE');
+    try {
+      const answers: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const res = await fetch(`${server.url}/api/v1/countries`, {
+          headers: { authorization: `Bearer ${key}` },
+        });
+        await res.arrayBuffer();
+        answers.push(res.status);
+      }
+      expect(answers).toEqual([200, 200, 200, 200, 200]);
+      const signIn = await timed(`${server.url}/signin`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: server.url },
+        body: 'email=catalogue-locked%40example.com',
+      });
+      expect(signIn.status).toBe(200);
+      expect(signIn.ms).toBeLessThan(1_000);
+      // The server's usage flush (every 5 s) is written while the catalogue stays locked.
+      await expect
+        .poll(usage, { timeout: 15_000, interval: 250 })
+        .toBeGreaterThanOrEqual(before + answers.length);
+      // A catalogue write meanwhile is what waits: the lock is really held.
+      const other = openSqliteDatabase(join(cli.dir, 'onair.db'), 100);
+      try {
+        expect(() => other.exec('UPDATE channels SET icon = icon')).toThrow(/locked/);
+        expect(() =>
+          other.exec("UPDATE data_versions SET version = version WHERE name = 'auth'"),
+        ).not.toThrow();
+      } finally {
+        other.close();
+      }
+    } finally {
+      catalogue.exec('ROLLBACK');
+      catalogue.close();
+      accounts.close();
+    }
+  }, 30_000);
+});
+
+describe("while another process holds the accounts file's write lock", () => {
   it('the server answers without stalling, and writes the usage it noted afterwards', async () => {
     const db = new Database(join(cli.dir, 'onair.db'));
     const usage = () =>

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { channelIdFor, programmeIdFor } from '../../src/domain/catalogue-ids.js';
+import { channelIdFor } from '../../src/domain/catalogue-ids.js';
 import { formatXmltvUtc } from '../../src/domain/xmltv-time.js';
 import type { Store } from '../../src/storage/types.js';
 
@@ -58,7 +58,6 @@ export async function seedCatalogue(
       const start = startMs === null ? (p.rawStart ?? '') : formatXmltvUtc(startMs);
       const stopMs = startMs === null ? null : startMs + (p.durationMin ?? 30) * 60_000;
       session.stageProgramme({
-        id: programmeIdFor(channelId, start),
         channelId,
         start,
         stop: stopMs === null ? '' : formatXmltvUtc(stopMs),

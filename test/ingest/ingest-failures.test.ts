@@ -108,8 +108,8 @@ describe('a refused input leaves the catalogue unchanged and names the line', ()
   });
 
   it('a failure inside the merge rolls the whole merge back', async () => {
-    // A trigger in the database file, so the staging connection's merge meets it too.
-    store.db.exec(`CREATE TRIGGER refuse BEFORE INSERT ON programmes
+    // A trigger in the catalogue file, so the staging connection's merge meets it too.
+    store.db.exec(`CREATE TRIGGER catalogue.refuse BEFORE INSERT ON programmes
       WHEN NEW.title = 'Changed' BEGIN SELECT RAISE(ABORT, 'refused by trigger'); END`);
     const before = await catalogueState(store);
     const error = await ingest(
@@ -124,7 +124,7 @@ describe('a refused input leaves the catalogue unchanged and names the line', ()
     );
     expect(error?.message).toMatch(/refused by trigger/);
     expect(error).not.toBeInstanceOf(IngestError);
-    store.db.exec('DROP TRIGGER refuse');
+    store.db.exec('DROP TRIGGER catalogue.refuse');
     expect(await catalogueState(store)).toEqual(before);
   });
 });

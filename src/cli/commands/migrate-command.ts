@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { SchemaMigration } from '../../storage/schema-migration.js';
+import type { SchemaStep } from '../../storage/schema-migration.js';
 import { createPostgresPool, migratePostgres } from '../../storage/postgres/database.js';
 import {
   migrateSqlite,
@@ -11,7 +11,7 @@ import { printResult, type CliContext } from '../cli-context.js';
 /** Applies pending migrations to the configured database; returns them and the version now. */
 async function migrateDatabase(
   ctx: CliContext,
-): Promise<{ database: string; version: number; applied: SchemaMigration[] }> {
+): Promise<{ database: string; version: number; applied: SchemaStep[] }> {
   const { database } = ctx.config;
   if (database.engine === 'postgres') {
     const pool = createPostgresPool({ url: database.url });

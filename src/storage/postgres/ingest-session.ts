@@ -1,5 +1,7 @@
 import type pg from 'pg';
+import { programmeIdFor, programmeIdOfSlot } from '../../domain/catalogue-ids.js';
 import { DAY_MS } from '../../domain/schedule-window.js';
+import { sha256 } from '../../domain/sha256.js';
 import { foldForSearch, nameSortKey } from '../../domain/search-folding.js';
 import type {
   AnalyseOptions,
@@ -155,7 +157,7 @@ class PostgresIngestSession implements IngestSession {
     this.assertOpen();
     push(this.programmes, [
       this.staged.add(p, this.addCandidate),
-      p.id,
+      programmeIdFor(p.channelId, p.start),
       p.channelId,
       p.start,
       p.stop,
@@ -364,8 +366,8 @@ class PostgresIngestSession implements IngestSession {
     await this.release();
   }
 
-  private readonly addCandidate = (seq: number, id: string): void => {
-    push(this.candidates, [seq, id]);
+  private readonly addCandidate = (seq: number, slotKey: string): void => {
+    push(this.candidates, [seq, programmeIdOfSlot(sha256, slotKey)]);
   };
 
   private async one(sql: string): Promise<Record<string, unknown>> {

@@ -136,8 +136,8 @@ export function createSqliteAccountStore(db: SqliteDatabase): AccountStore {
       const row = keyById.get(id);
       return row === undefined ? null : toApiKey(row);
     },
-    // Written in the background: they never wait for an ingest's write lock (the caller tries
-    // again later), as waiting would stop every request of this thread meanwhile.
+    // Written in the background: they never wait for another connection's write lock (the
+    // caller tries again later), as waiting would stop every request of this thread meanwhile.
     async markKeysUsed(uses) {
       withoutWaiting(db, () => markKeysUsedTx(uses));
     },

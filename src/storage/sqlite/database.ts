@@ -2,7 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { pendingMigrations } from '../schema-migration.js';
-import { SQLITE_MIGRATIONS, type SqliteMigration } from './migrations.js';
+import { CATALOGUE_SCHEMA, cataloguePathFor, ensureCatalogueSchema } from './catalogue-file.js';
+import { CATALOGUE_FILE_VERSION, SQLITE_MIGRATIONS, type SqliteMigration } from './migrations.js';
 
 export type SqliteDatabase = Database.Database;
 
@@ -12,9 +13,10 @@ export { SchemaVersionError } from '../errors.js';
 export const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
 
 /**
- * Opens (creating if needed) a SQLite database file with the settings Onair relies on.
- * `busyTimeoutMs` bounds how long a write waits for another connection's write lock: the wait
- * blocks the whole thread, so a server keeps it short (see deps.ts).
+ * Opens (creating if needed) a SQLite database file with the settings Onair relies on, with its
+ * catalogue file (catalogue-file.ts) attached as the schema `catalogue`. `busyTimeoutMs` bounds
+ * how long a write waits for another connection's write lock: the wait blocks the whole thread,
+ * so a server keeps it short (see deps.ts).
  */
 export function openSqliteDatabase(
   path: string,
@@ -22,16 +24,33 @@ export function openSqliteDatabase(
 ): SqliteDatabase {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('foreign_keys = ON');
-  db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
+  try {
+    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
+    db.prepare(`ATTACH DATABASE ? AS ${CATALOGUE_SCHEMA}`).run(cataloguePathFor(path));
+    for (const schema of ['main', CATALOGUE_SCHEMA]) {
+      db.pragma(`${schema}.journal_mode = WAL`);
+      db.pragma(`${schema}.synchronous = NORMAL`);
+    }
+    db.pragma('foreign_keys = ON');
+  } catch (error) {
+    db.close();
+    throw error;
+  }
   return db;
 }
 
 /**
- * Runs `work` without waiting for the write lock: when another connection holds it (an ingest
- * merging), it fails at once with SQLITE_BUSY instead of blocking the thread.
+ * Opens the catalogue file of the database at `path` on its own, as the main schema: an
+ * ingest's connection, whose write transaction then locks the catalogue and nothing else.
+ */
+export function openCatalogueFile(path: string): SqliteDatabase {
+  return new Database(cataloguePathFor(path), { fileMustExist: true });
+}
+
+/**
+ * Runs `work` without waiting for the write lock: when another connection holds it (a command,
+ * another process; an ingest locks only the catalogue file), it fails at once with SQLITE_BUSY
+ * instead of blocking the thread.
  */
 export function withoutWaiting<T>(db: SqliteDatabase, work: () => T): T {
   const timeout = db.pragma('busy_timeout', { simple: true }) as number;
@@ -65,26 +84,35 @@ export function currentSchemaVersion(db: SqliteDatabase): number {
 export const LATEST_SQLITE_VERSION = Math.max(...SQLITE_MIGRATIONS.map((m) => m.version));
 
 /**
- * Applies the migrations the database has not seen yet, each in its own transaction, and
- * returns them. Refuses a database written by a newer Onair.
+ * Applies the migrations the database has not seen yet and returns them. Refuses a database
+ * written by a newer Onair. Several processes may start on a new database at once: SQLite has
+ * no lock to hold between transactions (PostgreSQL's advisory lock), so every pending step runs
+ * in one write transaction and the version is read again under its lock; the others then find
+ * nothing to do. A failing step leaves the database as it was.
  */
 export function migrateSqlite(
   db: SqliteDatabase,
   nowMs: number,
   migrations: readonly SqliteMigration[] = SQLITE_MIGRATIONS,
 ): SqliteMigration[] {
-  const current = currentSchemaVersion(db);
-  const pending = pendingMigrations(current, migrations);
-  for (const migration of pending) {
-    db.transaction(() => {
-      ensureMigrationTable(db);
-      db.exec(migration.sql);
-      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
-        migration.version,
-        migration.name,
-        nowMs,
-      );
-    }).immediate();
+  // Read first without the lock: an up-to-date database (every start) takes no write lock.
+  let applied: SqliteMigration[] = [];
+  if (pendingMigrations(currentSchemaVersion(db), migrations).length > 0) {
+    applied = db
+      .transaction(() => {
+        const pending = pendingMigrations(currentSchemaVersion(db), migrations);
+        ensureMigrationTable(db);
+        for (const migration of pending) {
+          if ('sql' in migration) db.exec(migration.sql);
+          else migration.apply(db);
+          db.prepare(
+            'INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)',
+          ).run(migration.version, migration.name, nowMs);
+        }
+        return pending;
+      })
+      .immediate();
   }
-  return pending;
+  if (currentSchemaVersion(db) >= CATALOGUE_FILE_VERSION) ensureCatalogueSchema(db);
+  return applied;
 }

@@ -1,4 +1,3 @@
-import Database from 'better-sqlite3';
 import type {
   AnalyseOptions,
   CatalogueWriter,
@@ -11,11 +10,15 @@ import type {
   StagingStats,
 } from '../types.js';
 import { toDuplicateSample } from '../rows.js';
+import { programmeIdOfSlot } from '../../domain/catalogue-ids.js';
 import { DAY_MS } from '../../domain/schedule-window.js';
+import { sha256 } from '../../domain/sha256.js';
 import { foldForSearch, nameSortKey } from '../../domain/search-folding.js';
-import type { SqliteDatabase } from './database.js';
+import { cataloguePathFor } from './catalogue-file.js';
+import { openCatalogueFile, type SqliteDatabase } from './database.js';
 import { StagedProgrammes } from '../staged-programmes.js';
 import {
+  PROGRAMME_ID_FUNCTION,
   RowPacker,
   createInThreadRunner,
   type RowInsert,
@@ -70,11 +73,12 @@ function stagingNames(): StagingNames {
 
 function createTablesSql(t: StagingNames): string {
   // Append-only with no index while staging: a unique index on the random ids made staging
-  // three times slower. Repeated ids are found with DuplicateIdFilter instead.
+  // three times slower. Repeated ids are found with DuplicateIdFilter instead. The id is
+  // hashed here, in the staging thread (PROGRAMME_ID_FUNCTION), rather than on the parser's.
   return `
     CREATE TEMP TABLE ${t.programmes} (
       seq INTEGER PRIMARY KEY,
-      id TEXT NOT NULL,
+      id TEXT NOT NULL GENERATED ALWAYS AS (${PROGRAMME_ID_FUNCTION}(channel_id, start)) STORED,
       channel_id TEXT NOT NULL,
       start TEXT NOT NULL,
       stop TEXT NOT NULL,
@@ -103,11 +107,10 @@ function createTablesSql(t: StagingNames): string {
 
 function programmeInsert(t: StagingNames): RowInsert {
   return {
-    head: `INSERT INTO ${t.programmes} (seq, id, channel_id, start, stop, start_ms, stop_ms,
+    head: `INSERT INTO ${t.programmes} (seq, channel_id, start, stop, start_ms, stop_ms,
       title, description, category, needs_review, line)`,
     columns: [
       'number',
-      'text',
       'text',
       'text',
       'text',
@@ -449,9 +452,10 @@ function field(result: SqlStepResult | undefined, name: string): number {
 }
 
 /**
- * One ingest over SQLite: rows are staged in TEMP tables of the runner's connection (a second
- * connection to the same file, so staging holds no lock on the catalogue and readers see
- * nothing of it) in batched transactions, then merged in one BEGIN IMMEDIATE transaction.
+ * One ingest over SQLite: rows are staged in TEMP tables of the runner's connection (a
+ * connection of its own to the catalogue file, so staging holds no lock on the catalogue and
+ * readers see nothing of it) in batched transactions, then merged in one BEGIN IMMEDIATE
+ * transaction, which locks the catalogue file only: account writes go on meanwhile.
  * What the merge needs to know of the file as a whole is gathered here as rows go by: each
  * channel's earliest start, and (with DuplicateIdFilter) the few ids that may repeat.
  */
@@ -501,7 +505,6 @@ class SqliteIngestSession implements IngestSession {
     this.assertOpen();
     const k = this.programmes;
     k.number(this.staged.add(p, this.addCandidate));
-    k.text(p.id);
     k.text(p.channelId);
     k.text(p.start);
     k.text(p.stop);
@@ -652,7 +655,9 @@ class SqliteIngestSession implements IngestSession {
     if (this.channels.rows > 0) this.runner.insertRows(this.channelInsert, this.channels.take());
   }
 
-  private readonly addCandidate = (seq: number, id: string): void => {
+  // Flagged rows are few: their ids are hashed here.
+  private readonly addCandidate = (seq: number, slotKey: string): void => {
+    const id = programmeIdOfSlot(sha256, slotKey);
     this.candidates.number(seq);
     this.candidates.text(id);
     this.candidates.endRow();
@@ -689,7 +694,7 @@ const STAGING_PRAGMAS = [
 ];
 
 function openStagingConnection(path: string): SqliteDatabase {
-  const conn = new Database(path, { fileMustExist: true });
+  const conn = openCatalogueFile(path);
   try {
     for (const pragma of STAGING_PRAGMAS) conn.pragma(pragma);
   } catch (error) {
@@ -709,8 +714,9 @@ export interface SqliteWriterOptions {
 }
 
 /**
- * The SQLite CatalogueWriter. Each ingest stages on its own connection to `path` (a database
- * in memory cannot be opened twice, so there the store's connection is used).
+ * The SQLite CatalogueWriter. Each ingest stages on its own connection to the catalogue file of
+ * the database at `path` (a database in memory cannot be opened twice, so there the store's
+ * connection is used).
  */
 export function createSqliteCatalogueWriter(
   db: SqliteDatabase,
@@ -725,7 +731,7 @@ export function createSqliteCatalogueWriter(
       } else if (options.staging === 'in-thread') {
         runner = createInThreadRunner(openStagingConnection(path), true);
       } else {
-        runner = createWorkerRunner(path, STAGING_PRAGMAS);
+        runner = createWorkerRunner(cataloguePathFor(path), STAGING_PRAGMAS);
       }
       const tables = stagingNames();
       try {

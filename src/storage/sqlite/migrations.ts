@@ -1,7 +1,12 @@
-import type { SchemaMigration } from '../schema-migration.js';
+import type { SchemaStep } from '../schema-migration.js';
+import { moveCatalogueToItsFile } from './catalogue-file.js';
+import type { SqliteDatabase } from './database.js';
 
-/** A step of the SQLite schema. */
-export type SqliteMigration = SchemaMigration;
+/** A step of the SQLite schema: SQL, or code for what SQL alone cannot decide. */
+export type SqliteMigration = SchemaStep & ({ sql: string } | { apply(db: SqliteDatabase): void });
+
+/** The first schema with the catalogue in a file of its own (catalogue-file.ts). */
+export const CATALOGUE_FILE_VERSION = 6;
 
 // Tables are STRICT so a value of the wrong type is refused by the database instead of stored.
 export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
@@ -219,5 +224,10 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       ) STRICT;
       CREATE INDEX sources_by_next_run ON sources (next_run_at);
     `,
+  },
+  {
+    version: CATALOGUE_FILE_VERSION,
+    name: 'the catalogue in a file of its own',
+    apply: moveCatalogueToItsFile,
   },
 ];

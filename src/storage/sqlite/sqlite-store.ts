@@ -16,7 +16,10 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
 }
 
-/** A Store over one SQLite file, migrated to the latest schema. */
+/**
+ * A Store over a SQLite file and its catalogue file (catalogue-file.ts), migrated to the
+ * latest schema.
+ */
 export interface SqliteStore extends Store {
   readonly db: SqliteDatabase;
 }

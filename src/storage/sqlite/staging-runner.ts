@@ -1,5 +1,13 @@
 import type Database from 'better-sqlite3';
+import { programmeIdOfSlot, programmeSlotKey } from '../../domain/catalogue-ids.js';
+import { sha256 } from '../../domain/sha256.js';
 import type { SqliteDatabase } from './database.js';
+
+/**
+ * The SQL function a staging connection computes programme ids with (programmeIdFor of the
+ * row's channel id and start), so they are hashed in the staging thread, beside the parser.
+ */
+export const PROGRAMME_ID_FUNCTION = 'onair_programme_id';
 
 /** A value bound to a statement parameter. */
 export type SqlValue = string | number | bigint | null;
@@ -225,6 +233,17 @@ export function insertPackedRows(
   });
 }
 
+/** Gives a staging connection PROGRAMME_ID_FUNCTION, computed by `programmeId`. */
+export function defineProgrammeId(
+  db: SqliteDatabase,
+  name: string,
+  programmeId: (channelId: string, start: string) => string,
+): void {
+  db.function(name, { deterministic: true }, (channelId: unknown, start: unknown) =>
+    programmeId(String(channelId), String(start)),
+  );
+}
+
 /** Runs a step list (see SqlStep.when for the steps it skips). */
 export function runSteps(
   db: SqliteDatabase,
@@ -261,6 +280,9 @@ export function runSteps(
  * otherwise (the `:memory:` fallback, where the store's own connection is used) it leaves it.
  */
 export function createInThreadRunner(db: SqliteDatabase, owned: boolean): StagingRunner {
+  defineProgrammeId(db, PROGRAMME_ID_FUNCTION, (channelId, start) =>
+    programmeIdOfSlot(sha256, programmeSlotKey(channelId, start)),
+  );
   const statements = statementCache(db);
   const insertTx = db.transaction((insert: RowInsert, packed: PackedRows) =>
     insertPackedRows(statements, insert, packed, ROWS_PER_STATEMENT),

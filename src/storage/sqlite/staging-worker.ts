@@ -1,8 +1,12 @@
 import { createRequire } from 'node:module';
 import { Worker, type MessagePort } from 'node:worker_threads';
 import type BetterSqlite3 from 'better-sqlite3';
+import { programmeIdOfSlot, programmeSlotKey } from '../../domain/catalogue-ids.js';
+import { sha256With } from '../../domain/sha256.js';
 import {
+  PROGRAMME_ID_FUNCTION,
   ROWS_PER_STATEMENT,
+  defineProgrammeId,
   insertPackedRows,
   multiRowInsertSql,
   runSteps,
@@ -39,11 +43,14 @@ interface WorkerInput {
   perStatement: number;
 }
 
-/** What the worker's code is handed: the shared SQL helpers of staging-runner.ts. */
+/** What the worker's code is handed: the shared helpers of staging-runner.ts and the domain. */
 interface WorkerHelpers {
   statementCache: typeof statementCache;
   insertPackedRows: typeof insertPackedRows;
   runSteps: typeof runSteps;
+  defineProgrammeId: typeof defineProgrammeId;
+  programmeId: (channelId: string, start: string) => string;
+  programmeIdFunction: string;
 }
 
 /**
@@ -71,6 +78,7 @@ function stagingWorkerMain(
   try {
     db = new Database(input.path, { fileMustExist: true });
     for (const pragma of input.pragmas) db.pragma(pragma);
+    helpers.defineProgrammeId(db, helpers.programmeIdFunction, helpers.programmeId);
   } catch (error) {
     failure = error;
   }
@@ -129,8 +137,14 @@ const unpackRows = ${unpackRows.toString()};
 const statementCache = ${statementCache.toString()};
 const insertPackedRows = ${insertPackedRows.toString()};
 const runSteps = ${runSteps.toString()};
+const defineProgrammeId = ${defineProgrammeId.toString()};
+const programmeSlotKey = ${programmeSlotKey.toString()};
+const programmeIdOfSlot = ${programmeIdOfSlot.toString()};
+const sha256 = (${sha256With.toString()})(require('node:crypto'));
 (${stagingWorkerMain.toString()})(parentPort, workerData, require(workerData.driver), {
-  statementCache, insertPackedRows, runSteps,
+  statementCache, insertPackedRows, runSteps, defineProgrammeId,
+  programmeId: (channelId, start) => programmeIdOfSlot(sha256, programmeSlotKey(channelId, start)),
+  programmeIdFunction: ${JSON.stringify(PROGRAMME_ID_FUNCTION)},
 });
 `;
 

@@ -1,0 +1,204 @@
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SchemaVersionError } from '../errors.js';
+import { CATALOGUE_SCHEMA_VERSION, cataloguePathFor } from './catalogue-file.js';
+import { currentSchemaVersion, migrateSqlite, openSqliteDatabase } from './database.js';
+import { CATALOGUE_FILE_VERSION, SQLITE_MIGRATIONS } from './migrations.js';
+import { openSqliteStore } from './sqlite-store.js';
+
+const NOW = Date.UTC(2026, 10, 1);
+let dir: string;
+let path: string;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'onair-catalogue-file-'));
+  path = join(dir, 'onair.db');
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const tables = (db: Database.Database, schema: string) =>
+  db
+    .prepare(`SELECT name FROM ${schema}.sqlite_master WHERE type = 'table' ORDER BY name`)
+    .pluck()
+    .all();
+
+/** A database as Onair left it before the catalogue had its own file, with a little catalogue. */
+function singleFileDatabase(channels = 2): void {
+  const db = openSqliteDatabase(path);
+  try {
+    migrateSqlite(
+      db,
+      NOW,
+      SQLITE_MIGRATIONS.filter((m) => m.version < CATALOGUE_FILE_VERSION),
+    );
+    db.prepare(
+      `INSERT INTO source_files (id, source, country, size_bytes, sha256, ingested_at, summary)
+       VALUES ('f1', 'guide.xml', 'IE', 10, 'abc', ?, '{}')`,
+    ).run(NOW);
+    for (let c = 0; c < channels; c++) {
+      db.prepare(
+        `INSERT INTO channels (id, xmltv_id, name, name_key, name_folded, icon, country,
+           needs_review, created_at, updated_at, name_fixed, country_fixed, reviewed_at)
+         VALUES (?, ?, 'One', 'one', 'one', '', 'IE', 0, ?, ?, 1, 0, ?)`,
+      ).run(`c${c}`, `one${c}.ie`, NOW, NOW, NOW);
+      db.prepare(
+        `INSERT INTO programmes (id, channel_id, start, stop, start_ms, stop_ms, title,
+           description, category, needs_review, source_file_id, updated_at)
+         VALUES (?, ?, '2026-11-01T00:00:00Z', '', ?, NULL, 'News', 'd', 'c', 0, 'f1', ?)`,
+      ).run(`100000000000000000${c}`, `c${c}`, NOW, NOW);
+    }
+    db.prepare(`INSERT INTO playground_channels (channel_id, added_at) VALUES ('c0', ?)`).run(NOW);
+  } finally {
+    db.close();
+  }
+}
+
+describe('the catalogue file', () => {
+  it('sits beside the database, named after it', () => {
+    expect(cataloguePathFor('/data/onair.db')).toBe('/data/onair.catalogue.db');
+    expect(cataloguePathFor('/data/guide.sqlite')).toBe('/data/guide.catalogue.sqlite');
+    expect(cataloguePathFor('/data/onair')).toBe('/data/onair.catalogue.db');
+    expect(cataloguePathFor(':memory:')).toBe(':memory:');
+  });
+
+  it('holds the catalogue of a new database; the accounts file holds the rest', async () => {
+    const store = openSqliteStore({ path, nowMs: NOW });
+    try {
+      expect(tables(store.db, 'catalogue')).toEqual([
+        'catalogue_version',
+        'channels',
+        'playground_channels',
+        'programmes',
+        'source_files',
+      ]);
+      expect(tables(store.db, 'main')).not.toContain('programmes');
+      expect(tables(store.db, 'main')).toContain('accounts');
+      expect(store.db.pragma('catalogue.journal_mode', { simple: true })).toBe('wal');
+      expect(store.db.pragma('catalogue.user_version', { simple: true })).toBe(
+        CATALOGUE_SCHEMA_VERSION,
+      );
+    } finally {
+      await store.close();
+    }
+    expect(existsSync(join(dir, 'onair.catalogue.db'))).toBe(true);
+  });
+
+  it('migration 6 moves an existing catalogue there, rows, indexes and version moving on', async () => {
+    singleFileDatabase();
+    const old = new Database(path);
+    const before = old
+      .prepare(`SELECT version FROM data_versions WHERE name = 'catalogue'`)
+      .pluck()
+      .get() as number;
+    const programmes = old.prepare('SELECT * FROM programmes ORDER BY id').all();
+    old.close();
+
+    const store = openSqliteStore({ path, nowMs: NOW });
+    try {
+      const db = store.db;
+      expect(currentSchemaVersion(db)).toBe(CATALOGUE_FILE_VERSION);
+      expect(tables(db, 'main')).not.toContain('channels');
+      expect(db.prepare('SELECT * FROM catalogue.programmes ORDER BY id').all()).toEqual(
+        programmes,
+      );
+      expect(
+        db.prepare('SELECT name_fixed, reviewed_at FROM catalogue.channels WHERE id = ?').get('c0'),
+      ).toEqual({ name_fixed: 1, reviewed_at: NOW });
+      expect(db.prepare('SELECT channel_id FROM playground_channels').pluck().all()).toEqual([
+        'c0',
+      ]);
+      const version = () => db.prepare('SELECT version FROM catalogue_version').pluck().get();
+      const moved = version() as number;
+      expect(moved).toBeGreaterThan(before);
+      expect(db.prepare('SELECT name FROM data_versions').pluck().all()).toEqual(['auth']);
+      // The indexes the read path relies on came along.
+      const plan = db
+        .prepare(
+          `EXPLAIN QUERY PLAN SELECT id FROM programmes WHERE channel_id = 'c0' AND start_ms >= 0`,
+        )
+        .all() as { detail: string }[];
+      expect(plan.map((p) => p.detail).join()).toMatch(/programmes_by_channel_start/);
+      // Triggers keep the version moving in the new file.
+      db.prepare(`UPDATE channels SET icon = 'x' WHERE id = 'c0'`).run();
+      expect(version()).toBe(moved + 1);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('a move that committed in the catalogue file only is finished on the next open', async () => {
+    singleFileDatabase();
+    copyFileSync(path, join(dir, 'before.db'));
+    await openSqliteStore({ path, nowMs: NOW }).close();
+    // As if the move's commit reached the catalogue file and not the accounts file.
+    copyFileSync(join(dir, 'before.db'), path);
+
+    const store = openSqliteStore({ path, nowMs: NOW });
+    try {
+      expect(tables(store.db, 'main')).not.toContain('programmes');
+      expect(store.db.prepare('SELECT count(*) FROM programmes').pluck().get()).toBe(2);
+      expect(currentSchemaVersion(store.db)).toBe(CATALOGUE_FILE_VERSION);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('two different catalogues are refused, and both files left as they were', async () => {
+    singleFileDatabase(2);
+    // Beside it, the catalogue file of another database, with another catalogue.
+    const other = openSqliteStore({ path: join(dir, 'other.db'), nowMs: NOW });
+    other.db
+      .prepare(
+        `INSERT INTO channels (id, xmltv_id, name, name_key, name_folded, icon, country,
+           needs_review, created_at, updated_at) VALUES ('z', 'z.ie', 'Z', 'z', 'z', '', 'IE', 0, 0, 0)`,
+      )
+      .run();
+    await other.close();
+    copyFileSync(join(dir, 'other.catalogue.db'), join(dir, 'onair.catalogue.db'));
+
+    expect(() => openSqliteStore({ path, nowMs: NOW })).toThrow(SchemaVersionError);
+    const db = new Database(path);
+    expect(db.prepare('SELECT count(*) FROM programmes').pluck().get()).toBe(2);
+    expect(currentSchemaVersion(db)).toBe(CATALOGUE_FILE_VERSION - 1);
+    db.close();
+    const kept = new Database(join(dir, 'onair.catalogue.db'));
+    expect(kept.prepare('SELECT id FROM channels').pluck().all()).toEqual(['z']);
+    kept.close();
+  });
+
+  it('a lost catalogue file comes back empty; a newer one is refused', async () => {
+    await openSqliteStore({ path, nowMs: NOW }).close();
+    for (const suffix of ['', '-wal', '-shm']) {
+      rmSync(join(dir, `onair.catalogue.db${suffix}`), { force: true });
+    }
+    const store = openSqliteStore({ path, nowMs: NOW });
+    expect(store.db.prepare('SELECT count(*) FROM channels').pluck().get()).toBe(0);
+    store.db.pragma(`catalogue.user_version = ${CATALOGUE_SCHEMA_VERSION + 1}`);
+    await store.close();
+    expect(() => openSqliteStore({ path, nowMs: NOW })).toThrow(/catalogue file's schema/);
+  });
+
+  it('an ingest holding the catalogue lock leaves account writes free', async () => {
+    const store = openSqliteStore({ path, nowMs: NOW, busyTimeoutMs: 100 });
+    const ingest = new Database(join(dir, 'onair.catalogue.db'));
+    try {
+      ingest.exec('BEGIN IMMEDIATE');
+      const account = await store.accounts.createAccount(
+        { email: 'free@example.com', verifiedAt: NOW, accessUntil: null, rateLimit: null },
+        NOW,
+      );
+      expect(account.email).toBe('free@example.com');
+      expect(await store.catalogue.listCountries()).toEqual([]);
+      expect(() => store.db.exec('UPDATE channels SET icon = icon')).toThrow(/locked/);
+    } finally {
+      ingest.exec('ROLLBACK');
+      ingest.close();
+      await store.close();
+    }
+  });
+});

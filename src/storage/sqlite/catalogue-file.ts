@@ -1,0 +1,189 @@
+import { SchemaVersionError } from '../errors.js';
+import type { SqliteDatabase } from './database.js';
+
+/**
+ * The catalogue (channels, programmes, the files they came from, the playground's channels)
+ * lives in a SQLite file of its own beside the accounts file, attached to every connection of
+ * the store as the schema `catalogue`. SQLite allows one writer per file: with both in one file,
+ * an ingest holding the write lock for its merge held up every sign-in and key change for as
+ * long (seconds for a large guide, then 503). In their own files, an ingest locks only the
+ * catalogue, and account writes (deferred transactions, which lock only the files they write)
+ * never wait for it. Unqualified table names resolve across both, so queries need not say where
+ * a table lives.
+ */
+export const CATALOGUE_SCHEMA = 'catalogue';
+
+/** The schema of the catalogue file, kept in its `user_version`. */
+export const CATALOGUE_SCHEMA_VERSION = 1;
+
+/** The catalogue file beside the accounts file: `onair.db` → `onair.catalogue.db`. */
+export function cataloguePathFor(path: string): string {
+  if (path === ':memory:' || path === '') return ':memory:';
+  const extension = /\.(db|sqlite3?)$/i.exec(path);
+  return extension === null
+    ? `${path}.catalogue.db`
+    : `${path.slice(0, extension.index)}.catalogue${extension[0]}`;
+}
+
+// Same tables, columns and indexes as the catalogue had in the accounts file (migrations 1–5).
+// The version counter of the read caches moves with every change, kept by triggers as before.
+const CATALOGUE_TABLES_SQL = `
+  CREATE TABLE catalogue.channels (
+    id TEXT PRIMARY KEY,
+    xmltv_id TEXT NOT NULL UNIQUE,
+    name TEXT NOT NULL,
+    name_key TEXT NOT NULL,
+    name_folded TEXT NOT NULL,
+    icon TEXT NOT NULL,
+    country TEXT NOT NULL,
+    needs_review INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    -- What the operator fixed by hand; a later ingest keeps these values.
+    name_fixed INTEGER NOT NULL DEFAULT 0,
+    country_fixed INTEGER NOT NULL DEFAULT 0,
+    reviewed_at INTEGER
+  ) STRICT;
+  CREATE INDEX catalogue.channels_by_country_name ON channels (country, name_key, id);
+  CREATE INDEX catalogue.channels_by_name ON channels (name_key, id);
+
+  CREATE TABLE catalogue.source_files (
+    id TEXT PRIMARY KEY,
+    source TEXT NOT NULL,
+    country TEXT,
+    size_bytes INTEGER NOT NULL,
+    sha256 TEXT NOT NULL,
+    ingested_at INTEGER NOT NULL,
+    summary TEXT NOT NULL
+  ) STRICT;
+
+  CREATE TABLE catalogue.programmes (
+    id TEXT PRIMARY KEY,
+    channel_id TEXT NOT NULL REFERENCES channels (id),
+    start TEXT NOT NULL,
+    stop TEXT NOT NULL,
+    start_ms INTEGER,
+    stop_ms INTEGER,
+    title TEXT NOT NULL,
+    description TEXT NOT NULL,
+    category TEXT NOT NULL,
+    needs_review INTEGER NOT NULL,
+    source_file_id TEXT NOT NULL REFERENCES source_files (id),
+    updated_at INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX catalogue.programmes_by_channel_start ON programmes (channel_id, start_ms, id);
+
+  CREATE TABLE catalogue.playground_channels (
+    channel_id TEXT PRIMARY KEY REFERENCES channels (id) ON DELETE CASCADE,
+    added_at INTEGER NOT NULL
+  ) STRICT;
+
+  -- One row: the catalogue's data version (the 'auth' one stays in the accounts file). Every
+  -- write to programmes happens in an ingest, which records its source file in the same
+  -- transaction, so these triggers see every catalogue change without a per-programme one.
+  CREATE TABLE catalogue.catalogue_version (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    version INTEGER NOT NULL
+  ) STRICT;
+  CREATE TRIGGER catalogue.channels_inserted AFTER INSERT ON channels BEGIN
+    UPDATE catalogue_version SET version = version + 1; END;
+  CREATE TRIGGER catalogue.channels_updated AFTER UPDATE ON channels BEGIN
+    UPDATE catalogue_version SET version = version + 1; END;
+  CREATE TRIGGER catalogue.channels_deleted AFTER DELETE ON channels BEGIN
+    UPDATE catalogue_version SET version = version + 1; END;
+  CREATE TRIGGER catalogue.source_files_inserted AFTER INSERT ON source_files BEGIN
+    UPDATE catalogue_version SET version = version + 1; END;
+  CREATE TRIGGER catalogue.source_files_deleted AFTER DELETE ON source_files BEGIN
+    UPDATE catalogue_version SET version = version + 1; END;
+  CREATE TRIGGER catalogue.playground_channels_inserted AFTER INSERT ON playground_channels
+    BEGIN UPDATE catalogue_version SET version = version + 1; END;
+  CREATE TRIGGER catalogue.playground_channels_deleted AFTER DELETE ON playground_channels
+    BEGIN UPDATE catalogue_version SET version = version + 1; END;`;
+
+const COPIES: readonly { table: string; columns: string }[] = [
+  {
+    table: 'channels',
+    columns: `id, xmltv_id, name, name_key, name_folded, icon, country, needs_review, created_at,
+      updated_at, name_fixed, country_fixed, reviewed_at`,
+  },
+  {
+    table: 'source_files',
+    columns: 'id, source, country, size_bytes, sha256, ingested_at, summary',
+  },
+  {
+    table: 'programmes',
+    columns: `id, channel_id, start, stop, start_ms, stop_ms, title, description, category,
+      needs_review, source_file_id, updated_at`,
+  },
+  { table: 'playground_channels', columns: 'channel_id, added_at' },
+];
+
+function catalogueVersion(db: SqliteDatabase): number {
+  return db.pragma(`${CATALOGUE_SCHEMA}.user_version`, { simple: true }) as number;
+}
+
+function createCatalogueTables(db: SqliteDatabase, version: number): void {
+  db.exec(CATALOGUE_TABLES_SQL);
+  db.prepare('INSERT INTO catalogue.catalogue_version (id, version) VALUES (1, ?)').run(version);
+  db.pragma(`${CATALOGUE_SCHEMA}.user_version = ${CATALOGUE_SCHEMA_VERSION}`);
+}
+
+/** A new version counter: a catalogue made anew never repeats the versions (ETags) of the last. */
+function randomVersion(db: SqliteDatabase): number {
+  return db.prepare('SELECT abs(random() % 1000000000000)').pluck().get() as number;
+}
+
+/**
+ * Migration 6: moves the catalogue's tables from the accounts file into the catalogue file
+ * (attached as `catalogue`, inside the migration's transaction). Should the catalogue file hold
+ * the catalogue already (the move committed there and not in the accounts file, or an accounts
+ * file made anew beside a kept catalogue), it is kept when the accounts file's copy is empty or
+ * the same size; two different catalogues are refused rather than one of them dropped.
+ */
+export function moveCatalogueToItsFile(db: SqliteDatabase): void {
+  const count = (schema: string, table: string) =>
+    db.prepare(`SELECT count(*) FROM ${schema}.${table}`).pluck().get() as number;
+  if (catalogueVersion(db) === 0) {
+    const version = db
+      .prepare(`SELECT version FROM main.data_versions WHERE name = 'catalogue'`)
+      .pluck()
+      .get() as number | undefined;
+    // One more than the last version: cached answers and ETags of before move on.
+    createCatalogueTables(db, version === undefined ? randomVersion(db) : version + 1);
+    for (const { table, columns } of COPIES) {
+      db.exec(`INSERT INTO catalogue.${table} (${columns}) SELECT ${columns} FROM main.${table}`);
+    }
+  } else {
+    for (const table of ['channels', 'programmes']) {
+      const here = count('main', table);
+      if (here > 0 && here !== count(CATALOGUE_SCHEMA, table)) {
+        throw new SchemaVersionError(
+          `both the database and its catalogue file hold a catalogue (${table} differ); move the catalogue file away to keep the database's`,
+        );
+      }
+    }
+  }
+  // Children first: dropping a table deletes its rows, which the foreign keys check.
+  for (const table of ['playground_channels', 'programmes', 'source_files', 'channels']) {
+    db.exec(`DROP TABLE main.${table}`);
+  }
+  db.exec(`DELETE FROM main.data_versions WHERE name = 'catalogue'`);
+}
+
+/**
+ * After the migrations: a catalogue file that is new (deleted, or never made since migration 6
+ * ran) gets the empty catalogue; one written by a newer Onair is refused.
+ */
+export function ensureCatalogueSchema(db: SqliteDatabase): void {
+  const version = catalogueVersion(db);
+  if (version > CATALOGUE_SCHEMA_VERSION) {
+    throw new SchemaVersionError(
+      `the catalogue file's schema is version ${version}, newer than this Onair knows (${CATALOGUE_SCHEMA_VERSION}); upgrade Onair`,
+    );
+  }
+  if (version > 0) return;
+  db.transaction(() => {
+    // Checked again under the lock: another process may have made it meanwhile.
+    if (catalogueVersion(db) === 0) createCatalogueTables(db, randomVersion(db));
+  }).immediate();
+}
