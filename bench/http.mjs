@@ -4,7 +4,8 @@
 // bytes from a plain node:http server, then loads each route with autocannon and prints
 // req/s, p50/p99 latency, the ratio to the plain server and the server's peak RSS.
 //
-// Options: --channels N (2000) --days N (30) --per-day N (30) --duration S (5)
+// Options: --channels N (2000) --days N (30) --per-day N (30) --duration S (5) --warmup S (1,
+//          unmeasured load of both servers before each case; 0 for none)
 //          --connections N (32) --engines sqlite,postgres (sqlite) --write (also write
 //          bench/http-results.md) --routes countries,search (only those) --rounds N (1: plain and
 //          full in turn N times per route, the median ratio reported). PostgreSQL (scaled mode,
@@ -37,6 +38,7 @@ const options = {
   days: Number(arg('--days', 30)),
   perDay: Number(arg('--per-day', 30)),
   duration: Number(arg('--duration', 5)),
+  warmup: Number(arg('--warmup', 1)),
   connections: Number(arg('--connections', 32)),
   write: process.argv.includes('--write'),
   engines: String(arg('--engines', 'sqlite')).split(','),
@@ -171,13 +173,13 @@ function peakRssMb(pid) {
  * Loads one URL and measures the server: req/s and latency from autocannon, and the server's
  * own CPU time per answered request, which stays comparable when other work shares the machine.
  */
-async function load(url, keys, pid) {
+async function load(url, keys, pid, duration = options.duration) {
   let i = 0;
   const cpuBefore = cpuMs(pid);
   const result = await autocannon({
     url,
     connections: options.connections,
-    duration: options.duration,
+    duration,
     requests: [
       {
         setupRequest: (request) => ({
@@ -263,6 +265,12 @@ for (const [name, path] of scenarios) {
     const bytes = Buffer.from(bodies[`/${server.engine}${path}`], 'base64').length;
     // Plain and full in turn, `--rounds` times; the round with the median ratio is reported,
     // so a burst of other work on the machine during one case does not decide the result.
+    // Both servers first answer the route unmeasured for a while: a case measures them warm
+    // (compiled code, filled caches), whichever case comes first after start-up.
+    if (options.warmup > 0) {
+      await load(`${plainUrl}/${server.engine}${path}`, server.keys, plain.pid, options.warmup);
+      await load(server.url + path, server.keys, server.child.pid, options.warmup);
+    }
     const rounds = [];
     for (let round = 0; round < options.rounds; round++) {
       const base = await load(`${plainUrl}/${server.engine}${path}`, server.keys, plain.pid);
