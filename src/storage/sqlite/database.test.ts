@@ -1,0 +1,50 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { currentSchemaVersion, migrateSqlite, openSqliteDatabase } from './database.js';
+import { SQLITE_MIGRATIONS, type SqliteMigration } from './migrations.js';
+
+const NOW = Date.UTC(2026, 10, 1);
+let dir: string;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'onair-migrate-'));
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const broken: SqliteMigration = {
+  version: 3,
+  name: 'a step that fails half-way',
+  sql: 'CREATE TABLE half_made (a INTEGER); SELECT no_such_column FROM half_made',
+};
+
+describe('migrateSqlite', () => {
+  it('applies the pending steps together: a failing step leaves the database as it was', () => {
+    const db = openSqliteDatabase(join(dir, 'onair.db'));
+    try {
+      const firstTwo = SQLITE_MIGRATIONS.filter((m) => m.version <= 2);
+      // From nothing: steps 1 and 2 would succeed, 3 fails, so none of them stays.
+      expect(() => migrateSqlite(db, NOW, [...firstTwo, broken])).toThrow(/no_such_column/);
+      expect(currentSchemaVersion(db)).toBe(0);
+      const tables = () =>
+        db.prepare(`SELECT name FROM main.sqlite_master WHERE type = 'table'`).pluck().all();
+      expect(tables()).toEqual([]);
+
+      // From version 2: it stays at 2, without the failed step's table.
+      expect(migrateSqlite(db, NOW, firstTwo).map((m) => m.version)).toEqual([1, 2]);
+      expect(() => migrateSqlite(db, NOW, [...firstTwo, broken])).toThrow(/no_such_column/);
+      expect(currentSchemaVersion(db)).toBe(2);
+      expect(tables()).not.toContain('half_made');
+
+      // Then the real steps go on from there, and a second run finds nothing to do.
+      const applied = migrateSqlite(db, NOW).map((m) => m.version);
+      expect(applied[0]).toBe(3);
+      expect(migrateSqlite(db, NOW)).toEqual([]);
+    } finally {
+      db.close();
+    }
+  });
+});
