@@ -44,6 +44,13 @@ afterAll(async () => {
   cli?.dispose();
 });
 
+/** Requests counted in the usage table so far. */
+function usageRequests(db: Database.Database): number {
+  return (
+    db.prepare('SELECT coalesce(sum(requests), 0) AS n FROM usage_hourly').get() as { n: number }
+  ).n;
+}
+
 async function timed(url: string, init: RequestInit = {}): Promise<{ status: number; ms: number }> {
   const started = Date.now();
   const res = await fetch(url, init);
@@ -55,12 +62,7 @@ describe("while an ingest holds the catalogue file's write lock (its merge)", ()
   it('account writes go on: sign-in links, key usage; the catalogue is still read', async () => {
     const catalogue = new Database(join(cli.dir, 'onair.catalogue.db'));
     const accounts = new Database(join(cli.dir, 'onair.db'), { readonly: true });
-    const usage = () =>
-      (
-        accounts.prepare('SELECT coalesce(sum(requests), 0) AS n FROM usage_hourly').get() as {
-          n: number;
-        }
-      ).n;
+    const usage = () => usageRequests(accounts);
     const before = usage();
     catalogue.exec('BEGIN IMMEDIATE');
     try {
@@ -105,12 +107,7 @@ describe("while an ingest holds the catalogue file's write lock (its merge)", ()
 describe("while another process holds the accounts file's write lock", () => {
   it('the server answers without stalling, and writes the usage it noted afterwards', async () => {
     const db = new Database(join(cli.dir, 'onair.db'));
-    const usage = () =>
-      (
-        db.prepare('SELECT coalesce(sum(requests), 0) AS n FROM usage_hourly').get() as {
-          n: number;
-        }
-      ).n;
+    const usage = () => usageRequests(db);
     const before = usage();
     // Hold the lock across the server's next usage flush (every 5 s).
     db.exec('BEGIN IMMEDIATE');
