@@ -176,28 +176,66 @@ describe('an id already stored for another channel', () => {
     );
   }
 
-  it('moves to the channel of the file when that channel has nothing stored (a plain insert)', async () => {
+  // Programmes are keyed by slot (channel, start): the other channel's programme is its own.
+  it("stays with its channel when the file's channel has nothing stored (a plain insert)", async () => {
     const b = await clash([]);
     expect(b.merge).toMatchObject({
-      programmesAdded: 1,
-      programmesUpdated: 1,
+      programmesAdded: 2,
+      programmesUpdated: 0,
       programmesUnchanged: 0,
       programmesRemoved: 0,
     });
     expect(await titles('new.uk')).toEqual(['0109 New', '0110 Next']);
-    expect(await titles('x.uk')).toEqual([]);
+    expect(await titles('x.uk')).toEqual(['0108 X']);
   });
 
-  it('moves to the channel of the file when the file replaces stored programmes (an upsert)', async () => {
+  it('stays with its channel when the file replaces stored programmes (an upsert)', async () => {
     const b = await clash([later]);
     expect(b.merge).toMatchObject({
+      programmesAdded: 1,
+      programmesUpdated: 0,
+      programmesUnchanged: 1,
+      programmesRemoved: 0,
+    });
+    expect(await titles('new.uk')).toEqual(['0109 New', '0110 Next']);
+    expect(await titles('x.uk')).toEqual(['0108 X']);
+  });
+});
+
+describe('a start that does not parse', () => {
+  const file = (title: string) =>
+    guide(
+      ['x.uk'],
+      [
+        { channel: 'x.uk', day: 1, hour: 8, title: 'Morning' },
+        { channel: 'x.uk', day: 1, hour: 0, title, rawStart: 'sometime' },
+      ],
+    );
+
+  it('keeps one programme for its slot: unchanged on re-ingest, updated in place when it changes', async () => {
+    await ingest(store, { name: 'a.xml', data: file('Unparsed') }, { nowMs: NOW });
+    const same = await ingest(
+      store,
+      { name: 'a.xml', data: file('Unparsed') },
+      { nowMs: NOW + 1000 },
+    );
+    expect(same.merge).toMatchObject({
+      programmesAdded: 0,
+      programmesUpdated: 0,
+      programmesUnchanged: 2,
+    });
+    const changed = await ingest(
+      store,
+      { name: 'b.xml', data: file('Renamed') },
+      { nowMs: NOW + 2000 },
+    );
+    expect(changed.merge).toMatchObject({
       programmesAdded: 0,
       programmesUpdated: 1,
       programmesUnchanged: 1,
       programmesRemoved: 0,
     });
-    expect(await titles('new.uk')).toEqual(['0109 New', '0110 Next']);
-    expect(await titles('x.uk')).toEqual([]);
+    expect(await titles('x.uk')).toEqual(['0108 Morning', 'me Renamed']);
   });
 });
 

@@ -184,7 +184,8 @@ describe.each(ENGINES)('store contract: %s', (engine) => {
     await playground.remove(b);
   });
 
-  it('moves an id stored under another channel to the channel of the file, on either merge path', async () => {
+  // Programmes are keyed by slot (channel, start): another channel's programme is its own.
+  it('leaves an id stored under another channel with that channel, on either merge path', async () => {
     const t = (h: number) => `202604010${h}0000 +0000`;
     const programme = (channel: string, h: number, title: string) =>
       `<programme start="${t(h)}" stop="${t(h + 1)}" channel="${channel}"><title>${title}</title></programme>`;
@@ -195,10 +196,10 @@ describe.each(ENGINES)('store contract: %s', (engine) => {
     // Ids are 63 bits of a hash, so such a clash does not happen by chance: made by hand.
     const clash = programmeIdFor(q, t(2));
     const cases = [
-      { stored: [], merge: { programmesAdded: 1, programmesUpdated: 1, programmesUnchanged: 0 } },
+      { stored: [], merge: { programmesAdded: 2, programmesUpdated: 0, programmesUnchanged: 0 } },
       {
         stored: [programme('q.uk', 3, 'Q3')],
-        merge: { programmesAdded: 0, programmesUpdated: 1, programmesUnchanged: 1 },
+        merge: { programmesAdded: 1, programmesUpdated: 0, programmesUnchanged: 1 },
       },
     ];
     for (const [n, { stored, merge }] of cases.entries()) {
@@ -213,8 +214,32 @@ describe.each(ENGINES)('store contract: %s', (engine) => {
       const titles = async (id: string) =>
         (await s.store.catalogue.listProgrammes(id, { kind: 'all' })).map((p) => p.title);
       expect(await titles(q)).toEqual(['Q2', 'Q3']);
-      expect(await titles(channelIdFor('p.uk'))).toEqual([]);
+      expect(await titles(channelIdFor('p.uk'))).toEqual(['P1']);
     }
+  });
+
+  it('keeps one programme for a start that does not parse: unchanged again, updated in place', async () => {
+    const doc = (title: string) =>
+      Buffer.from(`<tv><channel id="u.uk"><display-name>U</display-name></channel>
+<programme start="sometime" stop="20260401030000 +0000" channel="u.uk"><title>${title}</title></programme>
+<programme start="20260401010000 +0000" stop="20260401020000 +0000" channel="u.uk"><title>Parsed</title></programme></tv>`);
+    await s.sql(`DELETE FROM programmes`);
+    await run(s.store, doc('Unparsed'), NOW);
+    const same = await run(s.store, doc('Unparsed'), NOW + 1);
+    expect(same.merge).toMatchObject({
+      programmesAdded: 0,
+      programmesUpdated: 0,
+      programmesUnchanged: 2,
+    });
+    const changed = await run(s.store, doc('Renamed'), NOW + 2);
+    expect(changed.merge).toMatchObject({
+      programmesAdded: 0,
+      programmesUpdated: 1,
+      programmesUnchanged: 1,
+      programmesRemoved: 0,
+    });
+    const stored = await s.store.catalogue.listProgrammes(channelIdFor('u.uk'), { kind: 'all' });
+    expect(stored.map((p) => p.title)).toEqual(['Parsed', 'Renamed']);
   });
 
   it('keeps accounts, keys, usage, audit, links and sessions', async () => {

@@ -105,10 +105,9 @@ function winners(collapsed: boolean): string {
 const PROGRAMME_INSERT = `INSERT INTO programmes (id, channel_id, start, stop, start_ms, stop_ms,
   title, description, category, needs_review, source_file_id, updated_at)`;
 
-const PROGRAMME_CHANGED = `programmes.channel_id IS DISTINCT FROM excluded.channel_id
-  OR programmes.start IS DISTINCT FROM excluded.start
+// A conflict target fixes the channel, the start and the id: the rest may change.
+const PROGRAMME_CHANGED = `programmes.start IS DISTINCT FROM excluded.start
   OR programmes.stop IS DISTINCT FROM excluded.stop
-  OR programmes.start_ms IS DISTINCT FROM excluded.start_ms
   OR programmes.stop_ms IS DISTINCT FROM excluded.stop_ms
   OR programmes.title IS DISTINCT FROM excluded.title
   OR programmes.description IS DISTINCT FROM excluded.description
@@ -221,8 +220,8 @@ class PostgresIngestSession implements IngestSession {
 
   /**
    * The merge, with the same rules and counts as SQLite's (see its commitSteps): when the
-   * file replaces no stored programme, an insert that skips ids stored already (then upserted);
-   * otherwise the programmes the file drops are removed and the staged ones upserted.
+   * file replaces no stored programme, an insert; otherwise the programmes the file drops are
+   * removed and the staged ones upserted on their slot (channel, start).
    */
   async commit(file: SourceFileRecord, options: CommitOptions = {}): Promise<MergeStats> {
     this.assertOpen();
@@ -232,6 +231,8 @@ class PostgresIngestSession implements IngestSession {
       const now = file.ingestedAt;
       const survivors = winners(this.staged.flagged > 0);
       const winnerCount = this.staged.count - this.losers;
+      const parsed = `${survivors} AND f.start_ms IS NOT NULL`;
+      const unparsed = `${survivors} AND f.start_ms IS NULL`;
       const q = (sql: string, params: unknown[] = []) => this.client.query(sql, params);
       await q(
         `INSERT INTO source_files (id, source, country, size_bytes, sha256, ingested_at, summary)
@@ -288,31 +289,30 @@ class PostgresIngestSession implements IngestSession {
               AND (p.start_ms >= s.min_start OR p.start_ms IS NULL)`)
         )['stored'] ?? 0,
       );
-      const select = `SELECT id, channel_id, start, stop, start_ms, stop_ms, title, description,
-          category, needs_review, $1, $2
-        FROM stage_programmes AS f WHERE ${survivors}`;
-      const upsert = `${PROGRAMME_INSERT} ${select}
-        ON CONFLICT (id) DO UPDATE SET
-          channel_id = excluded.channel_id, start = excluded.start, stop = excluded.stop,
-          start_ms = excluded.start_ms, stop_ms = excluded.stop_ms, title = excluded.title,
-          description = excluded.description, category = excluded.category,
-          needs_review = excluded.needs_review, source_file_id = excluded.source_file_id,
-          updated_at = excluded.updated_at
+      const select = (which: string) => `SELECT id, channel_id, start, stop, start_ms, stop_ms,
+          title, description, category, needs_review, $1, $2
+        FROM stage_programmes AS f WHERE ${which}`;
+      const update = `DO UPDATE SET
+          start = excluded.start, stop = excluded.stop, stop_ms = excluded.stop_ms,
+          title = excluded.title, description = excluded.description,
+          category = excluded.category, needs_review = excluded.needs_review,
+          source_file_id = excluded.source_file_id, updated_at = excluded.updated_at
         WHERE ${PROGRAMME_CHANGED}`;
+      // One statement per unique index of programmes (PostgreSQL takes one conflict target).
+      const upserts = [
+        `${PROGRAMME_INSERT} ${select(parsed)}
+          ON CONFLICT (channel_id, start_ms, id COLLATE "C") ${update}`,
+        `${PROGRAMME_INSERT} ${select(unparsed)}
+          ON CONFLICT (channel_id, id COLLATE "C") WHERE start_ms IS NULL ${update}`,
+      ];
       let programmesAdded: number;
       let programmesUpdated = 0;
       let removed = 0;
       if (stored === 0) {
         // A first ingest, or new channels: nothing to compare with, nothing to remove.
-        const result = await q(`${PROGRAMME_INSERT} ${select} ON CONFLICT (id) DO NOTHING`, [
-          file.id,
-          now,
-        ]);
+        // Nothing stored in the file's slots: a conflict here would be a bug, and fails.
+        const result = await q(`${PROGRAMME_INSERT} ${select(survivors)}`, [file.id, now]);
         programmesAdded = result.rowCount ?? 0;
-        if (programmesAdded < winnerCount) {
-          // Ids stored under another channel; the rows just inserted compare unchanged.
-          programmesUpdated = (await q(upsert, [file.id, now])).rowCount ?? 0;
-        }
       } else {
         await q('ANALYZE stage_programmes');
         removed =
@@ -321,15 +321,24 @@ class PostgresIngestSession implements IngestSession {
               `DELETE FROM programmes AS p USING stage_spans AS s
                WHERE p.channel_id = s.channel_id
                  AND (p.start_ms >= s.min_start OR p.start_ms IS NULL)
-                 AND NOT EXISTS (SELECT 1 FROM stage_programmes AS f WHERE f.id = p.id)`,
+                 AND NOT EXISTS (SELECT 1 FROM stage_programmes AS f
+                   WHERE f.id = p.id AND f.channel_id = p.channel_id)`,
             )
           ).rowCount ?? 0;
+        // The staged programmes not stored in their slot, one probe of an index each.
         const added = await this.one(
-          `SELECT count(*) AS added FROM stage_programmes AS f
-           WHERE ${survivors} AND NOT EXISTS (SELECT 1 FROM programmes AS p WHERE p.id = f.id)`,
+          `SELECT
+             (SELECT count(*) FROM stage_programmes AS f WHERE ${parsed} AND NOT EXISTS (
+               SELECT 1 FROM programmes AS p WHERE p.channel_id = f.channel_id
+                 AND p.start_ms = f.start_ms AND p.id = f.id))
+           + (SELECT count(*) FROM stage_programmes AS f WHERE ${unparsed} AND NOT EXISTS (
+               SELECT 1 FROM programmes AS p WHERE p.channel_id = f.channel_id
+                 AND p.start_ms IS NULL AND p.id = f.id)) AS added`,
         );
         programmesAdded = Number(added['added'] ?? 0);
-        programmesUpdated = ((await q(upsert, [file.id, now])).rowCount ?? 0) - programmesAdded;
+        let written = 0;
+        for (const upsert of upserts) written += (await q(upsert, [file.id, now])).rowCount ?? 0;
+        programmesUpdated = written - programmesAdded;
       }
       let pruned = 0;
       const retention = options.retentionDays ?? null;

@@ -234,4 +234,20 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX sources_by_next_run ON sources (next_run_at);
     `,
   },
+  {
+    version: 6,
+    name: 'programmes keyed by (channel, start), not by id',
+    // As on SQLite (catalogue-file.ts): nothing reads a programme by its id, and an id is a
+    // hash of (channel, start), so the (channel, start) index, unique, keeps one programme per
+    // slot; a start that did not parse (NULL) has an index of its own.
+    sql: `
+      ALTER TABLE programmes DROP CONSTRAINT programmes_pkey;
+      ALTER TABLE programmes ALTER COLUMN id SET NOT NULL;
+      DROP INDEX programmes_by_channel_start;
+      CREATE UNIQUE INDEX programmes_by_channel_start
+        ON programmes (channel_id, start_ms, id COLLATE "C");
+      CREATE UNIQUE INDEX programmes_unparsed
+        ON programmes (channel_id, id COLLATE "C") WHERE start_ms IS NULL;
+    `,
+  },
 ];

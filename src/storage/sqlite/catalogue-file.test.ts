@@ -201,4 +201,69 @@ describe('the catalogue file', () => {
       await store.close();
     }
   });
+
+  it('version 1 is upgraded on open: programmes keyed by slot, not id, rows and answers kept', async () => {
+    // A catalogue file as version 1 left it: programmes with their id as primary key.
+    const old = openSqliteStore({ path, nowMs: NOW });
+    old.db.exec(`
+      INSERT INTO channels (id, xmltv_id, name, name_key, name_folded, icon, country,
+        needs_review, created_at, updated_at) VALUES ('c0', 'one.ie', 'One', 'one', 'one', '', 'IE', 0, 0, 0);
+      INSERT INTO source_files (id, source, country, size_bytes, sha256, ingested_at, summary)
+        VALUES ('f1', 'guide.xml', 'IE', 10, 'abc', 0, '{}');
+      DROP TABLE catalogue.programmes;
+      CREATE TABLE catalogue.programmes (
+        id TEXT PRIMARY KEY,
+        channel_id TEXT NOT NULL REFERENCES channels (id),
+        start TEXT NOT NULL, stop TEXT NOT NULL, start_ms INTEGER, stop_ms INTEGER,
+        title TEXT NOT NULL, description TEXT NOT NULL, category TEXT NOT NULL,
+        needs_review INTEGER NOT NULL,
+        source_file_id TEXT NOT NULL REFERENCES source_files (id),
+        updated_at INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX catalogue.programmes_by_channel_start ON programmes (channel_id, start_ms, id);`);
+    const insert = old.db.prepare(
+      `INSERT INTO programmes (id, channel_id, start, stop, start_ms, stop_ms, title,
+         description, category, needs_review, source_file_id, updated_at)
+       VALUES (?, 'c0', ?, '', ?, NULL, ?, '', '', 0, 'f1', 0)`,
+    );
+    insert.run('1000000000000000002', '20261101090000 +0000', NOW + 3_600_000, 'Later');
+    insert.run('1000000000000000001', '20261101080000 +0000', NOW, 'Earlier');
+    insert.run('1000000000000000003', 'sometime', null, 'Unparsed');
+    old.db.pragma('catalogue.user_version = 1');
+    const rows = old.db.prepare('SELECT * FROM programmes ORDER BY id').all();
+    const answer = await old.catalogue.listProgrammes('c0', { kind: 'all' });
+    const version = old.db.prepare('SELECT version FROM catalogue_version').pluck().get();
+    await old.close();
+
+    const store = openSqliteStore({ path, nowMs: NOW });
+    try {
+      const db = store.db;
+      expect(db.pragma('catalogue.user_version', { simple: true })).toBe(2);
+      expect(db.prepare('SELECT * FROM programmes ORDER BY id').all()).toEqual(rows);
+      expect(await store.catalogue.listProgrammes('c0', { kind: 'all' })).toEqual(answer);
+      // Unchanged answers keep their version, so their ETags stay valid.
+      expect(db.prepare('SELECT version FROM catalogue_version').pluck().get()).toBe(version);
+      const indexes = db
+        .prepare(
+          `SELECT name, "unique", partial FROM pragma_index_list('programmes', 'catalogue')
+           ORDER BY name`,
+        )
+        .all();
+      expect(indexes).toEqual([
+        { name: 'programmes_by_channel_start', unique: 1, partial: 0 },
+        { name: 'programmes_unparsed', unique: 1, partial: 1 },
+      ]);
+      // The slot is the key now, for a start that parsed and for one that did not.
+      const again = db.prepare(
+        `INSERT INTO programmes SELECT id, channel_id, start, stop, start_ms, stop_ms, title,
+           description, category, needs_review, source_file_id, updated_at
+         FROM programmes WHERE title = ?`,
+      );
+      for (const title of ['Earlier', 'Unparsed']) {
+        expect(() => again.run(title), title).toThrow(/UNIQUE constraint failed/);
+      }
+    } finally {
+      await store.close();
+    }
+  });
 });

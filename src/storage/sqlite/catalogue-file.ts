@@ -13,8 +13,11 @@ import type { SqliteDatabase } from './database.js';
  */
 export const CATALOGUE_SCHEMA = 'catalogue';
 
-/** The schema of the catalogue file, kept in its `user_version`. */
-export const CATALOGUE_SCHEMA_VERSION = 1;
+/**
+ * The schema of the catalogue file, kept in its `user_version`. 1: as the catalogue had in the
+ * accounts file (migrations 1–5). 2: programmes keyed by (channel, start), not by id.
+ */
+export const CATALOGUE_SCHEMA_VERSION = 2;
 
 /** The catalogue file beside the accounts file: `onair.db` → `onair.catalogue.db`. */
 export function cataloguePathFor(path: string): string {
@@ -25,8 +28,38 @@ export function cataloguePathFor(path: string): string {
     : `${path.slice(0, extension.index)}.catalogue${extension[0]}`;
 }
 
-// Same tables, columns and indexes as the catalogue had in the accounts file (migrations 1–5).
-// The version counter of the read caches moves with every change, kept by triggers as before.
+/**
+ * Programmes have no index on their id alone: nothing reads a programme by id, and that third
+ * B-tree of random keys cost a third of an ingest's merge (bench/INGEST.md). An id is a hash of
+ * (channel, start), so the (channel, start) index, unique, keeps one programme per slot; a start
+ * that did not parse (NULL `start_ms`, never equal in an index) has its own small index.
+ */
+function programmesTableSql(name: string): string {
+  return `CREATE TABLE catalogue.${name} (
+    id TEXT NOT NULL,
+    channel_id TEXT NOT NULL REFERENCES channels (id),
+    start TEXT NOT NULL,
+    stop TEXT NOT NULL,
+    start_ms INTEGER,
+    stop_ms INTEGER,
+    title TEXT NOT NULL,
+    description TEXT NOT NULL,
+    category TEXT NOT NULL,
+    needs_review INTEGER NOT NULL,
+    source_file_id TEXT NOT NULL REFERENCES source_files (id),
+    updated_at INTEGER NOT NULL
+  ) STRICT;`;
+}
+
+const PROGRAMME_INDEXES_SQL = `
+  CREATE UNIQUE INDEX catalogue.programmes_by_channel_start
+    ON programmes (channel_id, start_ms, id);
+  CREATE UNIQUE INDEX catalogue.programmes_unparsed
+    ON programmes (channel_id, id) WHERE start_ms IS NULL;`;
+
+// The tables and columns the catalogue had in the accounts file (migrations 1–5), with the
+// programme indexes of version 2. The version counter of the read caches moves with every
+// change, kept by triggers as before.
 const CATALOGUE_TABLES_SQL = `
   CREATE TABLE catalogue.channels (
     id TEXT PRIMARY KEY,
@@ -57,21 +90,8 @@ const CATALOGUE_TABLES_SQL = `
     summary TEXT NOT NULL
   ) STRICT;
 
-  CREATE TABLE catalogue.programmes (
-    id TEXT PRIMARY KEY,
-    channel_id TEXT NOT NULL REFERENCES channels (id),
-    start TEXT NOT NULL,
-    stop TEXT NOT NULL,
-    start_ms INTEGER,
-    stop_ms INTEGER,
-    title TEXT NOT NULL,
-    description TEXT NOT NULL,
-    category TEXT NOT NULL,
-    needs_review INTEGER NOT NULL,
-    source_file_id TEXT NOT NULL REFERENCES source_files (id),
-    updated_at INTEGER NOT NULL
-  ) STRICT;
-  CREATE INDEX catalogue.programmes_by_channel_start ON programmes (channel_id, start_ms, id);
+  ${programmesTableSql('programmes')}
+  ${PROGRAMME_INDEXES_SQL}
 
   CREATE TABLE catalogue.playground_channels (
     channel_id TEXT PRIMARY KEY REFERENCES channels (id) ON DELETE CASCADE,
@@ -100,6 +120,9 @@ const CATALOGUE_TABLES_SQL = `
   CREATE TRIGGER catalogue.playground_channels_deleted AFTER DELETE ON playground_channels
     BEGIN UPDATE catalogue_version SET version = version + 1; END;`;
 
+const PROGRAMME_COLUMNS = `id, channel_id, start, stop, start_ms, stop_ms, title, description,
+  category, needs_review, source_file_id, updated_at`;
+
 const COPIES: readonly { table: string; columns: string }[] = [
   {
     table: 'channels',
@@ -110,11 +133,7 @@ const COPIES: readonly { table: string; columns: string }[] = [
     table: 'source_files',
     columns: 'id, source, country, size_bytes, sha256, ingested_at, summary',
   },
-  {
-    table: 'programmes',
-    columns: `id, channel_id, start, stop, start_ms, stop_ms, title, description, category,
-      needs_review, source_file_id, updated_at`,
-  },
+  { table: 'programmes', columns: PROGRAMME_COLUMNS },
   { table: 'playground_channels', columns: 'channel_id, added_at' },
 ];
 
@@ -181,9 +200,27 @@ export function ensureCatalogueSchema(db: SqliteDatabase): void {
       `the catalogue file's schema is version ${version}, newer than this Onair knows (${CATALOGUE_SCHEMA_VERSION}); upgrade Onair`,
     );
   }
-  if (version > 0) return;
+  if (version === CATALOGUE_SCHEMA_VERSION) return;
   db.transaction(() => {
-    // Checked again under the lock: another process may have made it meanwhile.
-    if (catalogueVersion(db) === 0) createCatalogueTables(db, randomVersion(db));
+    // Checked again under the lock: another process may have done it meanwhile.
+    const now = catalogueVersion(db);
+    if (now === 0) createCatalogueTables(db, randomVersion(db));
+    else if (now === 1) keyProgrammesBySlot(db);
   }).immediate();
+}
+
+/**
+ * Version 1 → 2: the programmes table made anew without its id's index, rows copied as they
+ * are (ids were unique, so each slot is too), then the indexes built once. The read caches'
+ * version stays: no answer changes.
+ */
+function keyProgrammesBySlot(db: SqliteDatabase): void {
+  const columns = PROGRAMME_COLUMNS;
+  db.exec(`${programmesTableSql('programmes_by_slot')}
+    INSERT INTO catalogue.programmes_by_slot (${columns})
+      SELECT ${columns} FROM catalogue.programmes ORDER BY channel_id, start_ms, id;
+    DROP TABLE catalogue.programmes;
+    ALTER TABLE catalogue.programmes_by_slot RENAME TO programmes;
+    ${PROGRAMME_INDEXES_SQL}`);
+  db.pragma(`${CATALOGUE_SCHEMA}.user_version = 2`);
 }

@@ -216,9 +216,9 @@ function winners(t: StagingNames, collapsed: boolean): string {
   return collapsed ? `f.seq NOT IN (SELECT seq FROM ${t.losers})` : 'true';
 }
 
-const PROGRAMME_CHANGED = `programmes.channel_id IS NOT excluded.channel_id
-  OR programmes.start IS NOT excluded.start OR programmes.stop IS NOT excluded.stop
-  OR programmes.start_ms IS NOT excluded.start_ms OR programmes.stop_ms IS NOT excluded.stop_ms
+// A conflict target fixes the channel, the start and the id: the rest may change.
+const PROGRAMME_CHANGED = `programmes.start IS NOT excluded.start OR programmes.stop IS NOT excluded.stop
+  OR programmes.stop_ms IS NOT excluded.stop_ms
   OR programmes.title IS NOT excluded.title OR programmes.description IS NOT excluded.description
   OR programmes.category IS NOT excluded.category
   OR programmes.needs_review IS NOT excluded.needs_review`;
@@ -235,13 +235,15 @@ type MergeStep = SqlStep & { onlyIf?: { label: string; column: string } };
  * the file replaces (its channels', from each one's earliest start in the file, and those whose
  * start never parsed), on the (channel, start) index. Then either:
  *
- * - none (a first ingest, or new channels): the programmes are inserted; an id that exists
- *   already (another channel's) is skipped there and upserted after (`conflicts`);
- * - some: `match` counts the staged ids that are stored (`existing`) and those among the
- *   replaced programmes (`matched`). When `stored > matched` the file drops programmes, which
- *   are removed; only then are the staged ids indexed, to be checked one by one. The staged
- *   programmes are then upserted, unchanged rows left alone (keeping `updated_at` and
- *   `source_file_id`).
+ * - none (a first ingest, or new channels): the programmes are inserted;
+ * - some: `match` counts the staged programmes that are stored (`existing`): the same id in the
+ *   same channel and slot, all among the replaced ones. When `stored > existing` the file drops
+ *   programmes, which are removed; only then are the staged ids indexed, to be checked one by
+ *   one. The staged programmes are then upserted on their slot, unchanged rows left alone
+ *   (keeping `updated_at` and `source_file_id`).
+ *
+ * Programmes are keyed by slot, (channel, start), not by id alone (catalogue-file.ts): an id
+ * another channel holds (63 bits of a hash: never by chance) is that channel's, and both stay.
  *
  * Pruning comes last.
  */
@@ -249,7 +251,6 @@ function commitSteps(
   t: StagingNames,
   file: SourceFileRecord,
   collapsed: boolean,
-  winnerCount: number,
   pruneBeforeMs: number | null,
 ): Map<string, MergeStep> {
   const now = file.ingestedAt;
@@ -262,14 +263,16 @@ function commitSteps(
       JOIN programmes AS p ON p.channel_id = s.channel_id AND p.start_ms >= s.min_start)
     + (SELECT count(*) FROM ${t.spans} AS s
       JOIN programmes AS p ON p.channel_id = s.channel_id AND p.start_ms IS NULL))`;
-  const upsert = `${PROGRAMME_INSERT} ${select}
-    ON CONFLICT (id) DO UPDATE SET
-      channel_id = excluded.channel_id, start = excluded.start, stop = excluded.stop,
-      start_ms = excluded.start_ms, stop_ms = excluded.stop_ms, title = excluded.title,
-      description = excluded.description, category = excluded.category,
+  const update = `DO UPDATE SET
+      start = excluded.start, stop = excluded.stop, stop_ms = excluded.stop_ms,
+      title = excluded.title, description = excluded.description, category = excluded.category,
       needs_review = excluded.needs_review, source_file_id = excluded.source_file_id,
       updated_at = excluded.updated_at
     WHERE ${PROGRAMME_CHANGED}`;
+  // One conflict target per unique index of programmes: parsed starts, then unparsed ones.
+  const upsert = `${PROGRAMME_INSERT} ${select}
+    ON CONFLICT (channel_id, start_ms, id) ${update}
+    ON CONFLICT (channel_id, id) WHERE start_ms IS NULL ${update}`;
   const steps = new Map<string, MergeStep>([
     [
       'sourceFile',
@@ -340,39 +343,21 @@ function commitSteps(
       'insert',
       {
         kind: 'run',
-        sql: `${PROGRAMME_INSERT} ${select} ON CONFLICT (id) DO NOTHING`,
+        // Nothing stored in the file's slots: a conflict here would be a bug, and fails.
+        sql: `${PROGRAMME_INSERT} ${select}`,
         params: [file.id, now],
         onlyIf: { label: 'plan', column: 'separate' },
-      },
-    ],
-    [
-      'skipped',
-      {
-        kind: 'get',
-        sql: 'SELECT changes() < ? AS conflicts',
-        params: [winnerCount],
-        onlyIf: { label: 'plan', column: 'separate' },
-      },
-    ],
-    [
-      'upsertConflicts',
-      {
-        kind: 'run',
-        sql: upsert,
-        params: [file.id, now],
-        onlyIf: { label: 'skipped', column: 'conflicts' },
       },
     ],
     [
       'match',
       {
         kind: 'get',
-        // CROSS JOIN keeps the staged rows as the outer loop: one probe of the id index each.
-        sql: `SELECT existing, ${stored} > matched AS remove FROM (SELECT
-            count(*) AS existing, count(s.channel_id) AS matched
-            FROM ${t.programmes} AS f CROSS JOIN programmes AS p ON p.id = f.id
-            LEFT JOIN ${t.spans} AS s ON s.channel_id = p.channel_id
-              AND (p.start_ms >= s.min_start OR p.start_ms IS NULL)
+        // CROSS JOIN keeps the staged rows as the outer loop: one probe of the (channel, start)
+        // index each (IS: an unparsed start is NULL on both sides).
+        sql: `SELECT existing, ${stored} > existing AS remove FROM (SELECT count(*) AS existing
+            FROM ${t.programmes} AS f CROSS JOIN programmes AS p ON p.channel_id = f.channel_id
+              AND p.start_ms IS f.start_ms AND p.id = f.id
             WHERE ${survivors})`,
         onlyIf: { label: 'plan', column: 'overlapping' },
       },
@@ -392,7 +377,8 @@ function commitSteps(
         sql: `DELETE FROM programmes WHERE rowid IN (
             SELECT p.rowid FROM ${t.spans} AS s
             JOIN programmes AS p ON p.channel_id = s.channel_id AND p.start_ms >= s.min_start
-            WHERE NOT EXISTS (SELECT 1 FROM ${t.programmes} AS f WHERE f.id = p.id))`,
+            WHERE NOT EXISTS (SELECT 1 FROM ${t.programmes} AS f
+              WHERE f.id = p.id AND f.channel_id = p.channel_id))`,
         onlyIf: { label: 'match', column: 'remove' },
       },
     ],
@@ -403,7 +389,8 @@ function commitSteps(
         sql: `DELETE FROM programmes WHERE rowid IN (
             SELECT p.rowid FROM ${t.spans} AS s
             JOIN programmes AS p ON p.channel_id = s.channel_id AND p.start_ms IS NULL
-            WHERE NOT EXISTS (SELECT 1 FROM ${t.programmes} AS f WHERE f.id = p.id))`,
+            WHERE NOT EXISTS (SELECT 1 FROM ${t.programmes} AS f
+              WHERE f.id = p.id AND f.channel_id = p.channel_id))`,
         onlyIf: { label: 'match', column: 'remove' },
       },
     ],
@@ -564,7 +551,7 @@ class SqliteIngestSession implements IngestSession {
       await this.prepareMerge();
       const winners = this.staged.count - this.losers;
       const collapsed = this.staged.flagged > 0;
-      const steps = commitSteps(this.tables, file, collapsed, winners, pruneBefore);
+      const steps = commitSteps(this.tables, file, collapsed, pruneBefore);
       const labels = [...steps.keys()];
       const results = await this.runner.script(toScript(steps), 'immediate');
       const r = (label: string) => results[labels.indexOf(label)];
@@ -572,8 +559,7 @@ class SqliteIngestSession implements IngestSession {
       let programmesUpdated: number;
       if (r('insert')?.kind === 'run') {
         programmesAdded = changes(r('insert'));
-        // Rows the insert skipped for an existing id; the rows it added compare unchanged.
-        programmesUpdated = changes(r('upsertConflicts'));
+        programmesUpdated = 0;
       } else {
         programmesAdded = winners - field(r('match'), 'existing');
         // The upsert's changes are the added and the updated rows.
