@@ -8,12 +8,16 @@ import {
   programmeIdOfSlot,
   programmeSlotKey,
 } from './catalogue-ids.js';
-import { sha256With } from './sha256.js';
+import { sha256HexWith } from './sha256.js';
 
 describe('catalogue ids', () => {
   it('programme ids are 19 digits from SHA-256 of channel id, NUL, start key', () => {
     const channel = channelIdFor('bbc1.uk');
-    for (const start of ['20260301080000 +0000', 'soon', '', 'Ünïcode ✓']) {
+    const many = Array.from(
+      { length: 2000 },
+      (_, i) => `2026${String(i * 7919).padStart(10, '0')} +0${i % 10}00`,
+    );
+    for (const start of ['20260301080000 +0000', 'soon', '', 'Ünïcode ✓', ...many]) {
       const digest = createHash('sha256').update(channel).update('\0').update(start).digest();
       const expected = (
         1_000_000_000_000_000_000n +
@@ -32,8 +36,8 @@ describe('catalogue ids', () => {
       'nodeCrypto',
       `const programmeSlotKey = ${programmeSlotKey.toString()};
        const programmeIdOfSlot = ${programmeIdOfSlot.toString()};
-       const sha256 = (${sha256With.toString()})(nodeCrypto);
-       return (channelId, start) => programmeIdOfSlot(sha256, programmeSlotKey(channelId, start));`,
+       const sha256Hex = (${sha256HexWith.toString()})(nodeCrypto);
+       return (channelId, start) => programmeIdOfSlot(sha256Hex, programmeSlotKey(channelId, start));`,
     ) as (nodeCrypto: typeof crypto) => (channelId: string, start: string) => string;
     for (const start of ['20260301080000 +0000', 'later', 'Ünïcode ✓']) {
       const expected = programmeIdFor(channel, start);

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { programmeIdFor, programmeIdOfSlot } from '../../domain/catalogue-ids.js';
 import { DAY_MS } from '../../domain/schedule-window.js';
-import { sha256 } from '../../domain/sha256.js';
+import { sha256Hex } from '../../domain/sha256.js';
 import { foldForSearch, nameSortKey } from '../../domain/search-folding.js';
 import type {
   AnalyseOptions,
@@ -376,7 +376,7 @@ class PostgresIngestSession implements IngestSession {
   }
 
   private readonly addCandidate = (seq: number, slotKey: string): void => {
-    push(this.candidates, [seq, programmeIdOfSlot(sha256, slotKey)]);
+    push(this.candidates, [seq, programmeIdOfSlot(sha256Hex, slotKey)]);
   };
 
   private async one(sql: string): Promise<Record<string, unknown>> {

@@ -12,7 +12,7 @@ import type {
 import { toDuplicateSample } from '../rows.js';
 import { programmeIdOfSlot } from '../../domain/catalogue-ids.js';
 import { DAY_MS } from '../../domain/schedule-window.js';
-import { sha256 } from '../../domain/sha256.js';
+import { sha256Hex } from '../../domain/sha256.js';
 import { foldForSearch, nameSortKey } from '../../domain/search-folding.js';
 import { cataloguePathFor } from './catalogue-file.js';
 import { openCatalogueFile, type SqliteDatabase } from './database.js';
@@ -643,7 +643,7 @@ class SqliteIngestSession implements IngestSession {
 
   // Flagged rows are few: their ids are hashed here.
   private readonly addCandidate = (seq: number, slotKey: string): void => {
-    const id = programmeIdOfSlot(sha256, slotKey);
+    const id = programmeIdOfSlot(sha256Hex, slotKey);
     this.candidates.number(seq);
     this.candidates.text(id);
     this.candidates.endRow();

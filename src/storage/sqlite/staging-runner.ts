@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { programmeIdOfSlot, programmeSlotKey } from '../../domain/catalogue-ids.js';
-import { sha256 } from '../../domain/sha256.js';
+import { sha256Hex } from '../../domain/sha256.js';
 import type { SqliteDatabase } from './database.js';
 
 /**
@@ -281,7 +281,7 @@ export function runSteps(
  */
 export function createInThreadRunner(db: SqliteDatabase, owned: boolean): StagingRunner {
   defineProgrammeId(db, PROGRAMME_ID_FUNCTION, (channelId, start) =>
-    programmeIdOfSlot(sha256, programmeSlotKey(channelId, start)),
+    programmeIdOfSlot(sha256Hex, programmeSlotKey(channelId, start)),
   );
   const statements = statementCache(db);
   const insertTx = db.transaction((insert: RowInsert, packed: PackedRows) =>

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { Worker, type MessagePort } from 'node:worker_threads';
 import type BetterSqlite3 from 'better-sqlite3';
 import { programmeIdOfSlot, programmeSlotKey } from '../../domain/catalogue-ids.js';
-import { sha256With } from '../../domain/sha256.js';
+import { sha256HexWith } from '../../domain/sha256.js';
 import {
   PROGRAMME_ID_FUNCTION,
   ROWS_PER_STATEMENT,
@@ -140,10 +140,10 @@ const runSteps = ${runSteps.toString()};
 const defineProgrammeId = ${defineProgrammeId.toString()};
 const programmeSlotKey = ${programmeSlotKey.toString()};
 const programmeIdOfSlot = ${programmeIdOfSlot.toString()};
-const sha256 = (${sha256With.toString()})(require('node:crypto'));
+const sha256Hex = (${sha256HexWith.toString()})(require('node:crypto'));
 (${stagingWorkerMain.toString()})(parentPort, workerData, require(workerData.driver), {
   statementCache, insertPackedRows, runSteps, defineProgrammeId,
-  programmeId: (channelId, start) => programmeIdOfSlot(sha256, programmeSlotKey(channelId, start)),
+  programmeId: (channelId, start) => programmeIdOfSlot(sha256Hex, programmeSlotKey(channelId, start)),
   programmeIdFunction: ${JSON.stringify(PROGRAMME_ID_FUNCTION)},
 });
 `;
