@@ -22,4 +22,22 @@ describe('DuplicateIdFilter', () => {
     }
     expect(flagged).toBeLessThanOrEqual(1);
   });
+
+  it('adds a key after its prefix as it adds the whole key', () => {
+    const whole = new DuplicateIdFilter();
+    const parts = new DuplicateIdFilter();
+    const channel = `${channelIdFor('bbc1.uk')}\0`;
+    const prefix = parts.prefix(channel);
+    const starts = Array.from({ length: 2000 }, (_, i) => String(20260101000000 + i * 37));
+    for (const start of starts) {
+      expect(parts.addAfter(prefix, start), start).toBe(whole.add(channel + start));
+    }
+    // Each knows the other's keys: the same bits were set.
+    for (const start of starts) {
+      expect(whole.addAfter(whole.prefix(channel), start)).toBe(true);
+      expect(parts.add(channel + start)).toBe(true);
+    }
+    expect(parts.addAfter(prefix, 'never added')).toBe(false);
+    expect(whole.add(`${channel}never added`)).toBe(false);
+  });
 });

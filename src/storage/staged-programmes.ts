@@ -1,14 +1,16 @@
 import { programmeSlotKey } from '../domain/catalogue-ids.js';
-import { DuplicateIdFilter } from './duplicate-id-filter.js';
+import { DuplicateIdFilter, type KeyPrefix } from './duplicate-id-filter.js';
 import type { ProgrammeRecord } from './types.js';
 
 /** A channel of the file: its earliest start and its latest staged programme. */
 export interface ChannelSpan {
   /** Earliest parseable start among the channel's staged programmes (NaN: none parses). */
   earliestMs: number;
-  /** Slot key (programmeSlotKey) of the channel's latest staged programme. */
-  lastKey: string;
+  /** Start key of the channel's latest staged programme. */
+  lastStart: string;
   lastSeq: number;
+  /** The filter's hash state of the channel's slot keys' common prefix. */
+  keyPrefix: KeyPrefix;
 }
 
 /**
@@ -43,18 +45,20 @@ export class StagedProgrammes {
     const seq = ++this.count;
     let span = this.spans.get(p.channelId);
     if (span === undefined) {
-      span = { earliestMs: Number.NaN, lastKey: '', lastSeq: 0 };
+      // A slot key is this prefix and the start key (programmeSlotKey).
+      const keyPrefix = this.seen.prefix(programmeSlotKey(p.channelId, ''));
+      span = { earliestMs: Number.NaN, lastStart: '', lastSeq: 0, keyPrefix };
       this.spans.set(p.channelId, span);
     }
     if (p.startMs !== null && !(p.startMs >= span.earliestMs)) span.earliestMs = p.startMs;
-    const key = programmeSlotKey(p.channelId, p.start);
-    if (this.seen.add(key)) {
+    if (this.seen.addAfter(span.keyPrefix, p.start)) {
+      const key = programmeSlotKey(p.channelId, p.start);
       this.flagged++;
-      if (span.lastKey === key) candidate(span.lastSeq, key);
+      if (span.lastSeq > 0 && span.lastStart === p.start) candidate(span.lastSeq, key);
       else this.adjacent = false;
       candidate(seq, key);
     }
-    span.lastKey = key;
+    span.lastStart = p.start;
     span.lastSeq = seq;
     return seq;
   }
