@@ -4,7 +4,11 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SchemaVersionError } from '../errors.js';
-import { CATALOGUE_SCHEMA_VERSION, cataloguePathFor } from './catalogue-file.js';
+import {
+  CATALOGUE_PAGE_SIZE,
+  CATALOGUE_SCHEMA_VERSION,
+  cataloguePathFor,
+} from './catalogue-file.js';
 import { currentSchemaVersion, migrateSqlite, openSqliteDatabase } from './database.js';
 import { CATALOGUE_FILE_VERSION, SQLITE_MIGRATIONS } from './migrations.js';
 import { openSqliteStore } from './sqlite-store.js';
@@ -79,6 +83,8 @@ describe('the catalogue file', () => {
       expect(tables(store.db, 'main')).not.toContain('programmes');
       expect(tables(store.db, 'main')).toContain('accounts');
       expect(store.db.pragma('catalogue.journal_mode', { simple: true })).toBe('wal');
+      expect(store.db.pragma('catalogue.page_size', { simple: true })).toBe(CATALOGUE_PAGE_SIZE);
+      expect(store.db.pragma('main.page_size', { simple: true })).toBe(4096);
       expect(store.db.pragma('catalogue.user_version', { simple: true })).toBe(
         CATALOGUE_SCHEMA_VERSION,
       );

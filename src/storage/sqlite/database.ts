@@ -2,7 +2,12 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { pendingMigrations } from '../schema-migration.js';
-import { CATALOGUE_SCHEMA, cataloguePathFor, ensureCatalogueSchema } from './catalogue-file.js';
+import {
+  CATALOGUE_PAGE_SIZE,
+  CATALOGUE_SCHEMA,
+  cataloguePathFor,
+  ensureCatalogueSchema,
+} from './catalogue-file.js';
 import { CATALOGUE_FILE_VERSION, SQLITE_MIGRATIONS, type SqliteMigration } from './migrations.js';
 
 export type SqliteDatabase = Database.Database;
@@ -27,6 +32,9 @@ export function openSqliteDatabase(
   try {
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
     db.prepare(`ATTACH DATABASE ? AS ${CATALOGUE_SCHEMA}`).run(cataloguePathFor(path));
+    // Takes effect in a new catalogue file only (one made before keeps its pages): see
+    // CATALOGUE_PAGE_SIZE.
+    db.pragma(`${CATALOGUE_SCHEMA}.page_size = ${CATALOGUE_PAGE_SIZE}`);
     for (const schema of ['main', CATALOGUE_SCHEMA]) {
       db.pragma(`${schema}.journal_mode = WAL`);
       db.pragma(`${schema}.synchronous = NORMAL`);
