@@ -245,6 +245,8 @@ describe('the catalogue file', () => {
     try {
       const db = store.db;
       expect(db.pragma('catalogue.user_version', { simple: true })).toBe(2);
+      // The old table's pages went back to the file system.
+      expect(db.pragma('catalogue.freelist_count', { simple: true })).toBe(0);
       expect(db.prepare('SELECT * FROM programmes ORDER BY id').all()).toEqual(rows);
       expect(await store.catalogue.listProgrammes('c0', { kind: 'all' })).toEqual(answer);
       // Unchanged answers keep their version, so their ETags stay valid.
