@@ -2,15 +2,25 @@ import { programmeSlotKey } from '../domain/catalogue-ids.js';
 import { DuplicateIdFilter, type KeyPrefix } from './duplicate-id-filter.js';
 import type { ProgrammeRecord } from './types.js';
 
-/** A channel of the file: its earliest start and its latest staged programme. */
+/** A channel of the file: its starts so far and its latest staged programme. */
 export interface ChannelSpan {
   /** Earliest parseable start among the channel's staged programmes (NaN: none parses). */
   earliestMs: number;
+  /** Latest parseable start among them (NaN: none parses). */
+  latestMs: number;
+  /**
+   * True while each of the channel's parseable starts came after every one before it (the
+   * previous programme repeated aside): its "ordered run", whose slots the filter never sees.
+   */
+  ordered: boolean;
+  /** First and last start of the ordered run, once it has ended (NaN before). */
+  runFromMs: number;
+  runUntilMs: number;
   /** Start key of the channel's latest staged programme. */
   lastStart: string;
   lastSeq: number;
-  /** The filter's hash state of the channel's slot keys' common prefix. */
-  keyPrefix: KeyPrefix;
+  /** The filter's hash state of the channel's slot keys' common prefix, once needed. */
+  keyPrefix: KeyPrefix | null;
 }
 
 /**
@@ -19,18 +29,26 @@ export interface ChannelSpan {
  * many there are, each channel's earliest start (from which the file replaces the stored
  * programmes), and the rows whose id may repeat an earlier one.
  *
- * Repeats are found with DuplicateIdFilter over the rows' slot keys (programmeSlotKey), which
- * repeat exactly when the ids do (two slots whose 63-bit ids collide aside, about one chance
- * in two million for a file of 3 million programmes), so the ids need not be hashed here, on the
- * parser's thread.
- * A repeat of the channel's previous programme (how
- * guides repeat a programme) is known here with the row it repeats; for any other flagged row
- * the earlier rows of its id are not known, and `adjacent` turns false.
+ * A programme's id repeats exactly when its slot key (programmeSlotKey: channel and start key)
+ * does (two slots whose 63-bit ids collide aside, about one chance in two million for a file of
+ * 3 million programmes), and a parsed start's key is its UTC form, so equal parsed starts are
+ * equal instants. Guides list each channel's programmes in start order, so most rows need no
+ * lookup at all: a start later than every earlier start of its channel is new (no lookup cost
+ * 0.1–0.2 s of the parser thread's 1.5 s for the 92 MB guide of bench/INGEST.md). Only once a
+ * channel goes back in time do its rows go through DuplicateIdFilter, keyed by the instant
+ * (cheaper to hash than the text); a row within the span of the channel's ordered run is
+ * flagged too, since the filter never saw that run. A channel listed backwards has its rows
+ * all before that run, and gets no more flags than the filter's. Starts that do not parse go
+ * through the filter by their text, which no parsed start's key equals.
+ *
+ * A repeat of the channel's previous programme (how guides repeat a programme) is known here
+ * with the row it repeats; for any other flagged row the earlier rows of its id are not known,
+ * and `adjacent` turns false. Flagged rows are checked exactly after the last row.
  */
 export class StagedProgrammes {
   /** Rows staged; a row's `seq` is its number, from 1. */
   count = 0;
-  /** Rows the filter flagged. */
+  /** Rows flagged. */
   flagged = 0;
   /** True while every flagged row repeated its channel's previous programme. */
   adjacent = true;
@@ -38,28 +56,62 @@ export class StagedProgrammes {
   private readonly seen = new DuplicateIdFilter();
 
   /**
-   * Counts a staged programme and returns its seq; `candidate` is called (with the slot key)
-   * for a flagged row and, when known, for the row it repeats.
+   * Counts a staged programme and returns its seq; `candidate` is called for a flagged row and,
+   * when known, for the row it repeats.
    */
-  add(p: ProgrammeRecord, candidate: (seq: number, slotKey: string) => void): number {
+  add(p: ProgrammeRecord, candidate: (seq: number) => void): number {
     const seq = ++this.count;
     let span = this.spans.get(p.channelId);
     if (span === undefined) {
-      // A slot key is this prefix and the start key (programmeSlotKey).
-      const keyPrefix = this.seen.prefix(programmeSlotKey(p.channelId, ''));
-      span = { earliestMs: Number.NaN, lastStart: '', lastSeq: 0, keyPrefix };
+      span = {
+        earliestMs: Number.NaN,
+        latestMs: Number.NaN,
+        ordered: true,
+        runFromMs: Number.NaN,
+        runUntilMs: Number.NaN,
+        lastStart: '',
+        lastSeq: 0,
+        keyPrefix: null,
+      };
       this.spans.set(p.channelId, span);
     }
-    if (p.startMs !== null && !(p.startMs >= span.earliestMs)) span.earliestMs = p.startMs;
-    if (this.seen.addAfter(span.keyPrefix, p.start)) {
-      const key = programmeSlotKey(p.channelId, p.start);
+    const ms = p.startMs;
+    let flagged: boolean;
+    if (ms === null) {
+      flagged = this.seen.addAfter(this.keyPrefix(span, p.channelId), p.start);
+    } else {
+      if (span.ordered && !(ms <= span.latestMs)) {
+        flagged = false;
+      } else if (span.ordered && p.start === span.lastStart) {
+        // The previous programme again: the run stays ordered, with the same slots.
+        flagged = true;
+      } else {
+        if (span.ordered) {
+          span.ordered = false;
+          span.runFromMs = span.earliestMs;
+          span.runUntilMs = span.latestMs;
+        }
+        flagged =
+          this.seen.addNumberAfter(this.keyPrefix(span, p.channelId), ms) ||
+          (ms >= span.runFromMs && ms <= span.runUntilMs);
+      }
+      if (!(ms >= span.earliestMs)) span.earliestMs = ms;
+      if (!(ms <= span.latestMs)) span.latestMs = ms;
+    }
+    if (flagged) {
       this.flagged++;
-      if (span.lastSeq > 0 && span.lastStart === p.start) candidate(span.lastSeq, key);
+      if (span.lastSeq > 0 && span.lastStart === p.start) candidate(span.lastSeq);
       else this.adjacent = false;
-      candidate(seq, key);
+      candidate(seq);
     }
     span.lastStart = p.start;
     span.lastSeq = seq;
     return seq;
+  }
+
+  private keyPrefix(span: ChannelSpan, channelId: string): KeyPrefix {
+    // A slot key is this prefix and the start key (programmeSlotKey).
+    span.keyPrefix ??= this.seen.prefix(programmeSlotKey(channelId, ''));
+    return span.keyPrefix;
   }
 }

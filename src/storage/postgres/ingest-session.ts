@@ -1,7 +1,6 @@
 import type pg from 'pg';
-import { programmeIdFor, programmeIdOfSlot } from '../../domain/catalogue-ids.js';
+import { programmeIdFor } from '../../domain/catalogue-ids.js';
 import { DAY_MS } from '../../domain/schedule-window.js';
-import { sha256Hex } from '../../domain/sha256.js';
 import { foldForSearch, nameSortKey } from '../../domain/search-folding.js';
 import type {
   AnalyseOptions,
@@ -49,7 +48,7 @@ const CREATE_STAGING = `
     fallback_country TEXT NOT NULL,
     declared BOOLEAN NOT NULL
   ) ON COMMIT DROP;
-  CREATE TEMP TABLE stage_candidates (seq BIGINT PRIMARY KEY, id TEXT NOT NULL) ON COMMIT DROP;
+  CREATE TEMP TABLE stage_candidates (seq BIGINT PRIMARY KEY) ON COMMIT DROP;
   CREATE TEMP TABLE stage_spans (channel_id TEXT PRIMARY KEY, min_start BIGINT) ON COMMIT DROP;
   CREATE TEMP TABLE stage_repeats (seq BIGINT, id TEXT, channel_id TEXT, start TEXT,
     line INTEGER, nth BIGINT, n BIGINT, same BOOLEAN) ON COMMIT DROP;
@@ -66,8 +65,8 @@ const INSERT_CHANNELS = `INSERT INTO stage_channels (id, xmltv_id, name, name_ke
     $7::text[], $8::text[], $9::boolean[])
   ON CONFLICT (id) DO NOTHING`;
 
-const INSERT_CANDIDATES = `INSERT INTO stage_candidates (seq, id)
-  SELECT * FROM unnest($1::bigint[], $2::text[]) ON CONFLICT (seq) DO NOTHING`;
+const INSERT_CANDIDATES = `INSERT INTO stage_candidates (seq)
+  SELECT * FROM unnest($1::bigint[]) ON CONFLICT (seq) DO NOTHING`;
 
 const INSERT_SPANS = `INSERT INTO stage_spans (channel_id, min_start)
   SELECT * FROM unnest($1::text[], $2::bigint[])`;
@@ -81,7 +80,7 @@ const INSERT_SPANS = `INSERT INTO stage_spans (channel_id, min_start)
 function collapseSql(adjacent: boolean): string {
   const rows = adjacent
     ? 'seq IN (SELECT seq FROM stage_candidates)'
-    : 'id IN (SELECT id FROM stage_candidates)';
+    : 'id IN (SELECT s.id FROM stage_candidates AS c JOIN stage_programmes AS s USING (seq))';
   return `
     INSERT INTO stage_repeats
       SELECT seq, id, channel_id, start, line,
@@ -124,7 +123,7 @@ type Column = unknown[];
 class PostgresIngestSession implements IngestSession {
   private programmes: Column[] = emptyColumns(12);
   private channels: Column[] = emptyColumns(9);
-  private candidates: Column[] = emptyColumns(2);
+  private candidates: Column[] = emptyColumns(1);
   private readonly staged = new StagedProgrammes();
   /** Staged rows replaced by a later one with the same id, once the file is read. */
   private losers = 0;
@@ -369,14 +368,14 @@ class PostgresIngestSession implements IngestSession {
     if (this.closed) return;
     this.programmes = emptyColumns(12);
     this.channels = emptyColumns(9);
-    this.candidates = emptyColumns(2);
+    this.candidates = emptyColumns(1);
     await this.pending.catch(() => {});
     await this.client.query('ROLLBACK').catch(() => {});
     await this.release();
   }
 
-  private readonly addCandidate = (seq: number, slotKey: string): void => {
-    push(this.candidates, [seq, programmeIdOfSlot(sha256Hex, slotKey)]);
+  private readonly addCandidate = (seq: number): void => {
+    push(this.candidates, [seq]);
   };
 
   private async one(sql: string): Promise<Record<string, unknown>> {
@@ -447,7 +446,7 @@ class PostgresIngestSession implements IngestSession {
   private flushCandidates(): void {
     if ((this.candidates[0]?.length ?? 0) === 0) return;
     this.send(INSERT_CANDIDATES, this.candidates);
-    this.candidates = emptyColumns(2);
+    this.candidates = emptyColumns(1);
   }
 }
 

@@ -10,9 +10,7 @@ import type {
   StagingStats,
 } from '../types.js';
 import { toDuplicateSample } from '../rows.js';
-import { programmeIdOfSlot } from '../../domain/catalogue-ids.js';
 import { DAY_MS } from '../../domain/schedule-window.js';
-import { sha256Hex } from '../../domain/sha256.js';
 import { foldForSearch, nameSortKey } from '../../domain/search-folding.js';
 import { cataloguePathFor } from './catalogue-file.js';
 import { openCatalogueFile, type SqliteDatabase } from './database.js';
@@ -31,7 +29,7 @@ import { createWorkerRunner } from './staging-worker.js';
 /** Programme rows packed in JS before one batched insert into the staging table. */
 const PROGRAMME_BATCH_ROWS = 2048;
 const CHANNEL_BATCH_ROWS = 512;
-/** Ids flagged by the duplicate filter, sent to the staging table of candidates in batches. */
+/** Rows flagged as possible repeats (StagedProgrammes), sent to the table of candidates in batches. */
 const CANDIDATE_BATCH_ROWS = 256;
 
 /**
@@ -43,8 +41,8 @@ interface StagingNames {
   programmes: string;
   channels: string;
   /**
-   * Staged rows whose id the duplicate filter flagged (every id staged more than once, and a
-   * few more), with the rows they repeat when those are known.
+   * Staged rows flagged as possible repeats (every row of an id staged more than once but the
+   * first, and a few more), with the rows they repeat when those are known.
    */
   candidates: string;
   /** Every row of an id staged more than once, compared with the occurrence before it. */
@@ -101,7 +99,7 @@ function createTablesSql(t: StagingNames): string {
       fallback_country TEXT NOT NULL,
       declared INTEGER NOT NULL
     );
-    CREATE TEMP TABLE ${t.candidates} (seq INTEGER PRIMARY KEY, id TEXT NOT NULL);
+    CREATE TEMP TABLE ${t.candidates} (seq INTEGER PRIMARY KEY);
     CREATE TEMP TABLE ${t.spans} (channel_id TEXT PRIMARY KEY, min_start INTEGER) WITHOUT ROWID;`;
 }
 
@@ -138,8 +136,8 @@ function channelInsert(t: StagingNames): RowInsert {
 
 function candidateInsert(t: StagingNames): RowInsert {
   return {
-    head: `INSERT INTO ${t.candidates} (seq, id)`,
-    columns: ['number', 'text'],
+    head: `INSERT INTO ${t.candidates} (seq)`,
+    columns: ['number'],
     tail: 'ON CONFLICT (seq) DO NOTHING',
   };
 }
@@ -162,7 +160,7 @@ function spanInsert(t: StagingNames): RowInsert {
 function collapseSql(t: StagingNames, adjacent: boolean): string {
   const rows = adjacent
     ? `seq IN (SELECT seq FROM ${t.candidates})`
-    : `id IN (SELECT id FROM ${t.candidates})`;
+    : `id IN (SELECT s.id FROM ${t.candidates} AS c JOIN ${t.programmes} AS s ON s.seq = c.seq)`;
   return `
     CREATE TEMP TABLE ${t.repeats} AS
       SELECT seq, id, channel_id, start, line,
@@ -641,11 +639,8 @@ class SqliteIngestSession implements IngestSession {
     if (this.channels.rows > 0) this.runner.insertRows(this.channelInsert, this.channels.take());
   }
 
-  // Flagged rows are few: their ids are hashed here.
-  private readonly addCandidate = (seq: number, slotKey: string): void => {
-    const id = programmeIdOfSlot(sha256Hex, slotKey);
+  private readonly addCandidate = (seq: number): void => {
     this.candidates.number(seq);
-    this.candidates.text(id);
     this.candidates.endRow();
   };
 
