@@ -10,6 +10,7 @@ import type {
   StagingStats,
 } from '../types.js';
 import { toDuplicateSample } from '../rows.js';
+import { programmeIdFor } from '../../domain/catalogue-ids.js';
 import { DAY_MS } from '../../domain/schedule-window.js';
 import { foldForSearch, nameSortKey } from '../../domain/search-folding.js';
 import { cataloguePathFor } from './catalogue-file.js';
@@ -19,6 +20,7 @@ import {
   PROGRAMME_ID_FUNCTION,
   RowPacker,
   createInThreadRunner,
+  defineProgrammeId,
   type RowInsert,
   type SqlStep,
   type SqlStepResult,
@@ -256,11 +258,13 @@ function commitSteps(
   const select = `SELECT id, channel_id, start, stop, start_ms, stop_ms, title, description,
       category, needs_review, ?, ?
     FROM ${t.programmes} AS f WHERE ${survivors}`;
-  // The stored programmes the file replaces, counted on the (channel, start) index.
+  // The stored programmes the file replaces, counted on the (channel, start) index. CROSS JOIN
+  // keeps the file's channels as the outer loop: without statistics SQLite chose to scan every
+  // stored programme instead (0.3 s with 2 million stored, for a file of new channels).
   const stored = `((SELECT count(*) FROM ${t.spans} AS s
-      JOIN programmes AS p ON p.channel_id = s.channel_id AND p.start_ms >= s.min_start)
+      CROSS JOIN programmes AS p ON p.channel_id = s.channel_id AND p.start_ms >= s.min_start)
     + (SELECT count(*) FROM ${t.spans} AS s
-      JOIN programmes AS p ON p.channel_id = s.channel_id AND p.start_ms IS NULL))`;
+      CROSS JOIN programmes AS p ON p.channel_id = s.channel_id AND p.start_ms IS NULL))`;
   const update = `DO UPDATE SET
       start = excluded.start, stop = excluded.stop, stop_ms = excluded.stop_ms,
       title = excluded.title, description = excluded.description, category = excluded.category,
@@ -374,7 +378,7 @@ function commitSteps(
         kind: 'run',
         sql: `DELETE FROM programmes WHERE rowid IN (
             SELECT p.rowid FROM ${t.spans} AS s
-            JOIN programmes AS p ON p.channel_id = s.channel_id AND p.start_ms >= s.min_start
+            CROSS JOIN programmes AS p ON p.channel_id = s.channel_id AND p.start_ms >= s.min_start
             WHERE NOT EXISTS (SELECT 1 FROM ${t.programmes} AS f
               WHERE f.id = p.id AND f.channel_id = p.channel_id))`,
         onlyIf: { label: 'match', column: 'remove' },
@@ -386,7 +390,7 @@ function commitSteps(
         kind: 'run',
         sql: `DELETE FROM programmes WHERE rowid IN (
             SELECT p.rowid FROM ${t.spans} AS s
-            JOIN programmes AS p ON p.channel_id = s.channel_id AND p.start_ms IS NULL
+            CROSS JOIN programmes AS p ON p.channel_id = s.channel_id AND p.start_ms IS NULL
             WHERE NOT EXISTS (SELECT 1 FROM ${t.programmes} AS f
               WHERE f.id = p.id AND f.channel_id = p.channel_id))`,
         onlyIf: { label: 'match', column: 'remove' },
@@ -420,6 +424,18 @@ function toScript(steps: Map<string, MergeStep>): SqlStep[] {
       ? step
       : { ...step, when: { step: labels.indexOf(onlyIf.label), column: onlyIf.column } },
   );
+}
+
+/**
+ * Creates one session's staging tables on `db` and returns its merge's statements (every step,
+ * duplicates collapsed, no pruning), so a test can check how SQLite plans them.
+ */
+export function stageMergeForPlanCheck(db: SqliteDatabase, file: SourceFileRecord): SqlStep[] {
+  defineProgrammeId(db, PROGRAMME_ID_FUNCTION, programmeIdFor);
+  const tables = stagingNames();
+  db.exec(createTablesSql(tables));
+  db.exec(collapseSql(tables, false));
+  return toScript(commitSteps(tables, file, true, null));
 }
 
 function dropSql(t: StagingNames): string {
