@@ -10,17 +10,14 @@ import type {
   StagingStats,
 } from '../types.js';
 import { toDuplicateSample } from '../rows.js';
-import { programmeIdFor } from '../../domain/catalogue-ids.js';
 import { DAY_MS } from '../../domain/schedule-window.js';
 import { foldForSearch, nameSortKey } from '../../domain/search-folding.js';
 import { cataloguePathFor } from './catalogue-file.js';
 import { openCatalogueFile, type SqliteDatabase } from './database.js';
 import { StagedProgrammes } from '../staged-programmes.js';
 import {
-  PROGRAMME_ID_FUNCTION,
   RowPacker,
   createInThreadRunner,
-  defineProgrammeId,
   type RowInsert,
   type SqlStep,
   type SqlStepResult,
@@ -73,12 +70,12 @@ function stagingNames(): StagingNames {
 
 function createTablesSql(t: StagingNames): string {
   // Append-only with no index while staging: a unique index on the random ids made staging
-  // three times slower. Repeated ids are found with DuplicateIdFilter instead. The id is
-  // hashed here, in the staging thread (PROGRAMME_ID_FUNCTION), rather than on the parser's.
+  // three times slower. Repeated ids are found with StagedProgrammes instead. The id is
+  // hashed by the staging thread (RowInsert.programmeIdOf), not the parser's.
   return `
     CREATE TEMP TABLE ${t.programmes} (
       seq INTEGER PRIMARY KEY,
-      id TEXT NOT NULL GENERATED ALWAYS AS (${PROGRAMME_ID_FUNCTION}(channel_id, start)) STORED,
+      id TEXT NOT NULL,
       channel_id TEXT NOT NULL,
       start TEXT NOT NULL,
       stop TEXT NOT NULL,
@@ -108,7 +105,7 @@ function createTablesSql(t: StagingNames): string {
 function programmeInsert(t: StagingNames): RowInsert {
   return {
     head: `INSERT INTO ${t.programmes} (seq, channel_id, start, stop, start_ms, stop_ms,
-      title, description, category, needs_review, line)`,
+      title, description, category, needs_review, line, id)`,
     columns: [
       'number',
       'text',
@@ -123,6 +120,8 @@ function programmeInsert(t: StagingNames): RowInsert {
       'number',
     ],
     tail: '',
+    // channel_id, start
+    programmeIdOf: [1, 2],
   };
 }
 
@@ -431,7 +430,6 @@ function toScript(steps: Map<string, MergeStep>): SqlStep[] {
  * duplicates collapsed, no pruning), so a test can check how SQLite plans them.
  */
 export function stageMergeForPlanCheck(db: SqliteDatabase, file: SourceFileRecord): SqlStep[] {
-  defineProgrammeId(db, PROGRAMME_ID_FUNCTION, programmeIdFor);
   const tables = stagingNames();
   db.exec(createTablesSql(tables));
   db.exec(collapseSql(tables, false));

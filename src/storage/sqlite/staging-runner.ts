@@ -1,13 +1,6 @@
 import type Database from 'better-sqlite3';
-import { programmeIdOfSlot, programmeSlotKey } from '../../domain/catalogue-ids.js';
-import { sha256Hex } from '../../domain/sha256.js';
+import { programmeIdFor } from '../../domain/catalogue-ids.js';
 import type { SqliteDatabase } from './database.js';
-
-/**
- * The SQL function a staging connection computes programme ids with (programmeIdFor of the
- * row's channel id and start), so they are hashed in the staging thread, beside the parser.
- */
-export const PROGRAMME_ID_FUNCTION = 'onair_programme_id';
 
 /** A value bound to a statement parameter. */
 export type SqlValue = string | number | bigint | null;
@@ -61,7 +54,16 @@ export interface RowInsert {
   head: string;
   columns: readonly PackedColumn[];
   tail: string;
+  /**
+   * When set, each row has one more value after its columns (`head` names it last): the
+   * programme id of its text columns at these indexes (channel id, start key), hashed in the
+   * staging thread, beside the parser rather than on it.
+   */
+  programmeIdOf?: readonly [number, number];
 }
+
+/** A programme's id from its channel id and start key (programmeIdFor). */
+export type ProgrammeIdFunction = (channelId: string, start: string) => string;
 
 /**
  * Runs the SQL of one ingest on its own connection. Kept to a few generic operations so the
@@ -144,22 +146,27 @@ export class RowPacker {
 
 /** SQL of a multi-row INSERT of `rows` rows. */
 export function multiRowInsertSql(insert: RowInsert, rows: number): string {
-  const row = `(${new Array<string>(insert.columns.length).fill('?').join(',')})`;
+  const width = insert.columns.length + (insert.programmeIdOf === undefined ? 0 : 1);
+  const row = `(${new Array<string>(width).fill('?').join(',')})`;
   return `${insert.head} VALUES ${new Array<string>(rows).fill(row).join(',')} ${insert.tail}`;
 }
 
 /**
  * Unpacks `packed` into statement parameters, `perStatement` rows at a time (fewer for the
  * last group), handing each group to `run`. The parameter array of full groups is reused.
+ * With `extra`, each row gets one more value after its columns: `extra` of the row's values
+ * (from index `at` of `values`).
  */
 export function unpackRows(
   packed: PackedRows,
   columns: readonly PackedColumn[],
   perStatement: number,
   run: (rows: number, values: SqlValue[]) => void,
+  extra: ((values: readonly SqlValue[], at: number) => SqlValue) | null = null,
 ): void {
   const { text, textLengths, numbers } = packed;
-  const width = columns.length;
+  const columnCount = columns.length;
+  const width = columnCount + (extra === null ? 0 : 1);
   const full = new Array<SqlValue>(width * perStatement);
   let textAt = 0;
   let numberAt = 0;
@@ -169,7 +176,8 @@ export function unpackRows(
     const values = rows === perStatement ? full : new Array<SqlValue>(width * rows);
     let k = 0;
     for (let r = 0; r < rows; r++) {
-      for (let c = 0; c < width; c++) {
+      const at = k;
+      for (let c = 0; c < columnCount; c++) {
         if (columns[c] === 'number') {
           const value = numbers[numberAt++] as number;
           values[k++] = Number.isNaN(value) ? null : value;
@@ -183,6 +191,7 @@ export function unpackRows(
           }
         }
       }
+      if (extra !== null) values[k++] = extra(values, at);
     }
     run(rows, values);
     done += rows;
@@ -215,32 +224,39 @@ export function statementCache(db: SqliteDatabase): StatementCache {
   };
 }
 
-/** Inserts packed rows with multi-row statements; the caller holds the transaction. */
+/**
+ * Inserts packed rows with multi-row statements, with their programme ids when the insert
+ * asks for them (RowInsert.programmeIdOf); the caller holds the transaction.
+ */
 export function insertPackedRows(
   statements: StatementCache,
   insert: RowInsert,
   packed: PackedRows,
   perStatement: number,
+  programmeId: ProgrammeIdFunction,
 ): void {
   const sqlByRows = new Map<number, string>();
-  unpackRows(packed, insert.columns, perStatement, (rows, values) => {
-    let sql = sqlByRows.get(rows);
-    if (sql === undefined) {
-      sql = multiRowInsertSql(insert, rows);
-      sqlByRows.set(rows, sql);
-    }
-    statements.prepare(sql).run(values);
-  });
-}
-
-/** Gives a staging connection PROGRAMME_ID_FUNCTION, computed by `programmeId`. */
-export function defineProgrammeId(
-  db: SqliteDatabase,
-  name: string,
-  programmeId: (channelId: string, start: string) => string,
-): void {
-  db.function(name, { deterministic: true }, (channelId: unknown, start: unknown) =>
-    programmeId(String(channelId), String(start)),
+  const idOf = insert.programmeIdOf;
+  // Bound with the row rather than computed by SQLite from a generated column: calling back
+  // into JavaScript from SQLite cost 0.12-0.17 s more per 294,510 rows (bench/INGEST.md).
+  const extra =
+    idOf === undefined
+      ? null
+      : (values: readonly SqlValue[], at: number) =>
+          programmeId(values[at + idOf[0]] as string, values[at + idOf[1]] as string);
+  unpackRows(
+    packed,
+    insert.columns,
+    perStatement,
+    (rows, values) => {
+      let sql = sqlByRows.get(rows);
+      if (sql === undefined) {
+        sql = multiRowInsertSql(insert, rows);
+        sqlByRows.set(rows, sql);
+      }
+      statements.prepare(sql).run(values);
+    },
+    extra,
   );
 }
 
@@ -280,12 +296,9 @@ export function runSteps(
  * otherwise (the `:memory:` fallback, where the store's own connection is used) it leaves it.
  */
 export function createInThreadRunner(db: SqliteDatabase, owned: boolean): StagingRunner {
-  defineProgrammeId(db, PROGRAMME_ID_FUNCTION, (channelId, start) =>
-    programmeIdOfSlot(sha256Hex, programmeSlotKey(channelId, start)),
-  );
   const statements = statementCache(db);
   const insertTx = db.transaction((insert: RowInsert, packed: PackedRows) =>
-    insertPackedRows(statements, insert, packed, ROWS_PER_STATEMENT),
+    insertPackedRows(statements, insert, packed, ROWS_PER_STATEMENT, programmeIdFor),
   );
   return {
     insertRows(insert, packed) {

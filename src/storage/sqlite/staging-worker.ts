@@ -4,15 +4,14 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { programmeIdOfSlot, programmeSlotKey } from '../../domain/catalogue-ids.js';
 import { sha256HexWith } from '../../domain/sha256.js';
 import {
-  PROGRAMME_ID_FUNCTION,
   ROWS_PER_STATEMENT,
-  defineProgrammeId,
   insertPackedRows,
   multiRowInsertSql,
   runSteps,
   statementCache,
   unpackRows,
   type PackedRows,
+  type ProgrammeIdFunction,
   type RowInsert,
   type ScriptMode,
   type SqlStep,
@@ -48,9 +47,7 @@ interface WorkerHelpers {
   statementCache: typeof statementCache;
   insertPackedRows: typeof insertPackedRows;
   runSteps: typeof runSteps;
-  defineProgrammeId: typeof defineProgrammeId;
-  programmeId: (channelId: string, start: string) => string;
-  programmeIdFunction: string;
+  programmeId: ProgrammeIdFunction;
 }
 
 /**
@@ -78,7 +75,6 @@ function stagingWorkerMain(
   try {
     db = new Database(input.path, { fileMustExist: true });
     for (const pragma of input.pragmas) db.pragma(pragma);
-    helpers.defineProgrammeId(db, helpers.programmeIdFunction, helpers.programmeId);
   } catch (error) {
     failure = error;
   }
@@ -89,7 +85,13 @@ function stagingWorkerMain(
       if (failure === null && open !== null && statements !== null) {
         try {
           open.transaction(() =>
-            helpers.insertPackedRows(statements, m.insert, m.packed, input.perStatement),
+            helpers.insertPackedRows(
+              statements,
+              m.insert,
+              m.packed,
+              input.perStatement,
+              helpers.programmeId,
+            ),
           )();
         } catch (error) {
           failure = error;
@@ -137,14 +139,12 @@ const unpackRows = ${unpackRows.toString()};
 const statementCache = ${statementCache.toString()};
 const insertPackedRows = ${insertPackedRows.toString()};
 const runSteps = ${runSteps.toString()};
-const defineProgrammeId = ${defineProgrammeId.toString()};
 const programmeSlotKey = ${programmeSlotKey.toString()};
 const programmeIdOfSlot = ${programmeIdOfSlot.toString()};
 const sha256Hex = (${sha256HexWith.toString()})(require('node:crypto'));
 (${stagingWorkerMain.toString()})(parentPort, workerData, require(workerData.driver), {
-  statementCache, insertPackedRows, runSteps, defineProgrammeId,
+  statementCache, insertPackedRows, runSteps,
   programmeId: (channelId, start) => programmeIdOfSlot(sha256Hex, programmeSlotKey(channelId, start)),
-  programmeIdFunction: ${JSON.stringify(PROGRAMME_ID_FUNCTION)},
 });
 `;
 
