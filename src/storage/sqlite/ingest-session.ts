@@ -408,7 +408,11 @@ function commitSteps(
   if (pruneBeforeMs !== null) {
     steps.set('prune', {
       kind: 'run',
-      sql: 'DELETE FROM programmes WHERE start_ms < ?',
+      // Channel by channel on the (channel, start) index: with no index on the start alone, a
+      // plain `WHERE start_ms < ?` scanned every stored programme under the write lock (0.21-0.25
+      // s per 2 million even with nothing to prune, against 11-26 ms this way).
+      sql: `DELETE FROM programmes WHERE rowid IN (SELECT p.rowid FROM channels AS c
+          CROSS JOIN programmes AS p ON p.channel_id = c.id AND p.start_ms < ?)`,
       params: [pruneBeforeMs],
     });
   }
@@ -427,13 +431,13 @@ function toScript(steps: Map<string, MergeStep>): SqlStep[] {
 
 /**
  * Creates one session's staging tables on `db` and returns its merge's statements (every step,
- * duplicates collapsed, no pruning), so a test can check how SQLite plans them.
+ * duplicates collapsed, pruning on), so a test can check how SQLite plans them.
  */
 export function stageMergeForPlanCheck(db: SqliteDatabase, file: SourceFileRecord): SqlStep[] {
   const tables = stagingNames();
   db.exec(createTablesSql(tables));
   db.exec(collapseSql(tables, false));
-  return toScript(commitSteps(tables, file, true, null));
+  return toScript(commitSteps(tables, file, true, file.ingestedAt));
 }
 
 function dropSql(t: StagingNames): string {
