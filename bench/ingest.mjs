@@ -19,8 +19,10 @@
 // default 3), --file PATH (another guide, plain or gzip), --large N (programmes already stored
 // for the large-catalogue case, default 2,000,000; 0 skips it), --no-postgres, --cases LIST (only
 // these kinds, comma-separated: saxes, epg-parser, none, worker, gzip, in-thread, again, large,
-// postgres, postgres-again; e.g. `--scale 34 --cases worker` for the 1 GB memory check).
-import { execFileSync, spawnSync } from 'node:child_process';
+// postgres, postgres-again; e.g. `--scale 34 --cases worker` for the 1 GB memory check),
+// --busy-cores N (N processes spinning on the CPU for the whole run: the cases measured while
+// other work, such as the server answering requests, takes cores).
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
   closeSync,
   copyFileSync,
@@ -65,6 +67,16 @@ const dist = (path) => import(join(DIST, path));
 
 // ---- child: one case, one run ------------------------------------------------------------
 
+/**
+ * CPU time of this process (every thread: the parser's, the staging worker's, V8's helpers,
+ * libuv's pool) since `from`, in ms. Unlike the wall time it hardly moves when other work takes
+ * a core, so it shows what a case costs on a loaded machine.
+ */
+function cpuMsSince(from) {
+  const used = process.cpuUsage(from);
+  return (used.user + used.system) / 1000;
+}
+
 async function saxesOnly(path) {
   const { SaxesParser } = await import('saxes');
   const parser = new SaxesParser({ position: true });
@@ -72,13 +84,14 @@ async function saxesOnly(path) {
   parser.on('opentag', () => elements++);
   parser.on('closetag', () => undefined);
   parser.on('text', () => undefined);
+  const cpu = process.cpuUsage();
   const started = performance.now();
   const decoder = new TextDecoder('utf-8', { fatal: true });
   for await (const chunk of createReadStream(path, { highWaterMark: 256 * 1024 })) {
     parser.write(decoder.decode(chunk, { stream: true }));
   }
   parser.close();
-  return { ms: performance.now() - started, elements };
+  return { ms: performance.now() - started, cpuMs: cpuMsSince(cpu), elements };
 }
 
 /**
@@ -87,9 +100,14 @@ async function saxesOnly(path) {
  */
 async function epgParserOnly(path) {
   const { default: epgParser } = await import('epg-parser');
+  const cpu = process.cpuUsage();
   const started = performance.now();
   const result = epgParser.parse(readFileSync(path, 'utf8'));
-  return { ms: performance.now() - started, programmes: result.programs.length };
+  return {
+    ms: performance.now() - started,
+    cpuMs: cpuMsSince(cpu),
+    programmes: result.programs.length,
+  };
 }
 
 /** A writer that keeps nothing: the pipeline (read, decode, parse, map) without storage. */
@@ -218,12 +236,15 @@ async function sqliteIngest(path, mode) {
           : store.ingest;
     if (mode === 'again') await ingestXmltv(writer, { source: path }, options);
     const probe = mode === 'none' ? null : startWriterProbe(dbPath);
+    const cpu = process.cpuUsage();
     const started = performance.now();
     const summary = await ingestXmltv(writer, { source: path }, { ...options, nowMs: NOW + 1 });
     const ms = performance.now() - started;
+    const cpuMs = cpuMsSince(cpu);
     const waited = probe === null ? null : await probe.stop();
     return {
       ms,
+      cpuMs,
       bytesUncompressed: summary.bytesUncompressed,
       programmes: summary.programmesRead,
       merge: summary.merge,
@@ -251,6 +272,7 @@ async function postgresIngest(path, again) {
   const options = { country: 'IN', assumeOffsetMinutes: 0, nowMs: NOW };
   try {
     if (again) await ingestXmltv(store.ingest, { source: path }, options);
+    const cpu = process.cpuUsage();
     const started = performance.now();
     const summary = await ingestXmltv(
       store.ingest,
@@ -259,6 +281,7 @@ async function postgresIngest(path, again) {
     );
     return {
       ms: performance.now() - started,
+      cpuMs: cpuMsSince(cpu),
       bytesUncompressed: summary.bytesUncompressed,
       programmes: summary.programmesRead,
       merge: summary.merge,
@@ -394,12 +417,20 @@ async function postgresReachable() {
   }
 }
 
+/** `count` processes that keep a core busy until killed: other work on the machine. */
+function startSpinners(count) {
+  return Array.from({ length: count }, () =>
+    spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }),
+  );
+}
+
 async function parent() {
   const runs = Number(arg('--runs', '3'));
   const scale = Number(arg('--scale', '3'));
   const large = Number(arg('--large', '2000000'));
   const source = arg('--file', join(CORPUS, 'jiotv_in_epg.xml.gz'));
   const only = arg('--cases', null)?.split(',') ?? null;
+  const busyCores = Number(arg('--busy-cores', '0'));
   const wanted = (kind) => only === null || only.includes(kind);
   const withPostgres =
     !process.argv.includes('--no-postgres') &&
@@ -463,20 +494,30 @@ async function parent() {
     console.log(
       `Each case: ${runs} runs, each in its own process, the cases in turn; median time, highest peak RSS.`,
     );
+    if (busyCores > 0) {
+      console.log(`${busyCores} other process(es) spinning on the CPU throughout (--busy-cores).`);
+    }
     console.log(
       `Parent process RSS ${Math.round(process.memoryUsage().rss / MB)} MB (children's maxRSS cannot be below it on Linux).\n`,
     );
     console.log(
-      '| case | time (s) | MB/s (XML) | programmes/s | × epg-parser | peak RSS maxRSS / VmHWM (MB) | longest wait of an account write (ms) | catalogue write lock held (ms) |',
+      '| case | time (s) | MB/s (XML) | programmes/s | × epg-parser | CPU time (s) | peak RSS maxRSS / VmHWM (MB) | longest wait of an account write (ms) | catalogue write lock held (ms) |',
     );
-    console.log('|---|---|---|---|---|---|---|---|');
+    console.log('|---|---|---|---|---|---|---|---|---|');
     let epgSeconds = null;
     const notes = [];
     // Round-robin: every case once, then every case again, so that a change of load on a
     // shared machine falls on all cases alike and the ratios within the run stay fair.
     const allResults = chosen.map(() => []);
-    for (let i = 0; i < runs; i++) {
-      chosen.forEach(([, kind, path, extra], c) => allResults[c].push(runChild(kind, path, extra)));
+    const spinners = startSpinners(busyCores);
+    try {
+      for (let i = 0; i < runs; i++) {
+        chosen.forEach(([, kind, path, extra], c) =>
+          allResults[c].push(runChild(kind, path, extra)),
+        );
+      }
+    } finally {
+      for (const spinner of spinners) spinner.kill();
     }
     for (const [c, [label, kind]] of chosen.entries()) {
       const results = allResults[c];
@@ -493,12 +534,13 @@ async function parent() {
       const perSecond =
         programmes === undefined ? '–' : Math.round(programmes / seconds).toLocaleString('en');
       const ratio = epgSeconds === null ? '–' : `${(epgSeconds / seconds).toFixed(1)}×`;
+      const cpuSeconds = median(results.map((r) => r.cpuMs)) / 1000;
       for (const r of results) {
         for (const failure of r.writerFailures ?? [])
           notes.push(`${label}: a writer gave up (${failure})`);
       }
       console.log(
-        `| ${label} | ${seconds.toFixed(2)} | ${(size / MB / seconds).toFixed(1)} | ${perSecond} | ${ratio} | ${Math.round(rss)} / ${hwm > 0 ? Math.round(hwm) : '–'} | ${longest('writerWaitMs')} | ${longest('catalogueLockMs')} |`,
+        `| ${label} | ${seconds.toFixed(2)} | ${(size / MB / seconds).toFixed(1)} | ${perSecond} | ${ratio} | ${cpuSeconds.toFixed(2)} | ${Math.round(rss)} / ${hwm > 0 ? Math.round(hwm) : '–'} | ${longest('writerWaitMs')} | ${longest('catalogueLockMs')} |`,
       );
     }
     for (const note of notes) console.log(`\n${note}`);

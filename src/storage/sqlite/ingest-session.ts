@@ -686,9 +686,8 @@ const STAGING_PRAGMAS = [
   'cache_size = -32768',
   'temp.cache_size = -8192',
   // Before the first staging table. Staged rows are long (descriptions): 16 KiB pages made the
-  // ingest of the 92 MB guide 21 % faster (bench/INGEST.md). The catalogue keeps SQLite's
-  // 4 KiB pages, with which an ingest into a large stored catalogue was 20 % faster than with
-  // 16 KiB ones.
+  // ingest of the 92 MB guide 21 % faster (bench/INGEST.md). The catalogue file has its own
+  // page size (CATALOGUE_PAGE_SIZE).
   'temp.page_size = 16384',
 ];
 
