@@ -215,7 +215,7 @@ function startWriterProbe(path) {
 }
 
 async function sqliteIngest(path, mode) {
-  const { ingestXmltv } = await dist('catalogue/ingest.js');
+  const { ingestXmltv } = await dist('catalogue/ingest/ingest-xmltv.js');
   const { openSqliteStore } = await dist('storage/sqlite/sqlite-store.js');
   const { createSqliteCatalogueWriter } = await dist('storage/sqlite/ingest-session.js');
   const dir = mkdtempSync(join(tmpdir(), 'onair-bench-'));
@@ -260,7 +260,7 @@ async function sqliteIngest(path, mode) {
 
 async function postgresIngest(path, again) {
   const { default: pg } = await import('pg');
-  const { ingestXmltv } = await dist('catalogue/ingest.js');
+  const { ingestXmltv } = await dist('catalogue/ingest/ingest-xmltv.js');
   const { openPostgresStore } = await dist('storage/postgres/postgres-store.js');
   const name = `onair_bench_${process.pid}`;
   const admin = new pg.Client({ connectionString: POSTGRES_URL });

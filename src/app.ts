@@ -25,7 +25,7 @@ import { errors } from './domain/errors.js';
 import type { Mailer } from './mail/types.js';
 import type { Metrics } from './metrics.js';
 import type { RateLimiter } from './ratelimit/types.js';
-import type { Store } from './storage/types.js';
+import type { Store } from './storage/store.js';
 import { registerDeveloperPages } from './web/developer-pages.js';
 import { registerWebRoutes } from './web/web-routes.js';
 

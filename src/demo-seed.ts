@@ -1,8 +1,8 @@
 import { issueApiKey } from './accounts/account-service.js';
 import { DEMO_PLAYGROUND_XMLTV_IDS, demoGuides } from './catalogue/demo-catalogue.js';
 import { channelIdFor } from './domain/catalogue-ids.js';
-import { ingestXmltv } from './catalogue/ingest.js';
-import type { Store } from './storage/types.js';
+import { ingestXmltv } from './catalogue/ingest/ingest-xmltv.js';
+import type { Store } from './storage/store.js';
 
 export const DEMO_EMAIL = 'demo@onair.local';
 

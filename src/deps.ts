@@ -14,7 +14,7 @@ import {
 import type { RateLimiter } from './ratelimit/types.js';
 import { openPostgresStore } from './storage/postgres/postgres-store.js';
 import { openSqliteStore } from './storage/sqlite/sqlite-store.js';
-import type { Store } from './storage/types.js';
+import type { Store } from './storage/store.js';
 
 /** Reads the time; injected so tests can move it. */
 export type Clock = () => number;

@@ -1,8 +1,8 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
-import { displayLocation } from './catalogue/source-download.js';
+import { displayLocation } from './sources/source-download.js';
 import { sourceFlags } from './domain/source-health.js';
 import type { LimiterMetrics } from './ratelimit/redis-limiter.js';
-import type { Source } from './storage/types.js';
+import type { Source } from './domain/source.js';
 
 /** The Prometheus metrics of one process, served at /metrics. */
 export interface Metrics {

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
-import { downloadLimits } from './catalogue/source-download.js';
-import { leaseHolderName, startSourceScheduler } from './catalogue/source-scheduler.js';
+import { downloadLimits } from './sources/source-download.js';
+import { leaseHolderName, startSourceScheduler } from './sources/source-scheduler.js';
 import { trackConnections, type DrainResult } from './http/connection-drain.js';
 import type { Config } from './config.js';
 import { createServices, openStore, systemClock, type Clock } from './deps.js';
 import { createLogger } from './logger.js';
-import type { Store } from './storage/types.js';
+import type { Store } from './storage/store.js';
 
 /** A listening server and how to stop it. */
 export interface RunningServer {

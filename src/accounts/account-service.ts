@@ -1,7 +1,8 @@
 import { decideAccess, trialEnd } from '../domain/access.js';
 import { describeApiKey, generateApiKey, hashApiKey } from '../domain/api-key.js';
 import { DEFAULT_RATE_LIMIT } from '../domain/rate-window.js';
-import type { Account, AccountStore, ApiKey, AuditActor } from '../storage/types.js';
+import type { Account, ApiKey, AuditActor } from '../domain/account.js';
+import type { AccountStore } from '../storage/account-store.js';
 
 /** Longest key name kept; names are labels for the holder, not data. */
 export const MAX_KEY_NAME_LENGTH = 100;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { KeyOwner } from '../storage/types.js';
+import type { KeyOwner } from '../domain/account.js';
 import { createKeyOwnerCache } from './key-owner-cache.js';
 
 function owner(keyId: string, revoked = false): KeyOwner {

@@ -1,4 +1,5 @@
-import type { AccountStore, KeyOwner } from '../storage/types.js';
+import type { AccountStore } from '../storage/account-store.js';
+import type { KeyOwner } from '../domain/account.js';
 
 /** Key owners kept by default: far more keys than one instance sees in a minute. */
 export const DEFAULT_KEY_OWNER_CACHE_ENTRIES = 20_000;

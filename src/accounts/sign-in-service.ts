@@ -6,7 +6,8 @@ import {
 } from '../domain/secret-token.js';
 import type { Mailer, OutgoingMail } from '../mail/types.js';
 import { DuplicateAccountError } from '../storage/errors.js';
-import type { Account, Store } from '../storage/types.js';
+import type { Account } from '../domain/account.js';
+import type { Store } from '../storage/store.js';
 
 /** A sign-in link works once, for 15 minutes. */
 export const SIGN_IN_LINK_TTL_MS = 15 * 60_000;

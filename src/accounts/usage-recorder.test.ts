@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AccountStore, KeyUse, UsageCount } from '../storage/types.js';
+import type { AccountStore, KeyUse, UsageCount } from '../storage/account-store.js';
 import { createUsageRecorder } from './usage-recorder.js';
 
 const HOUR = 3_600_000;

@@ -1,5 +1,5 @@
 import { isStorageUnavailable } from '../storage/errors.js';
-import type { AccountStore, KeyUse, UsageCount } from '../storage/types.js';
+import type { AccountStore, KeyUse, UsageCount } from '../storage/account-store.js';
 
 /** A key's last use is written at most this often, so busy keys cost no write per request. */
 export const LAST_USED_RESOLUTION_MS = 60_000;

@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
 import { openStore, type Clock } from '../deps.js';
-import type { Store } from '../storage/types.js';
+import type { Store } from '../storage/store.js';
 
 /** What every command receives: the parsed configuration, the clock and where to write. */
 export interface CliContext {

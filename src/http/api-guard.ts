@@ -7,7 +7,8 @@ import { DEFAULT_RATE_LIMIT, type RateDecision } from '../domain/rate-window.js'
 import type { KeyOwnerCache } from '../accounts/key-owner-cache.js';
 import type { UsageRecorder } from '../accounts/usage-recorder.js';
 import type { RateLimiter } from '../ratelimit/types.js';
-import type { DataVersions, KeyOwner } from '../storage/types.js';
+import type { DataVersions } from '../storage/store.js';
+import type { KeyOwner } from '../domain/account.js';
 import { apiKeyFromHeaders } from './api-key-header.js';
 
 declare module 'fastify' {

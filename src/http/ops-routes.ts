@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import { Type } from 'typebox';
 import { errors } from '../domain/errors.js';
-import type { Store } from '../storage/types.js';
+import type { Store } from '../storage/store.js';
 import { ErrorBody } from './schemas.js';
 
 const StatusBody = Type.Object({ status: Type.String() });

@@ -1,16 +1,8 @@
-import type {
-  Account,
-  ApiKey,
-  AuditActor,
-  AuditEvent,
-  Channel,
-  ChannelDetails,
-  ChannelScheduleEnd,
-  DuplicateSample,
-  Programme,
-  RefreshOutcome,
-  Source,
-} from './types.js';
+import type { Account, ApiKey, AuditActor, AuditEvent } from '../domain/account.js';
+import type { Channel, ChannelDetails, ChannelScheduleEnd } from '../domain/channel.js';
+import type { DuplicateSample } from './catalogue-writer.js';
+import type { Programme } from '../domain/programme.js';
+import type { RefreshOutcome, Source } from '../domain/source.js';
 
 /**
  * Rows as both engines return them, and their mapping to the Store's types. SQLite has no

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { StagedProgrammes } from './staged-programmes.js';
-import type { ProgrammeRecord } from './types.js';
+import type { ProgrammeRecord } from './catalogue-writer.js';
 
 const HOUR = 3_600_000;
 const BASE = Date.UTC(2026, 10, 20);

@@ -1,6 +1,6 @@
 import { programmeSlotKey } from '../domain/catalogue-ids.js';
 import { DuplicateIdFilter, type KeyPrefix } from './duplicate-id-filter.js';
-import type { ProgrammeRecord } from './types.js';
+import type { ProgrammeRecord } from './catalogue-writer.js';
 
 /** A channel of the file: its starts so far and its latest staged programme. */
 export interface ChannelSpan {

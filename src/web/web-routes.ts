@@ -19,7 +19,7 @@ import { DAY_MS } from '../domain/schedule-window.js';
 import { toAppError } from '../http/error-handler.js';
 import type { SiteAddress } from '../http/site-address.js';
 import type { RateLimiter } from '../ratelimit/types.js';
-import type { Store } from '../storage/types.js';
+import type { Store } from '../storage/store.js';
 import type { SafeHtml } from './html.js';
 import { pageHelmetOptions } from './page-security.js';
 import { isSameOriginRequest } from './same-origin.js';

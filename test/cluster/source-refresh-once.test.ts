@@ -4,7 +4,7 @@ import {
   type PostgresStore,
 } from '../../src/storage/postgres/postgres-store.js';
 import { openSqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
-import type { Store } from '../../src/storage/types.js';
+import type { Store } from '../../src/storage/store.js';
 import {
   createCliSandbox,
   startServe,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { channelIdFor } from '../../src/domain/catalogue-ids.js';
 import { formatXmltvUtc } from '../../src/domain/xmltv-time.js';
-import type { Store } from '../../src/storage/types.js';
+import type { Store } from '../../src/storage/store.js';
 
 /** A channel to put straight into the catalogue tables (HTTP tests control every field). */
 export interface FixtureChannel {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { openPostgresStore } from '../../src/storage/postgres/postgres-store.js';
 import { openSqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
-import type { Store } from '../../src/storage/types.js';
+import type { Store } from '../../src/storage/store.js';
 
 export type EngineName = 'sqlite' | 'postgres';
 

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../../src/accounts/account-service.js';
 import { buildApp } from '../../src/app.js';
-import { ingestXmltv } from '../../src/catalogue/ingest.js';
+import { ingestXmltv } from '../../src/catalogue/ingest/ingest-xmltv.js';
 import { loadConfig } from '../../src/config.js';
 import { createServices, type Services } from '../../src/deps.js';
 import { createLogger } from '../../src/logger.js';

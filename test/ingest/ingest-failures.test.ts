@@ -5,7 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { constants, gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { IngestError } from '../../src/catalogue/ingest.js';
+import { IngestError } from '../../src/catalogue/ingest/ingest-xmltv.js';
 import type { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import { openTempStore, type TempStore } from '../helpers/temp-store.js';
 import { NOW, catalogueState, fixturePath, fixtureText, ingest, lineOf } from './ingest-helpers.js';

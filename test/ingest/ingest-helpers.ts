@@ -1,9 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ingestXmltv, type IngestOptions, type IngestSummary } from '../../src/catalogue/ingest.js';
-import type { IngestInput } from '../../src/catalogue/byte-source.js';
+import {
+  ingestXmltv,
+  type IngestOptions,
+  type IngestSummary,
+} from '../../src/catalogue/ingest/ingest-xmltv.js';
+import type { IngestInput } from '../../src/catalogue/ingest/byte-source.js';
 import type { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
-import type { Channel, Programme } from '../../src/storage/types.js';
+import type { Channel } from '../../src/domain/channel.js';
+import type { Programme } from '../../src/domain/programme.js';
 
 export const FIXTURES = join(import.meta.dirname, '../fixtures/xmltv');
 

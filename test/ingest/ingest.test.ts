@@ -411,7 +411,7 @@ describe('staging', () => {
   it('gives the same catalogue staging in a worker or in this thread', async () => {
     const { createSqliteCatalogueWriter } =
       await import('../../src/storage/sqlite/ingest-session.js');
-    const { ingestXmltv } = await import('../../src/catalogue/ingest.js');
+    const { ingestXmltv } = await import('../../src/catalogue/ingest/ingest-xmltv.js');
     const other = openTempStore(NOW);
     try {
       const inThread = createSqliteCatalogueWriter(other.store.db, other.path, {

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { IngestSummary } from '../../src/catalogue/ingest.js';
+import type { IngestSummary } from '../../src/catalogue/ingest/ingest-xmltv.js';
 import { formatXmltvUtc } from '../../src/domain/xmltv-time.js';
 import { openTempStore } from '../helpers/temp-store.js';
 import {

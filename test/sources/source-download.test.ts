@@ -7,7 +7,7 @@ import {
   downloadGuide,
   DownloadError,
   type DownloadLimits,
-} from '../../src/catalogue/source-download.js';
+} from '../../src/sources/source-download.js';
 import { conditionalGuide, startGuideServer, type GuideServer } from '../helpers/guide-server.js';
 
 /** Short limits, so timeouts and retries happen within a test. */

@@ -1,8 +1,9 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { DownloadLimits } from '../../src/catalogue/source-download.js';
-import { refreshSource, type RefreshDeps } from '../../src/catalogue/source-refresh.js';
+import type { DownloadLimits } from '../../src/sources/source-download.js';
+import { refreshSource, type RefreshDeps } from '../../src/sources/source-refresh.js';
 import { channelIdFor } from '../../src/domain/catalogue-ids.js';
-import type { Source, Store } from '../../src/storage/types.js';
+import type { Source } from '../../src/domain/source.js';
+import type { Store } from '../../src/storage/store.js';
 import { ENGINES, openEngineStore, type EngineStore } from '../helpers/engines.js';
 import { conditionalGuide, startGuideServer, type GuideServer } from '../helpers/guide-server.js';
 

@@ -1,8 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  startSourceScheduler,
-  type SourceScheduler,
-} from '../../src/catalogue/source-scheduler.js';
+import { startSourceScheduler, type SourceScheduler } from '../../src/sources/source-scheduler.js';
 import { openTempStore, type TempStore } from '../helpers/temp-store.js';
 import { startGuideServer, type GuideServer } from '../helpers/guide-server.js';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PLAYGROUND_XMLTV_IDS } from '../../src/catalogue/demo-catalogue.js';
-import { ingestXmltv, type IngestSummary } from '../../src/catalogue/ingest.js';
+import { ingestXmltv, type IngestSummary } from '../../src/catalogue/ingest/ingest-xmltv.js';
 import { channelIdFor, programmeIdFor } from '../../src/domain/catalogue-ids.js';
 import { DuplicateAccountError, DuplicateSourceError } from '../../src/storage/errors.js';
 import {
@@ -16,7 +16,8 @@ import { createPostgresPool, migratePostgres } from '../../src/storage/postgres/
 import { POSTGRES_MIGRATIONS } from '../../src/storage/postgres/migrations.js';
 import { migrateSqlite, openSqliteDatabase } from '../../src/storage/sqlite/database.js';
 import { SQLITE_MIGRATIONS } from '../../src/storage/sqlite/migrations.js';
-import type { SourceRefreshState, Store } from '../../src/storage/types.js';
+import type { SourceRefreshState } from '../../src/storage/source-store.js';
+import type { Store } from '../../src/storage/store.js';
 import {
   ENGINES,
   freshPostgresDatabase,

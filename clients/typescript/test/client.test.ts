@@ -16,7 +16,7 @@ import type {
   SearchResponse as ServerSearch,
 } from '../../../src/http/schemas.js';
 import { startServer, type RunningServer } from '../../../src/server.js';
-import type { Store } from '../../../src/storage/types.js';
+import type { Store } from '../../../src/storage/store.js';
 import {
   OnairClient,
   OnairError,

@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { accountStatus, type AccountStatus } from '../../accounts/account-service.js';
-import type { Account, ApiKey, AuditEvent, Store } from '../../storage/types.js';
+import type { Account, ApiKey, AuditEvent } from '../../domain/account.js';
+import type { Store } from '../../storage/store.js';
 import { DuplicateAccountError } from '../../storage/errors.js';
 import { CliError, isoOrNull, printResult, withStore, type CliContext } from '../cli-context.js';
 import {

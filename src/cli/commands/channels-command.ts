@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { parseDuration } from '../../domain/duration.js';
-import type { ChannelDetails, ChannelScheduleEnd } from '../../storage/types.js';
+import type { ChannelDetails, ChannelScheduleEnd } from '../../domain/channel.js';
 import { CliError, isoOrNull, printResult, withStore, type CliContext } from '../cli-context.js';
 import { parseChannelName, parseCountryOption } from '../option-parsers.js';
 

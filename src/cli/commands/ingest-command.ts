@@ -1,6 +1,10 @@
 import { Command } from 'commander';
 import cliProgress from 'cli-progress';
-import { ingestXmltv, IngestError, type IngestSummary } from '../../catalogue/ingest.js';
+import {
+  ingestXmltv,
+  IngestError,
+  type IngestSummary,
+} from '../../catalogue/ingest/ingest-xmltv.js';
 import { scheduleStatus } from '../../domain/source-health.js';
 import { describeStorageWriteFailure } from '../../storage/errors.js';
 import { printResult, ReportedFailure, withStore, type CliContext } from '../cli-context.js';

@@ -4,7 +4,7 @@ import {
   MAX_KEY_NAME_LENGTH,
   revokeAuditedApiKey,
 } from '../../accounts/account-service.js';
-import type { ApiKey } from '../../storage/types.js';
+import type { ApiKey } from '../../domain/account.js';
 import { CliError, isoOrNull, printResult, withStore, type CliContext } from '../cli-context.js';
 import { parseEmail } from '../option-parsers.js';
 import { requireAccount } from './accounts-command.js';

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { channelIdFor, isUuid } from '../../domain/catalogue-ids.js';
-import type { Channel, Store } from '../../storage/types.js';
+import type { Channel } from '../../domain/channel.js';
+import type { Store } from '../../storage/store.js';
 import { CliError, printResult, withStore, type CliContext } from '../cli-context.js';
 
 /** A channel as the playground commands print it. */

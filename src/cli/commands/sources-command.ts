@@ -1,14 +1,15 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Command } from 'commander';
-import { isHttpLocation, downloadLimits } from '../../catalogue/source-download.js';
-import { refreshSource, type RefreshResult } from '../../catalogue/source-refresh.js';
-import { leaseHolderName } from '../../catalogue/source-scheduler.js';
+import { isHttpLocation, downloadLimits } from '../../sources/source-download.js';
+import { refreshSource, type RefreshResult } from '../../sources/source-refresh.js';
+import { leaseHolderName } from '../../sources/source-scheduler.js';
 import { formatDuration } from '../../domain/duration.js';
 import { describeSourceFlag, sourceFlags } from '../../domain/source-health.js';
 import { formatUtcOffset } from '../../domain/xmltv-time.js';
 import { DuplicateSourceError } from '../../storage/errors.js';
-import type { Source, Store } from '../../storage/types.js';
+import type { Source } from '../../domain/source.js';
+import type { Store } from '../../storage/store.js';
 import {
   CliError,
   isoOrNull,

@@ -9,7 +9,9 @@ import { clipToPreview } from '../../domain/preview-window.js';
 import { parseScheduleWindow } from '../../domain/schedule-window.js';
 import { foldForSearch, MAX_SEARCH_RESULTS, searchNeedle } from '../../domain/search-folding.js';
 import type { RateLimiter } from '../../ratelimit/types.js';
-import type { Channel, CountryCount, DataVersions, PlaygroundStore } from '../../storage/types.js';
+import type { Channel, CountryCount } from '../../domain/channel.js';
+import type { DataVersions } from '../../storage/store.js';
+import type { PlaygroundStore } from '../../storage/playground-store.js';
 import { versionsOf } from '../api-guard.js';
 import { sendError } from '../error-handler.js';
 import {

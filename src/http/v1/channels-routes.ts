@@ -6,7 +6,7 @@ import { parseCountryCode } from '../../domain/country.js';
 import { errors } from '../../domain/errors.js';
 import { parseScheduleWindow } from '../../domain/schedule-window.js';
 import { MAX_SEARCH_RESULTS, searchNeedle } from '../../domain/search-folding.js';
-import type { CatalogueReader } from '../../storage/types.js';
+import type { CatalogueReader } from '../../storage/catalogue-reader.js';
 import {
   ChannelParams,
   ErrorBody,

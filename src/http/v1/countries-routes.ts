@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import fastJson from 'fast-json-stringify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { parseCountryCode } from '../../domain/country.js';
-import type { CatalogueReader } from '../../storage/types.js';
+import type { CatalogueReader } from '../../storage/catalogue-reader.js';
 import {
   ChannelsResponse,
   CountriesResponse,

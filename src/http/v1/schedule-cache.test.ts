@@ -1,6 +1,6 @@
 import fastJson from 'fast-json-stringify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ingestXmltv } from '../../catalogue/ingest.js';
+import { ingestXmltv } from '../../catalogue/ingest/ingest-xmltv.js';
 import { channelIdFor } from '../../domain/catalogue-ids.js';
 import type { ScheduleWindow } from '../../domain/schedule-window.js';
 import { openTempStore, type TempStore } from '../../../test/helpers/temp-store.js';

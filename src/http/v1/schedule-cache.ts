@@ -1,7 +1,8 @@
 import fastJson from 'fast-json-stringify';
 import { parseXmltvTime } from '../../domain/xmltv-time.js';
 import type { ScheduleWindow } from '../../domain/schedule-window.js';
-import type { CatalogueReader, Programme } from '../../storage/types.js';
+import type { CatalogueReader } from '../../storage/catalogue-reader.js';
+import type { Programme } from '../../domain/programme.js';
 import { ProgrammeEntry } from '../schemas.js';
 import { STREAM_FROM_BYTES, type PreparedBody } from './cached-reply.js';
 import { createResponseCache } from './response-cache.js';

@@ -13,7 +13,8 @@ import {
   type AuditRow,
 } from '../rows.js';
 import { DuplicateAccountError, UnknownAccountError } from '../errors.js';
-import type { Account, AccountStore, AuditEvent, KeyOwner } from '../types.js';
+import type { Account, AuditEvent, KeyOwner } from '../../domain/account.js';
+import type { AccountStore } from '../account-store.js';
 
 /**
  * Accounts, keys, usage and the audit trail over a PostgreSQL pool. `onAuthWrite` runs after

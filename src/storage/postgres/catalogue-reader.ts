@@ -8,7 +8,7 @@ import {
   type ChannelRow,
   type ProgrammeRow,
 } from '../rows.js';
-import type { CatalogueReader } from '../types.js';
+import type { CatalogueReader } from '../catalogue-reader.js';
 
 // Byte order, as on SQLite, so both engines list in exactly the same order.
 const CHANNEL_ORDER = 'ORDER BY name_key, id COLLATE "C"';

@@ -7,7 +7,7 @@ import {
   type ChannelDetailsRow,
   type ChannelScheduleEndRow,
 } from '../rows.js';
-import type { ChannelAdminStore } from '../types.js';
+import type { ChannelAdminStore } from '../channel-admin-store.js';
 
 /** Operator review of channels over a PostgreSQL pool (byte order, as on SQLite). */
 export function createPostgresChannelAdminStore(pool: pg.Pool): ChannelAdminStore {

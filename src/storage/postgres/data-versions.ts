@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { DataVersions } from '../types.js';
+import type { DataVersions } from '../store.js';
 import { int8AsNumber } from './database.js';
 
 /** The channel the version triggers notify on (migration 3). */

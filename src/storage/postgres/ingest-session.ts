@@ -12,7 +12,7 @@ import type {
   ProgrammeRecord,
   SourceFileRecord,
   StagingStats,
-} from '../types.js';
+} from '../catalogue-writer.js';
 import { toDuplicateSample } from '../rows.js';
 import { StagedProgrammes } from '../staged-programmes.js';
 

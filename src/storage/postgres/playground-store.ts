@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { CHANNEL_COLUMNS, toChannel, type ChannelRow } from '../rows.js';
-import type { PlaygroundStore } from '../types.js';
+import type { PlaygroundStore } from '../playground-store.js';
 
 /**
  * The playground's channel marks over a PostgreSQL pool (a trigger moves the catalogue

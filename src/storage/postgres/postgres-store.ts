@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import type { CatalogueWriter, IngestSession, Store } from '../types.js';
+import type { CatalogueWriter, IngestSession } from '../catalogue-writer.js';
+import type { Store } from '../store.js';
 import { createPostgresAccountStore } from './account-store.js';
 import { createPostgresCatalogueReader } from './catalogue-reader.js';
 import { watchPostgresDataVersions } from './data-versions.js';

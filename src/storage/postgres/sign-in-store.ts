@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { SignInStore } from '../types.js';
+import type { SignInStore } from '../sign-in-store.js';
 
 export function createPostgresSignInStore(pool: pg.Pool): SignInStore {
   return {

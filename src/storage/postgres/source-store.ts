@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { DuplicateSourceError } from '../errors.js';
 import { SOURCE_COLUMNS, toSource, type SourceRow } from '../rows.js';
-import type { SourceStore } from '../types.js';
+import type { SourceStore } from '../source-store.js';
 
 /**
  * Guide sources over a PostgreSQL pool. A claim is one conditional UPDATE: when two instances

@@ -11,15 +11,14 @@ import {
   type ApiKeyRow,
   type AuditRow,
 } from '../rows.js';
+import type { Account, KeyOwner } from '../../domain/account.js';
 import type {
-  Account,
   AccountChanges,
   AccountStore,
-  KeyOwner,
   NewAccount,
   NewApiKey,
   NewAuditEvent,
-} from '../types.js';
+} from '../account-store.js';
 import { DuplicateAccountError, UnknownAccountError } from '../errors.js';
 import { withoutWaiting, type SqliteDatabase } from './database.js';
 

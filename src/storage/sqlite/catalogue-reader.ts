@@ -7,7 +7,8 @@ import {
   type ChannelRow,
   type ProgrammeRow,
 } from '../rows.js';
-import type { CatalogueReader, CountryCount } from '../types.js';
+import type { CatalogueReader } from '../catalogue-reader.js';
+import type { CountryCount } from '../../domain/channel.js';
 import type { SqliteDatabase } from './database.js';
 
 /** Catalogue reads over one SQLite connection, with every statement prepared once. */

@@ -6,7 +6,7 @@ import {
   type ChannelDetailsRow,
   type ChannelScheduleEndRow,
 } from '../rows.js';
-import type { ChannelAdminStore } from '../types.js';
+import type { ChannelAdminStore } from '../channel-admin-store.js';
 import type { SqliteDatabase } from './database.js';
 
 interface FixParams {

@@ -1,4 +1,4 @@
-import type { DataVersions } from '../types.js';
+import type { DataVersions } from '../store.js';
 import { CATALOGUE_SCHEMA } from './catalogue-file.js';
 import type { SqliteDatabase } from './database.js';
 

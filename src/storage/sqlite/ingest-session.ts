@@ -8,7 +8,7 @@ import type {
   ProgrammeRecord,
   SourceFileRecord,
   StagingStats,
-} from '../types.js';
+} from '../catalogue-writer.js';
 import { toDuplicateSample } from '../rows.js';
 import { DAY_MS } from '../../domain/schedule-window.js';
 import { foldForSearch, nameSortKey } from '../../domain/search-folding.js';

@@ -1,5 +1,5 @@
 import { CHANNEL_COLUMNS, toChannel, type ChannelRow } from '../rows.js';
-import type { PlaygroundStore } from '../types.js';
+import type { PlaygroundStore } from '../playground-store.js';
 import type { SqliteDatabase } from './database.js';
 
 /** The playground's channel marks over SQLite (triggers move the catalogue version). */

@@ -1,4 +1,4 @@
-import type { LinkPurpose, SessionRecord, SignInStore } from '../types.js';
+import type { LinkPurpose, SessionRecord, SignInStore } from '../sign-in-store.js';
 import type { SqliteDatabase } from './database.js';
 
 interface SessionRow {

@@ -1,4 +1,4 @@
-import type { Store } from '../types.js';
+import type { Store } from '../store.js';
 import { createSqliteAccountStore } from './account-store.js';
 import { createSqliteCatalogueReader } from './catalogue-reader.js';
 import { createSqliteDataVersions } from './data-versions.js';

@@ -1,5 +1,5 @@
 import type { AccountStatus } from '../../accounts/account-service.js';
-import type { ApiKey } from '../../storage/types.js';
+import type { ApiKey } from '../../domain/account.js';
 import { html, type SafeHtml } from '../html.js';
 import { formatInstant } from './format.js';
 import { page } from './layout.js';

@@ -12,7 +12,7 @@
  * text, comments may not contain `--`, nothing but comments, processing instructions and white
  * space may surround the root element, and the XML declaration (only at the very start) must
  * be well formed. A document declaring version 1.x is read as XML 1.0, as the XML 1.0
- * specification tells a 1.0 processor to. src/catalogue/xml-scanner.test.ts feeds this scanner
+ * specification tells a 1.0 processor to. src/catalogue/xmltv/xml-scanner.test.ts feeds this scanner
  * and saxes the same documents, well formed and broken, and expects the same verdicts.
  *
  * What it hands on: start tags (name, attributes, line of the `<`), end tags, the DOCTYPE text

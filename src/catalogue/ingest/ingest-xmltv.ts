@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { channelIdFor } from '../domain/catalogue-ids.js';
-import { UNKNOWN_COUNTRY, inferCountryFromXmltvId } from '../domain/country.js';
+import { channelIdFor } from '../../domain/catalogue-ids.js';
+import { UNKNOWN_COUNTRY, inferCountryFromXmltvId } from '../../domain/country.js';
 import type {
   CatalogueWriter,
   IngestSession,
   MergeStats,
   SourceFileRecord,
   StagingStats,
-} from '../storage/types.js';
+} from '../../storage/catalogue-writer.js';
 import { gunzipIfGzip, openByteSource, tallied, type IngestInput } from './byte-source.js';
-import { TimeConverter } from './time-converter.js';
-import { readXmltv, type XmltvChannel, type XmltvProgramme } from './xmltv-reader.js';
+import { TimeConverter } from '../xmltv/time-converter.js';
+import { readXmltv, type XmltvChannel, type XmltvProgramme } from '../xmltv/xmltv-reader.js';
 
 export { IngestError } from './ingest-error.js';
 export type { IngestInput } from './byte-source.js';

@@ -11,7 +11,7 @@ import {
   type XmltvReadOptions,
 } from './xmltv-reader.js';
 
-const FIXTURES = join(import.meta.dirname, '../../test/fixtures/xmltv');
+const FIXTURES = join(import.meta.dirname, '../../../test/fixtures/xmltv');
 const fixture = (name: string) => readFileSync(join(FIXTURES, name));
 
 async function* chunked(data: Uint8Array, size: number): AsyncGenerator<Uint8Array> {

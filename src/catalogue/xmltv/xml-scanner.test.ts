@@ -103,7 +103,7 @@ function withScanner(doc: string, chunkSize: number): Outcome {
   return { ok: true, events: recorder.events };
 }
 
-const FIXTURES = join(import.meta.dirname, '../../test/fixtures/xmltv');
+const FIXTURES = join(import.meta.dirname, '../../../test/fixtures/xmltv');
 
 /** Well-formed documents that use every construct the scanner knows. */
 const SEEDS: string[] = [

@@ -2,9 +2,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nextRun, sourceFlags, type SourceFlag } from '../domain/source-health.js';
-import type { Source, SourceRefreshState, Store } from '../storage/types.js';
-import { ingestXmltv, IngestError, type IngestSummary } from './ingest.js';
-import { describeError } from './ingest-error.js';
+import type { Source } from '../domain/source.js';
+import type { SourceRefreshState } from '../storage/source-store.js';
+import type { Store } from '../storage/store.js';
+import { ingestXmltv, IngestError, type IngestSummary } from '../catalogue/ingest/ingest-xmltv.js';
+import { describeError } from '../catalogue/ingest/ingest-error.js';
 import {
   displayLocation,
   downloadGuide,

@@ -3,7 +3,7 @@ import {
   MAX_ENTITY_EXPANSION_CHARS,
   parseEntityDeclarations,
 } from './doctype-entities.js';
-import { IngestError, describeError } from './ingest-error.js';
+import { IngestError, describeError } from '../ingest/ingest-error.js';
 import { InvalidBytesError, UnsupportedEncodingError, XmlTextDecoder } from './xml-text-decoder.js';
 import {
   XmlExpansionError,
@@ -14,7 +14,7 @@ import {
   type XmlHandler,
 } from './xml-scanner.js';
 
-export { IngestError } from './ingest-error.js';
+export { IngestError } from '../ingest/ingest-error.js';
 
 /** A `<channel>` element: what the catalogue uses of it. */
 export interface XmltvChannel {

@@ -5,7 +5,7 @@ import { Readable, pipeline } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { createGunzip } from 'node:zlib';
 import { IngestError, describeError as describe } from './ingest-error.js';
-import { displayLocation } from './source-download.js';
+import { displayLocation } from '../../sources/source-download.js';
 
 /** Bytes per read from a local file. */
 const FILE_CHUNK_BYTES = 256 * 1024;

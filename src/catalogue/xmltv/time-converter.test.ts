@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatXmltvUtc, parseXmltvTime } from '../domain/xmltv-time.js';
+import { formatXmltvUtc, parseXmltvTime } from '../../domain/xmltv-time.js';
 import { TimeConverter, formatUtcFast, parseCommonXmltvTime } from './time-converter.js';
 
 /** A small deterministic generator, so a failure can be replayed. */

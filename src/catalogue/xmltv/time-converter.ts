@@ -1,5 +1,5 @@
 /** XMLTV time text to the catalogue form, fast for the forms guides use (see TimeConverter). */
-import { formatXmltvUtc, parseXmltvTime } from '../domain/xmltv-time.js';
+import { formatXmltvUtc, parseXmltvTime } from '../../domain/xmltv-time.js';
 
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 

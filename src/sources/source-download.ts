@@ -4,7 +4,7 @@ import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import { describeError } from './ingest-error.js';
+import { describeError } from '../catalogue/ingest/ingest-error.js';
 
 /** Bounds of one guide download. */
 export interface DownloadLimits {
