@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { DAY_MS, parseScheduleWindow } from './schedule-window.js';
+import {
+  DAY_MS,
+  parseScheduleWindow,
+  windowRange,
+  type ScheduleWindow,
+} from './schedule-window.js';
 
 const NOW = Date.UTC(2026, 7, 22, 10, 30);
 const MIDNIGHT = Date.UTC(2026, 7, 22);
@@ -78,5 +83,38 @@ describe('schedule window', () => {
         expect.objectContaining({ code: 'INVALID_PARAMETERS' }),
       );
     }
+  });
+});
+
+describe('window range', () => {
+  // Four parsed starts (one hour apart from midnight), then two that did not parse.
+  const starts = [0, 1, 2, 3].map((h) => MIDNIGHT + h * 3_600_000);
+  const total = 6;
+  const range = (window: ScheduleWindow) => windowRange(starts, total, window);
+
+  it('selects everything, unparsed starts included, for all', () => {
+    expect(range({ kind: 'all' })).toEqual({ from: 0, to: 6 });
+  });
+
+  it('selects parsed starts from fromMs on (inclusive), never an unparsed one', () => {
+    expect(range({ kind: 'range', fromMs: MIDNIGHT + 3_600_000 })).toEqual({ from: 1, to: 4 });
+    expect(range({ kind: 'range', fromMs: MIDNIGHT + 3_600_001 })).toEqual({ from: 2, to: 4 });
+    expect(range({ kind: 'range', fromMs: MIDNIGHT - DAY_MS })).toEqual({ from: 0, to: 4 });
+    expect(range({ kind: 'range', fromMs: MIDNIGHT + DAY_MS })).toEqual({ from: 4, to: 4 });
+  });
+
+  it('stops before toMs (half-open)', () => {
+    const window = { kind: 'range', fromMs: MIDNIGHT, toMs: MIDNIGHT + 2 * 3_600_000 } as const;
+    expect(range(window)).toEqual({ from: 0, to: 2 });
+    expect(range({ ...window, toMs: MIDNIGHT + 2 * 3_600_000 + 1 })).toEqual({ from: 0, to: 3 });
+    expect(range({ kind: 'range', fromMs: MIDNIGHT + 1, toMs: MIDNIGHT + 1 })).toEqual({
+      from: 1,
+      to: 1,
+    });
+  });
+
+  it('gives an empty range for an empty schedule', () => {
+    expect(windowRange([], 0, { kind: 'range', fromMs: 0 })).toEqual({ from: 0, to: 0 });
+    expect(windowRange([], 2, { kind: 'all' })).toEqual({ from: 0, to: 2 });
   });
 });

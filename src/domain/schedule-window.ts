@@ -19,6 +19,36 @@ export function startOfUtcDay(ms: number): number {
 }
 
 /**
+ * The programmes of a schedule that `window` selects, as the half-open index range [from, to).
+ * A schedule lists its programmes with a parsed start first, in start order (`startsMs`), then
+ * those whose start does not parse, `total` in all. `all` selects every one; a `range` the
+ * parsed starts with `fromMs <= start < toMs`, never one that did not parse. This is the one
+ * place the rule is applied: the stores return whole schedules.
+ */
+export function windowRange(
+  startsMs: ArrayLike<number>,
+  total: number,
+  window: ScheduleWindow,
+): { from: number; to: number } {
+  if (window.kind === 'all') return { from: 0, to: total };
+  const from = firstAtOrAfter(startsMs, window.fromMs);
+  const to = window.toMs === undefined ? startsMs.length : firstAtOrAfter(startsMs, window.toMs);
+  return { from, to: Math.max(from, to) };
+}
+
+/** First index of the ascending `starts` whose value is at or after `ms` (binary search). */
+function firstAtOrAfter(starts: ArrayLike<number>, ms: number): number {
+  let lo = 0;
+  let hi = starts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((starts[mid] ?? 0) < ms) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
  * Applies the spec's filter rules to the raw `days` and `all` query values. Throws
  * INVALID_DAYS or INVALID_PARAMETERS for anything the spec does not allow.
  */

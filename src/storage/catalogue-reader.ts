@@ -1,4 +1,3 @@
-import type { ScheduleWindow } from '../domain/schedule-window.js';
 import type { Channel, CountryCount } from '../domain/channel.js';
 import type { Programme } from '../domain/programme.js';
 
@@ -9,6 +8,11 @@ export interface CatalogueReader {
   /** Channels whose folded name contains `needle`, name order, at most `limit`. */
   searchChannels(needle: string, country: string | null, limit: number): Promise<Channel[]>;
   channelExists(id: string): Promise<boolean>;
-  listProgrammes(channelId: string, window: ScheduleWindow): Promise<Programme[]>;
+  /**
+   * Every programme of a channel in schedule order: parsed starts ascending, then those whose
+   * start does not parse; ties by id. Which of them a request gets is the domain's rule
+   * (windowRange in domain/schedule-window.ts).
+   */
+  listProgrammes(channelId: string): Promise<Programme[]>;
   countChannels(): Promise<number>;
 }

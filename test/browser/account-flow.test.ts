@@ -7,7 +7,12 @@ import { ingestXmltv } from '../../src/catalogue/ingest/ingest-xmltv.js';
 import { loadConfig } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
-import { launchChromium, RESULTS, SKIP_BROWSER } from '../helpers/chromium.js';
+import {
+  BROWSER_SETUP_TIMEOUT_MS,
+  launchChromium,
+  RESULTS,
+  SKIP_BROWSER,
+} from '../helpers/chromium.js';
 
 let dir: string;
 let sink: SmtpSink;
@@ -31,7 +36,7 @@ beforeAll(async () => {
     { country: 'IE', assumeOffsetMinutes: 0, nowMs: Date.now() },
   );
   browser = await launchChromium();
-});
+}, BROWSER_SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
   if (SKIP_BROWSER) return;

@@ -6,7 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { seedDemo } from '../../src/demo-seed.js';
 import { startServer, type RunningServer } from '../../src/server.js';
-import { launchChromium, RESULTS, SKIP_BROWSER } from '../helpers/chromium.js';
+import {
+  BROWSER_SETUP_TIMEOUT_MS,
+  launchChromium,
+  RESULTS,
+  SKIP_BROWSER,
+} from '../helpers/chromium.js';
 
 let dir: string;
 let server: RunningServer;
@@ -20,7 +25,7 @@ beforeAll(async () => {
     { beforeListen: async (store) => void (await seedDemo(store, Date.now())) },
   );
   browser = await launchChromium();
-});
+}, BROWSER_SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
   if (SKIP_BROWSER) return;

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { ensureDebianPackage } from './debian-packages.js';
 
 /** The Perl script that reads a guide with the XMLTV library (see its header). */
 export const REFERENCE_SCRIPT = join(import.meta.dirname, 'xmltv-reference.pl');
@@ -28,25 +29,11 @@ function toolsPresent(): boolean {
 }
 
 /**
- * Makes sure Debian's xmltv-util (tv_sort, tv_grep, … and the XMLTV Perl library) is there:
- * installs it with apt when missing and this process may (root); otherwise says what to do.
+ * Makes sure Debian's xmltv-util (tv_sort, tv_grep, … and the XMLTV Perl library) is there,
+ * installing it when missing (see ensureDebianPackage).
  */
 export function ensureReferenceTools(): void {
-  if (toolsPresent()) return;
-  if (process.getuid?.() !== 0) {
-    throw new Error(
-      "the XMLTV reference tools are missing: install Debian's xmltv-util (sudo apt-get install xmltv-util)",
-    );
-  }
-  const apt = (args: string[]) =>
-    execFileSync('apt-get', ['-o', 'DPkg::Lock::Timeout=300', ...args], {
-      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-      stdio: 'ignore',
-    });
-  apt(['update', '-qq']);
-  apt(['install', '-y', '-qq', 'xmltv-util']);
-  if (!toolsPresent())
-    throw new Error('apt-get installed xmltv-util, but the XMLTV library does not load');
+  ensureDebianPackage('xmltv-util', toolsPresent, 'The XMLTV reference tools are missing');
 }
 
 let versions: string | null = null;

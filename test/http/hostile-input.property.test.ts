@@ -45,9 +45,7 @@ async function catalogueSnapshot(): Promise<unknown> {
   const channels = (
     await Promise.all(countries.map((c) => catalogue.listChannels(c.country)))
   ).flat();
-  const programmes = await Promise.all(
-    channels.map((c) => catalogue.listProgrammes(c.id, { kind: 'all' })),
-  );
+  const programmes = await Promise.all(channels.map((c) => catalogue.listProgrammes(c.id)));
   return { countries, channels, programmes };
 }
 

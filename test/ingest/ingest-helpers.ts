@@ -61,7 +61,7 @@ export async function readerView(
   }
   const programmes: Record<string, Programme[]> = {};
   for (const channel of channels) {
-    programmes[channel.id] = await store.catalogue.listProgrammes(channel.id, { kind: 'all' });
+    programmes[channel.id] = await store.catalogue.listProgrammes(channel.id);
   }
   return { channels, programmes };
 }

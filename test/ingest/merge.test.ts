@@ -40,7 +40,7 @@ function guide(channels: string[], slots: Slot[]): Buffer {
 }
 
 const titles = async (xmltvId: string) =>
-  (await store.catalogue.listProgrammes(channelIdFor(xmltvId), { kind: 'all' })).map(
+  (await store.catalogue.listProgrammes(channelIdFor(xmltvId))).map(
     (p) => `${p.start.slice(6, 10)} ${p.title}`,
   );
 
@@ -96,7 +96,7 @@ describe('merging a second file', () => {
 
   it("replaces a channel's programmes from the file's earliest start, keeps older history, leaves other channels alone", async () => {
     const a = await ingest(store, { name: 'a.xml', data: first }, { nowMs: NOW });
-    const yBefore = await store.catalogue.listProgrammes(channelIdFor('y.uk'), { kind: 'all' });
+    const yBefore = await store.catalogue.listProgrammes(channelIdFor('y.uk'));
     const b = await ingest(store, { name: 'b.xml', data: second }, { nowMs: NOW + 1000 });
 
     expect(await titles('x.uk')).toEqual([
@@ -108,9 +108,7 @@ describe('merging a second file', () => {
       '0408 X morning 4',
       // 'X evening 3' (not in the file) and the unparseable start of x are gone
     ]);
-    expect(await store.catalogue.listProgrammes(channelIdFor('y.uk'), { kind: 'all' })).toEqual(
-      yBefore,
-    );
+    expect(await store.catalogue.listProgrammes(channelIdFor('y.uk'))).toEqual(yBefore);
     expect(b.merge).toEqual({
       channelsAdded: 0,
       channelsUpdated: 0,
@@ -121,7 +119,7 @@ describe('merging a second file', () => {
       programmesPruned: 0,
     });
 
-    const x = await store.catalogue.listProgrammes(channelIdFor('x.uk'), { kind: 'all' });
+    const x = await store.catalogue.listProgrammes(channelIdFor('x.uk'));
     const byTitle = new Map(x.map((p) => [p.title, p]));
     // Unchanged programmes keep the ingest that last changed them.
     expect(byTitle.get('X morning 2')).toMatchObject({

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IngestSummary } from '../../src/catalogue/ingest/ingest-xmltv.js';
 import { formatXmltvUtc } from '../../src/domain/xmltv-time.js';
+import { INSTALL_TIMEOUT_MS } from '../helpers/debian-packages.js';
 import { openTempStore } from '../helpers/temp-store.js';
 import {
   ensureReferenceTools,
@@ -99,7 +100,7 @@ if (!corpusPresent) {
         result.catch(() => undefined); // awaited, and reported, by the file's test
         results.set(file, result);
       }
-    });
+    }, INSTALL_TIMEOUT_MS);
 
     afterAll(() => {
       if (report.length === 0) return;

@@ -40,9 +40,7 @@ describe('where a guide’s schedule ends', () => {
     expect(scheduleNote(summary, NOW)).toBe(
       'stale: every programme ended by 2022-07-24T20:00:00.000Z; kept as history',
     );
-    const kept = await temp.store.catalogue.listProgrammes(channelIdFor('old.de'), {
-      kind: 'all',
-    });
+    const kept = await temp.store.catalogue.listProgrammes(channelIdFor('old.de'));
     expect(kept.map((p) => p.title)).toEqual(['Then', 'Later then']);
     // A guide reaching beyond the next day is not stale.
     expect(scheduleNote({ ...summary, latestEndMs: NOW + 2 * 86_400_000 }, NOW)).toBeNull();

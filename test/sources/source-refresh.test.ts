@@ -87,7 +87,7 @@ describe.each(ENGINES)('refreshing a source: %s', (engine) => {
   const sourceFiles = async () =>
     Number((await s.sql('SELECT count(*) AS n FROM source_files'))[0]?.['n']);
   const programmes = async (xmltvId = 'one.ie') =>
-    store.catalogue.listProgrammes(channelIdFor(xmltvId), { kind: 'all' });
+    store.catalogue.listProgrammes(channelIdFor(xmltvId));
 
   it('ingests a new guide with the source’s country and offset, then skips it while unchanged', async () => {
     let body = guide('Show');

@@ -38,9 +38,7 @@ async function catalogueView(store: Store) {
     channels.push(...(await store.catalogue.listChannels(country)));
   const programmes: Record<string, unknown[]> = {};
   for (const channel of channels) {
-    programmes[channel.id] = (
-      await store.catalogue.listProgrammes(channel.id, { kind: 'all' })
-    ).map(
+    programmes[channel.id] = (await store.catalogue.listProgrammes(channel.id)).map(
       // The source file id is a fresh UUID per ingest; its presence is what matters.
       ({ sourceFileId, ...rest }) => ({ ...rest, sourceFileId: sourceFileId.length }),
     );
@@ -106,15 +104,11 @@ describe.each(ENGINES)('store contract: %s', (engine) => {
     expect((await store.catalogue.searchChannels('e', null, 1)).length).toBe(1);
 
     const a = channelIdFor('a.uk');
-    const from = Date.UTC(2026, 2, 1, 7);
-    const windowed = await store.catalogue.listProgrammes(a, { kind: 'range', fromMs: from });
-    expect(windowed.map((p) => p.title)).toEqual(['Day two']);
-    const between = await store.catalogue.listProgrammes(a, {
-      kind: 'range',
-      fromMs: Date.UTC(2026, 2, 1),
-      toMs: from,
-    });
-    expect(between.map((p) => p.title)).toEqual(['Day one']);
+    // A whole schedule, in start order (which programmes a request gets is the domain's rule).
+    expect((await store.catalogue.listProgrammes(a)).map((p) => p.title)).toEqual([
+      'Day one',
+      'Day two',
+    ]);
     expect(await store.catalogue.channelExists(a)).toBe(true);
     expect(await store.catalogue.channelExists(channelIdFor('nope'))).toBe(false);
     expect(await store.catalogue.countChannels()).toBe(2);
@@ -131,7 +125,7 @@ describe.each(ENGINES)('store contract: %s', (engine) => {
 
     // A later file replaces from its earliest start on; history before it stays.
     await run(store, guide('Next', 2), NOW + DAY, 'GB');
-    const titles = (await store.catalogue.listProgrammes(a, { kind: 'all' })).map((p) => p.title);
+    const titles = (await store.catalogue.listProgrammes(a)).map((p) => p.title);
     expect(titles).toEqual(['Day one', 'Day two', 'Next one', 'Next two']);
     expect((await store.catalogue.listChannels('GB')).map((c) => c.needsReview)).toEqual([
       false,
@@ -213,7 +207,7 @@ describe.each(ENGINES)('store contract: %s', (engine) => {
       );
       expect(summary.merge).toMatchObject({ ...merge, programmesRemoved: 0 });
       const titles = async (id: string) =>
-        (await s.store.catalogue.listProgrammes(id, { kind: 'all' })).map((p) => p.title);
+        (await s.store.catalogue.listProgrammes(id)).map((p) => p.title);
       expect(await titles(q)).toEqual(['Q2', 'Q3']);
       expect(await titles(channelIdFor('p.uk'))).toEqual(['P1']);
     }
@@ -239,7 +233,7 @@ describe.each(ENGINES)('store contract: %s', (engine) => {
       programmesUnchanged: 1,
       programmesRemoved: 0,
     });
-    const stored = await s.store.catalogue.listProgrammes(channelIdFor('u.uk'), { kind: 'all' });
+    const stored = await s.store.catalogue.listProgrammes(channelIdFor('u.uk'));
     expect(stored.map((p) => p.title)).toEqual(['Parsed', 'Renamed']);
   });
 

@@ -12,14 +12,7 @@ import {
   parseRateLimit,
   parseRateLimitOrDefault,
 } from '../option-parsers.js';
-import { apiKeyJson, formatKeyLines } from './keys-command.js';
-
-/** Finds an account by e-mail or fails with a message naming the address. */
-export async function requireAccount(store: Store, email: string): Promise<Account> {
-  const account = await store.accounts.findAccountByEmail(email);
-  if (account === null) throw new CliError(`no account with e-mail ${email}`);
-  return account;
-}
+import { apiKeyJson, formatKeyLines, requireAccount } from '../account-output.js';
 
 /** Records an operator's change of an account in its audit trail. */
 function auditOperator(

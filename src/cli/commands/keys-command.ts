@@ -4,33 +4,9 @@ import {
   MAX_KEY_NAME_LENGTH,
   revokeAuditedApiKey,
 } from '../../accounts/account-service.js';
-import type { ApiKey } from '../../domain/account.js';
 import { CliError, isoOrNull, printResult, withStore, type CliContext } from '../cli-context.js';
 import { parseEmail } from '../option-parsers.js';
-import { requireAccount } from './accounts-command.js';
-
-/** A key as listed: never the secret, only what identifies it. */
-export function apiKeyJson(key: ApiKey) {
-  return {
-    id: key.id,
-    name: key.name,
-    prefix: key.prefix,
-    lastFour: key.lastFour,
-    display: `${key.prefix}…${key.lastFour}`,
-    status: key.revokedAt === null ? 'active' : 'revoked',
-    createdAt: isoOrNull(key.createdAt),
-    lastUsedAt: isoOrNull(key.lastUsedAt),
-    revokedAt: isoOrNull(key.revokedAt),
-  };
-}
-
-export function formatKeyLines(keys: ApiKey[]): string[] {
-  return keys.map(
-    (k) =>
-      `${k.id}  ${k.prefix}…${k.lastFour}  ${JSON.stringify(k.name)}  created ${isoOrNull(k.createdAt)}` +
-      (k.revokedAt === null ? '' : `  REVOKED ${isoOrNull(k.revokedAt)}`),
-  );
-}
+import { apiKeyJson, formatKeyLines, requireAccount } from '../account-output.js';
 
 /** `onair keys …`: create, list and revoke API keys. */
 export function keysCommand(ctx: CliContext): Command {

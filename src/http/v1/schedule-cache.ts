@@ -1,6 +1,6 @@
 import fastJson from 'fast-json-stringify';
 import { parseXmltvTime } from '../../domain/xmltv-time.js';
-import type { ScheduleWindow } from '../../domain/schedule-window.js';
+import { windowRange, type ScheduleWindow } from '../../domain/schedule-window.js';
 import type { CatalogueReader } from '../../storage/catalogue-reader.js';
 import type { Programme } from '../../domain/programme.js';
 import { ProgrammeEntry } from '../schemas.js';
@@ -88,7 +88,7 @@ export function createScheduleCache(
         bytes: 64,
       };
     }
-    const programmes = await catalogue.listProgrammes(channelId, { kind: 'all' });
+    const programmes = await catalogue.listProgrammes(channelId);
     const starts: number[] = [];
     const parsed: string[] = [];
     const unparsed: string[] = [];
@@ -123,18 +123,6 @@ export function createScheduleCache(
     };
   }
 
-  /** First index whose start is at or after `ms`. */
-  function lowerBound(starts: Float64Array, ms: number): number {
-    let lo = 0;
-    let hi = starts.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((starts[mid] ?? 0) < ms) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
   return {
     /**
      * The response body for a channel and window at catalogue `version`, or null when the
@@ -155,13 +143,7 @@ export function createScheduleCache(
         entries.set(channelId, entry);
       }
       if (entry.startsMs === null) return null;
-      let from = 0;
-      let to = entry.offsets.length - 1;
-      if (window.kind === 'range') {
-        from = lowerBound(entry.startsMs, window.fromMs);
-        to =
-          window.toMs === undefined ? entry.parsedCount : lowerBound(entry.startsMs, window.toMs);
-      }
+      const { from, to } = windowRange(entry.startsMs, entry.offsets.length - 1, window);
       // Fragments [from, to) without the comma after the last one.
       const slice =
         to > from ? entry.joined.subarray(entry.offsets[from], (entry.offsets[to] ?? 1) - 1) : null;

@@ -1,5 +1,4 @@
 import type pg from 'pg';
-import type { ScheduleWindow } from '../../domain/schedule-window.js';
 import {
   CHANNEL_COLUMNS,
   PROGRAMME_COLUMNS,
@@ -59,29 +58,13 @@ export function createPostgresCatalogueReader(pool: pg.Pool): CatalogueReader {
       const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM channels');
       return rows[0]?.n ?? 0;
     },
-    async listProgrammes(channelId, window: ScheduleWindow) {
-      let result: pg.QueryResult<ProgrammeRow>;
-      if (window.kind === 'all') {
-        result = await pool.query<ProgrammeRow>(
-          `SELECT ${PROGRAMME_COLUMNS} FROM programmes WHERE channel_id = $1
-           ORDER BY start_ms IS NULL, start_ms, id COLLATE "C"`,
-          [channelId],
-        );
-      } else if (window.toMs === undefined) {
-        result = await pool.query<ProgrammeRow>(
-          `SELECT ${PROGRAMME_COLUMNS} FROM programmes WHERE channel_id = $1 AND start_ms >= $2
-           ORDER BY start_ms, id COLLATE "C"`,
-          [channelId, window.fromMs],
-        );
-      } else {
-        result = await pool.query<ProgrammeRow>(
-          `SELECT ${PROGRAMME_COLUMNS} FROM programmes
-           WHERE channel_id = $1 AND start_ms >= $2 AND start_ms < $3
-           ORDER BY start_ms, id COLLATE "C"`,
-          [channelId, window.fromMs, window.toMs],
-        );
-      }
-      return result.rows.map(toProgramme);
+    async listProgrammes(channelId) {
+      const { rows } = await pool.query<ProgrammeRow>(
+        `SELECT ${PROGRAMME_COLUMNS} FROM programmes WHERE channel_id = $1
+         ORDER BY start_ms IS NULL, start_ms, id COLLATE "C"`,
+        [channelId],
+      );
+      return rows.map(toProgramme);
     },
   };
 }

@@ -1,4 +1,3 @@
-import type { ScheduleWindow } from '../../domain/schedule-window.js';
 import {
   CHANNEL_COLUMNS,
   PROGRAMME_COLUMNS,
@@ -32,18 +31,9 @@ export function createSqliteCatalogueReader(db: SqliteDatabase): CatalogueReader
     'SELECT 1 AS found FROM channels WHERE id = ?',
   );
   const channelCount = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM channels');
-  const programmesAll = db.prepare<[string], ProgrammeRow>(
+  const programmes = db.prepare<[string], ProgrammeRow>(
     `SELECT ${PROGRAMME_COLUMNS} FROM programmes WHERE channel_id = ?
      ORDER BY start_ms IS NULL, start_ms, id`,
-  );
-  const programmesFrom = db.prepare<[string, number], ProgrammeRow>(
-    `SELECT ${PROGRAMME_COLUMNS} FROM programmes WHERE channel_id = ? AND start_ms >= ?
-     ORDER BY start_ms, id`,
-  );
-  const programmesBetween = db.prepare<[string, number, number], ProgrammeRow>(
-    `SELECT ${PROGRAMME_COLUMNS} FROM programmes
-     WHERE channel_id = ? AND start_ms >= ? AND start_ms < ?
-     ORDER BY start_ms, id`,
   );
 
   return {
@@ -64,12 +54,8 @@ export function createSqliteCatalogueReader(db: SqliteDatabase): CatalogueReader
     async countChannels() {
       return channelCount.get()?.n ?? 0;
     },
-    async listProgrammes(channelId, window: ScheduleWindow) {
-      let rows: ProgrammeRow[];
-      if (window.kind === 'all') rows = programmesAll.all(channelId);
-      else if (window.toMs === undefined) rows = programmesFrom.all(channelId, window.fromMs);
-      else rows = programmesBetween.all(channelId, window.fromMs, window.toMs);
-      return rows.map(toProgramme);
+    async listProgrammes(channelId) {
+      return programmes.all(channelId).map(toProgramme);
     },
   };
 }
