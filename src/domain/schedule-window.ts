@@ -49,8 +49,8 @@ function firstAtOrAfter(starts: ArrayLike<number>, ms: number): number {
 }
 
 /**
- * Applies the spec's filter rules to the raw `days` and `all` query values. Throws
- * INVALID_DAYS or INVALID_PARAMETERS for anything the spec does not allow.
+ * Applies the contract's filter rules (docs/api.md) to the raw `days` and `all` query values. Throws
+ * INVALID_DAYS or INVALID_PARAMETERS for anything the contract does not allow.
  */
 export function parseScheduleWindow(
   days: string | undefined,
@@ -75,7 +75,7 @@ export function parseScheduleWindow(
     const fromMs = startOfUtcDay(nowMs) + offset * DAY_MS;
     return { kind: 'range', fromMs, toMs: fromMs + DAY_MS };
   }
-  // All digits only: "+7", "7.0", " 7" and "1e2" are not integers the spec allows.
+  // All digits only: "+7", "7.0", " 7" and "1e2" are not integers the contract allows.
   if (!/^[0-9]+$/.test(days)) throw errors.invalidDays();
   const n = Number(days);
   if (n < 1 || n > MAX_LOOKBACK_DAYS) throw errors.invalidDays();

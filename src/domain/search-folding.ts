@@ -13,7 +13,7 @@ export function foldForSearch(text: string): string {
   return text.normalize('NFKD').replace(COMBINING_MARKS, '').toLowerCase().normalize('NFC');
 }
 
-/** Key for the spec's "ordered by channel name, case-insensitive". */
+/** Key for the contract's "ordered by channel name, case-insensitive". */
 export function nameSortKey(name: string): string {
   return name.toLowerCase();
 }

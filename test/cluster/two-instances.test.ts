@@ -14,7 +14,7 @@ import { freePort, SHARED_REDIS_URL } from '../helpers/redis-process.js';
 import { outboxFiles } from '../helpers/outbox.js';
 
 /**
- * Two `onair serve` processes, each with its own port and PUBLIC_URL (the spec's "second
+ * Two `onair serve` processes, each with its own port and PUBLIC_URL (a "second
  * deployment"), over one PostgreSQL database and one Redis.
  */
 let cli: CliSandbox;
