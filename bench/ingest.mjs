@@ -52,7 +52,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 // ONAIR_BENCH_DIST measures another build (e.g. an earlier commit's) with the same cases.
 const DIST = process.env.ONAIR_BENCH_DIST ?? join(ROOT, 'dist');
 const OUT = join(ROOT, 'bench/out');
-const CORPUS = process.env.ONAIR_CORPUS_DIR ?? resolve(ROOT, '../shared/corpus/xmltv');
+const CORPUS = process.env.ONAIR_CORPUS_DIR ?? join(ROOT, 'test/fixtures/xmltv/corpus');
 const POSTGRES_URL =
   process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const MB = 1e6;

@@ -14,7 +14,7 @@ import { NOW, ingest } from './ingest-helpers.js';
  * reason.
  */
 const CORPUS =
-  process.env['ONAIR_CORPUS_DIR'] ?? resolve(import.meta.dirname, '../../../shared/corpus/xmltv');
+  process.env['ONAIR_CORPUS_DIR'] ?? resolve(import.meta.dirname, '../fixtures/xmltv/corpus');
 
 interface SourcesRow {
   /** Country column of SOURCES.md, as ingested (DE/AT → DE, MX/LatAm → MX). */

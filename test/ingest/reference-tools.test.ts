@@ -23,7 +23,7 @@ import { NOW, ingest } from './ingest-helpers.js';
  * fails the test unless it is listed in REJECTED with the reason.
  */
 const CORPUS =
-  process.env['ONAIR_CORPUS_DIR'] ?? resolve(import.meta.dirname, '../../../shared/corpus/xmltv');
+  process.env['ONAIR_CORPUS_DIR'] ?? resolve(import.meta.dirname, '../fixtures/xmltv/corpus');
 
 /** Files without offsets whose SOURCES.md says local time is +08:00 (read so by both sides). */
 const LOCAL_TIME: Record<string, { assumeOffsetMinutes: number; zone: string }> = {

@@ -28,7 +28,7 @@ import { fixturePath, NOW } from '../ingest/ingest-helpers.js';
 
 const DAY = 86_400_000;
 const CORPUS =
-  process.env.ONAIR_CORPUS_DIR ?? join(import.meta.dirname, '../../../shared/corpus/xmltv');
+  process.env.ONAIR_CORPUS_DIR ?? join(import.meta.dirname, '../fixtures/xmltv/corpus');
 
 /** Everything a customer can read of a catalogue, through the Store interface only. */
 async function catalogueView(store: Store) {
