@@ -65,7 +65,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(() => {
-  // The outcome of every kill, for the record (HARDENING.md).
+  // The outcome of every kill, for the record (docs/hardening.md).
   console.log(`kill -9 during ingest (undisturbed ingest ${ingestMs} ms): ${outcomes.join(', ')}`);
   base?.dispose();
 });

@@ -8,7 +8,7 @@ import { openTempStore, type TempStore } from '../helpers/temp-store.js';
 import { NOW, ingest } from './ingest-helpers.js';
 
 /**
- * Every real guide of the shared corpus, checked against its SOURCES.md. The numbers in
+ * Every real guide of the corpus (test/fixtures/xmltv/corpus), checked against its SOURCES.md. The numbers in
  * `sources` are copied from SOURCES.md (table and per-file quirks, computed there with Python's
  * ElementTree); where our definitions differ, the reconciled numbers sit beside them with the
  * reason.

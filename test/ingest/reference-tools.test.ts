@@ -15,7 +15,7 @@ import {
 import { NOW, ingest } from './ingest-helpers.js';
 
 /**
- * Every guide of the shared corpus, read by Onair and by the XMLTV reference library (Debian's
+ * Every guide of the corpus (test/fixtures/xmltv/corpus), read by Onair and by the XMLTV reference library (Debian's
  * xmltv-util: the parser and date handling behind tv_grep, tv_sort and tv_to_text). Per channel,
  * Onair stores exactly the reference's programmes once exact duplicates are removed and, by
  * Onair's documented rule, programmes of a channel with the same start collapsed into the later
