@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
-  downloadGuide,
   DownloadError,
   type DownloadLimits,
-} from '../../src/sources/source-download.js';
+} from '../../src/catalogue/ingest/guide-download.js';
+import { downloadGuide } from '../../src/sources/source-download.js';
 import { conditionalGuide, startGuideServer, type GuideServer } from '../helpers/guide-server.js';
 
 /** Short limits, so timeouts and retries happen within a test. */
