@@ -117,7 +117,7 @@ describe('layer rules', () => {
         'src/catalogue/ingest/byte-source.ts':
           "import { download } from '../../sources/source-download.js';\nexport const d = download;\n",
       },
-      /knows nothing of registered sources/,
+      /knows nothing\s+of registered sources/,
     ],
     [
       'no-circular',

@@ -37,10 +37,7 @@ export interface IngestOptions {
 
 /** What a URL ingest runs under when its caller names no limits. */
 function defaultDownloadLimits(): DownloadLimits {
-  return downloadLimits(
-    SOURCE_DEFAULTS.timeoutSeconds * 1000,
-    SOURCE_DEFAULTS.maxMb * 1024 * 1024,
-  );
+  return downloadLimits(SOURCE_DEFAULTS.timeoutSeconds * 1000, SOURCE_DEFAULTS.maxMb * 1024 * 1024);
 }
 
 /** A per-element problem that did not stop the ingest. */
