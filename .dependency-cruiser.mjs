@@ -80,6 +80,12 @@ export default {
       '^src/(http|web|cli)/|^src/(app|server|deps)\\.ts$',
     ),
     layer(
+      'catalogue-does-not-use-sources',
+      'sources/ registers guides and keeps them fresh by ingesting them into the catalogue; catalogue/ fills the catalogue from any input and knows nothing of registered sources. What both need (the guide download) lives in catalogue/ingest/.',
+      '^src/catalogue/',
+      '^src/sources/',
+    ),
+    layer(
       'api-is-not-the-pages',
       'http/ (the keyed JSON API) and web/ (the HTML pages) are separate wings: the API never renders or imports a page.',
       '^src/http/',

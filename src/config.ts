@@ -43,6 +43,9 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
 }
 
+/** SOURCE_TIMEOUT_SECONDS and SOURCE_MAX_MB when unset, in seconds and MiB. */
+export const SOURCE_DEFAULTS = { timeoutSeconds: 600, maxMb: 1024 } as const;
+
 /** A configuration value that cannot be used; the message names the variable. */
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -150,8 +153,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     playgroundWindowMs: 60_000,
     sourceRefresh: sourceRefresh === 'on',
     sourceCheckMs: integer(env, 'SOURCE_CHECK_SECONDS', 60, 1, 86_400) * 1000,
-    sourceTimeoutMs: integer(env, 'SOURCE_TIMEOUT_SECONDS', 600, 1, 86_400) * 1000,
-    sourceMaxBytes: integer(env, 'SOURCE_MAX_MB', 1024, 1, 1_048_576) * 1024 * 1024,
+    sourceTimeoutMs:
+      integer(env, 'SOURCE_TIMEOUT_SECONDS', SOURCE_DEFAULTS.timeoutSeconds, 1, 86_400) * 1000,
+    sourceMaxBytes:
+      integer(env, 'SOURCE_MAX_MB', SOURCE_DEFAULTS.maxMb, 1, 1_048_576) * 1024 * 1024,
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT', 30, 0, 3600) * 1000,
   });
 }

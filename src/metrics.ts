@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
-import { displayLocation } from './sources/source-download.js';
+import { displayLocation } from './catalogue/ingest/guide-download.js';
 import { sourceFlags } from './domain/source-health.js';
 import type { LimiterMetrics } from './ratelimit/redis-limiter.js';
 import type { Source } from './domain/source.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
-import { downloadLimits } from './sources/source-download.js';
+import { downloadLimits } from './catalogue/ingest/guide-download.js';
 import { leaseHolderName, startSourceScheduler } from './sources/source-scheduler.js';
 import { trackConnections, type DrainResult } from './http/connection-drain.js';
 import type { Config } from './config.js';

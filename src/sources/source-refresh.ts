@@ -9,10 +9,10 @@ import { ingestXmltv, IngestError, type IngestSummary } from '../catalogue/inges
 import { describeError } from '../catalogue/ingest/ingest-error.js';
 import {
   displayLocation,
-  downloadGuide,
   DownloadError,
   type DownloadLimits,
-} from './source-download.js';
+} from '../catalogue/ingest/guide-download.js';
+import { downloadGuide } from './source-download.js';
 
 /** How long a claim on a source holds without renewal; renewed while the refresh runs. */
 export const LEASE_MS = 120_000;

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { describeSourceFlag, sourceFlags, type SourceFlag } from '../domain/source-health.js';
-import { displayLocation, DownloadError } from './source-download.js';
+import { displayLocation, DownloadError } from '../catalogue/ingest/guide-download.js';
 import { refreshSource, type RefreshDeps } from './source-refresh.js';
 
 /** A flagged source is logged again after this long if it stays flagged. */

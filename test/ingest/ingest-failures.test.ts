@@ -5,6 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { constants, gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { downloadLimits } from '../../src/catalogue/ingest/guide-download.js';
 import { IngestError } from '../../src/catalogue/ingest/ingest-xmltv.js';
 import type { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import { openTempStore, type TempStore } from '../helpers/temp-store.js';
@@ -36,9 +37,10 @@ const changedGuide = fixtureText('basic.xml')
 async function expectRefused(
   input: Parameters<typeof ingest>[1],
   message: string | RegExp,
+  overrides: Parameters<typeof ingest>[2] = {},
 ): Promise<IngestError> {
   const before = await catalogueState(store);
-  const error = await ingest(store, input, { nowMs: NOW + 1000, country: 'IE' }).then(
+  const error = await ingest(store, input, { nowMs: NOW + 1000, country: 'IE', ...overrides }).then(
     () => null,
     (e: unknown) => e,
   );
@@ -156,10 +158,45 @@ describe('http(s) input', () => {
   let base: string;
   const xml = readFileSync(fixturePath('basic.xml'));
   const gz = gzipSync(Buffer.from(changedGuide));
+  /** Requests per path, to tell a retry from a single try. */
+  const seen = new Map<string, number>();
+  /** Short waits, so retries and timeouts happen within a test. */
+  const quick = { download: { ...downloadLimits(2_000, 64 * 1024), retryDelayMs: 20 } };
 
   beforeAll(async () => {
     server = createServer((req, res) => {
-      switch (req.url?.split('?')[0]) {
+      const path = req.url?.split('?')[0] ?? '/';
+      seen.set(path, (seen.get(path) ?? 0) + 1);
+      switch (path) {
+        case '/private.xml':
+          if (
+            req.headers.authorization !== `Basic ${Buffer.from('me:s3cr et').toString('base64')}`
+          ) {
+            res.writeHead(401);
+            res.end();
+            break;
+          }
+          res.writeHead(200, { 'content-type': 'application/xml' });
+          res.end(xml);
+          break;
+        case '/busy-once.xml':
+          if (seen.get(path) === 1) {
+            res.writeHead(503);
+            res.end('busy');
+            break;
+          }
+          res.writeHead(200, { 'content-type': 'application/xml' });
+          res.end(xml);
+          break;
+        case '/chunked.xml': // no Content-Length: the size is known only as the bytes come
+          res.writeHead(200, { 'content-type': 'application/xml' });
+          res.write(xml.subarray(0, 500));
+          res.end(xml.subarray(500));
+          break;
+        case '/stalls.xml':
+          res.writeHead(200, { 'content-type': 'application/xml' });
+          res.write(changedGuide.slice(0, 600)); // then nothing more
+          break;
         case '/guide.xml':
           res.writeHead(200, { 'content-type': 'application/xml', 'content-length': xml.length });
           res.end(xml);
@@ -238,14 +275,58 @@ describe('http(s) input', () => {
     await expectRefused(`${base}/dropped.xml`, /^line \d+: /);
   });
 
-  it('refuses a server that does not answer', async () => {
+  it('refuses a server that does not answer, after the tries a source makes', async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/guide.xml`;
     await new Promise((resolve) => closed.close(resolve));
     await expectRefused(
       url,
-      new RegExp(`^cannot fetch ${url.replace(/[.]/g, '\\.')}: fetch failed`),
+      new RegExp(
+        `^cannot fetch ${url.replace(/[.]/g, '\\.')}: fetch failed.* \\(after 3 tries\\)$`,
+      ),
+      quick,
+    );
+  });
+
+  it('sends a URL’s credentials as Basic authentication and keeps them out of the record', async () => {
+    const summary = await ingest(store, base.replace('//', '//me:s3cr%20et@') + '/private.xml', {
+      country: 'IE',
+    });
+    expect(summary.source).toBe(`${base}/private.xml`);
+    expect(JSON.stringify(summary)).not.toMatch(/s3cr|me:/);
+    await expectRefused(
+      base.replace('//', '//me:wrong@') + '/private.xml',
+      `HTTP 401 Unauthorized from ${base}/private.xml`,
+    );
+  });
+
+  it('retries a failure before the body starts, never one after', async () => {
+    const summary = await ingest(store, `${base}/busy-once.xml`, { country: 'IE', ...quick });
+    expect(summary.source).toBe(`${base}/busy-once.xml`);
+    expect(seen.get('/busy-once.xml')).toBe(2);
+    // The first bytes already went into the parser: the stall ends the ingest, with no retry.
+    const started = Date.now();
+    await expectRefused(
+      `${base}/stalls.xml`,
+      /^line \d+: no (data for|complete answer within) 2 s$/,
+      quick,
+    );
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
+    expect(seen.get('/stalls.xml')).toBe(1);
+  });
+
+  it('refuses a guide over the size limit, declared or as it streams', async () => {
+    const small = { download: { ...quick.download, maxBytes: xml.length - 1 } };
+    await expectRefused(
+      `${base}/guide.xml`,
+      `the guide is larger than the limit of ${xml.length - 1} bytes (Content-Length ${xml.length})`,
+      small,
+    );
+    await expectRefused(
+      `${base}/chunked.xml`,
+      new RegExp(`^line \\d+: the guide is larger than the limit of ${xml.length - 1} bytes$`),
+      small,
     );
   });
 });

@@ -111,6 +111,15 @@ describe('layer rules', () => {
       /never the other way round/,
     ],
     [
+      'catalogue-does-not-use-sources',
+      {
+        'src/sources/source-download.ts': 'export const download = 1;\n',
+        'src/catalogue/ingest/byte-source.ts':
+          "import { download } from '../../sources/source-download.js';\nexport const d = download;\n",
+      },
+      /knows nothing\s+of registered sources/,
+    ],
+    [
       'no-circular',
       {
         'src/accounts/a.ts': "import { b } from './b.js';\nexport const a = () => b;\n",

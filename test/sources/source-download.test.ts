@@ -3,11 +3,8 @@ import { mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  downloadGuide,
-  DownloadError,
-  type DownloadLimits,
-} from '../../src/sources/source-download.js';
+import { DownloadError, type DownloadLimits } from '../../src/catalogue/ingest/guide-download.js';
+import { downloadGuide } from '../../src/sources/source-download.js';
 import { conditionalGuide, startGuideServer, type GuideServer } from '../helpers/guide-server.js';
 
 /** Short limits, so timeouts and retries happen within a test. */

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { DownloadLimits } from '../../src/sources/source-download.js';
+import type { DownloadLimits } from '../../src/catalogue/ingest/guide-download.js';
 import { refreshSource, type RefreshDeps } from '../../src/sources/source-refresh.js';
 import { channelIdFor } from '../../src/domain/catalogue-ids.js';
 import type { Source } from '../../src/domain/source.js';

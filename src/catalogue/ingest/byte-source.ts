@@ -2,10 +2,17 @@ import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import { Readable, pipeline } from 'node:stream';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { createGunzip } from 'node:zlib';
 import { IngestError, describeError as describe } from './ingest-error.js';
-import { displayLocation } from '../../sources/source-download.js';
+import {
+  displayLocation,
+  DownloadError,
+  isHttpLocation,
+  requestGuide,
+  withRetries,
+  type DownloadLimits,
+  type GuideAnswer,
+} from './guide-download.js';
 
 /** Bytes per read from a local file. */
 const FILE_CHUNK_BYTES = 256 * 1024;
@@ -30,42 +37,31 @@ export interface ByteSource {
   close(): Promise<void>;
 }
 
-function isHttpUrl(source: string): boolean {
-  return /^https?:\/\//i.test(source);
-}
-
-async function* webChunks(body: WebReadableStream<Uint8Array>): AsyncGenerator<Buffer> {
-  for await (const chunk of Readable.fromWeb(body)) {
-    yield Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
-  }
-}
-
-async function openUrl(url: string): Promise<ByteSource> {
-  let response: Response;
+/**
+ * Opens a guide URL through the download path sources use (credentials, timeouts, size limit,
+ * redaction). Failures before the body starts (no answer, a network error, 5xx, 429, 408) are
+ * retried like a source's, within one deadline of `limits.timeoutMs` for the tries and the
+ * body together, so the timeout still bounds a one-shot ingest. Once the body flows, a failure
+ * is final: its bytes already went into the parser, which cannot rewind (downloading to a
+ * temporary file first would cost a second copy of a guide of up to the size limit, on disk,
+ * before any parsing).
+ */
+async function openUrl(url: string, limits: DownloadLimits): Promise<ByteSource> {
+  const deadlineMs = Date.now() + limits.timeoutMs;
+  let answer: GuideAnswer;
   try {
-    response = await fetch(url, { redirect: 'follow' });
+    answer = await withRetries(limits, () => requestGuide(url, limits, { deadlineMs }), {
+      deadlineMs,
+    });
   } catch (error) {
-    throw new IngestError(`cannot fetch ${displayLocation(url)}: ${describe(error)}`);
+    throw error instanceof DownloadError ? new IngestError(error.message) : error;
   }
-  if (!response.ok || response.body === null) {
-    await response.body?.cancel().catch(() => undefined);
-    const status = `${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
-    throw new IngestError(`HTTP ${status} from ${displayLocation(url)}`);
-  }
-  // fetch undoes a Content-Encoding, so Content-Length only gives the size read when there is none.
-  const length = response.headers.get('content-length');
-  const encoded = response.headers.get('content-encoding');
-  const totalBytes =
-    length !== null && /^\d+$/.test(length) && (encoded === null || encoded === 'identity')
-      ? Number(length)
-      : null;
-  const body = response.body;
   return {
-    // The ingest record, logs and summaries never keep a query (it may hold an API key).
+    // The ingest record, logs and summaries never keep credentials or a query (an API key).
     name: displayLocation(url),
-    totalBytes,
-    chunks: webChunks(body as unknown as WebReadableStream<Uint8Array>),
-    close: () => body.cancel().catch(() => undefined),
+    totalBytes: answer.totalBytes,
+    chunks: answer.chunks,
+    close: () => answer.close(),
   };
 }
 
@@ -113,8 +109,14 @@ async function* memoryChunks(data: Uint8Array): AsyncGenerator<Buffer> {
   }
 }
 
-/** Opens a local file, an http(s) URL (streamed; non-2xx is an IngestError) or in-memory bytes. */
-export async function openByteSource(input: IngestInput): Promise<ByteSource> {
+/**
+ * Opens a local file, an http(s) URL (streamed within `limits`; a refused request is an
+ * IngestError) or in-memory bytes.
+ */
+export async function openByteSource(
+  input: IngestInput,
+  limits: DownloadLimits,
+): Promise<ByteSource> {
   if ('data' in input) {
     return {
       name: input.name,
@@ -124,7 +126,7 @@ export async function openByteSource(input: IngestInput): Promise<ByteSource> {
     };
   }
   if ('path' in input) return { ...(await openFile(input.path)), name: input.name };
-  return isHttpUrl(input.source) ? openUrl(input.source) : openFile(input.source);
+  return isHttpLocation(input.source) ? openUrl(input.source, limits) : openFile(input.source);
 }
 
 /** Running size and SHA-256 of the bytes as read. */

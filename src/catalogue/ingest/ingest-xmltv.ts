@@ -8,7 +8,9 @@ import type {
   SourceFileRecord,
   StagingStats,
 } from '../../storage/catalogue-writer.js';
+import { SOURCE_DEFAULTS } from '../../config.js';
 import { gunzipIfGzip, openByteSource, tallied, type IngestInput } from './byte-source.js';
+import { downloadLimits, type DownloadLimits } from './guide-download.js';
 import { TimeConverter } from '../xmltv/time-converter.js';
 import { readXmltv, type XmltvChannel, type XmltvProgramme } from '../xmltv/xmltv-reader.js';
 
@@ -29,6 +31,13 @@ export interface IngestOptions {
   onProgress?: (bytesRead: number, totalBytes: number | null) => void;
   /** When set, programmes that started more than this many days ago are pruned. */
   retentionDays?: number | null;
+  /** Bounds of reading an http(s) URL; by default those of a deployment with no settings. */
+  download?: DownloadLimits;
+}
+
+/** What a URL ingest runs under when its caller names no limits. */
+function defaultDownloadLimits(): DownloadLimits {
+  return downloadLimits(SOURCE_DEFAULTS.timeoutSeconds * 1000, SOURCE_DEFAULTS.maxMb * 1024 * 1024);
 }
 
 /** A per-element problem that did not stop the ingest. */
@@ -360,7 +369,7 @@ export async function ingestXmltv(
   options: IngestOptions,
 ): Promise<IngestSummary> {
   const startedAt = performance.now();
-  const source = await openByteSource(input);
+  const source = await openByteSource(input, options.download ?? defaultDownloadLimits());
   const onProgress = options.onProgress;
   const { chunks: raw, tally } = tallied(source.chunks, (bytes) =>
     onProgress?.(bytes, source.totalBytes),

@@ -5,6 +5,7 @@ import {
   IngestError,
   type IngestSummary,
 } from '../../catalogue/ingest/ingest-xmltv.js';
+import { displayLocation, downloadLimits } from '../../catalogue/ingest/guide-download.js';
 import { scheduleStatus } from '../../domain/source-health.js';
 import { describeStorageWriteFailure } from '../../storage/errors.js';
 import { printResult, ReportedFailure, withStore, type CliContext } from '../cli-context.js';
@@ -101,19 +102,24 @@ export function ingestCommand(ctx: CliContext): Command {
       ) => {
         const summaries: (IngestSummary & { schedule: 'ended' | 'ending' | null })[] = [];
         const failures: { source: string; error: string }[] = [];
+        // The same bounds as a source's download (SOURCE_TIMEOUT_SECONDS, SOURCE_MAX_MB).
+        const download = downloadLimits(ctx.config.sourceTimeoutMs, ctx.config.sourceMaxBytes);
         await withStore(ctx, async (store) => {
-          for (const source of inputs) {
+          for (const input of inputs) {
+            // What the terminal and --json show: a URL without its credentials or query.
+            const source = displayLocation(input);
             const bar = opts.json ? null : progressBar(ctx, source);
             const nowMs = ctx.now();
             try {
               const summary = await ingestXmltv(
                 store.ingest,
-                { source },
+                { source: input },
                 {
                   country: opts.country ?? null,
                   assumeOffsetMinutes: opts.assumeOffset ?? 0,
                   nowMs,
                   retentionDays: ctx.config.retentionDays,
+                  download,
                   onProgress: bar === null ? undefined : (read, total) => bar.update(read, total),
                 },
               );

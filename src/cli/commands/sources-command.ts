@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Command } from 'commander';
-import { isHttpLocation, downloadLimits } from '../../sources/source-download.js';
+import { isHttpLocation, downloadLimits } from '../../catalogue/ingest/guide-download.js';
 import { refreshSource, type RefreshResult } from '../../sources/source-refresh.js';
 import { leaseHolderName } from '../../sources/source-scheduler.js';
 import { formatDuration } from '../../domain/duration.js';
