@@ -1,7 +1,12 @@
 import type { MergeStats, SourceFileRecord, StagingStats } from '../catalogue-writer.js';
 import { toDuplicateSample } from '../rows.js';
 import type { MergeDialect } from './merge-dialect.js';
-import { PROGRAMME_COLUMNS, STAGED_TABLES, type StagedTableNames } from './staged-tables.js';
+import {
+  PROGRAMME_COLUMNS,
+  STAGED_TABLE_ORDER,
+  STAGED_TABLES,
+  type StagedTableNames,
+} from './staged-tables.js';
 
 /**
  * The ingest's merge, written once for both engines: the collapse of repeated slots, the
@@ -51,6 +56,13 @@ export function onlyIfHolds(
   const earlier = results[conditionStep(steps, step.onlyIf.label)];
   const row = earlier?.kind === 'get' ? earlier.row : undefined;
   return row !== undefined && Boolean(row[step.onlyIf.column]);
+}
+
+/** The DDL of one session's staged tables. */
+export function createStagedTablesSql(d: MergeDialect, t: StagedTableNames): string {
+  return STAGED_TABLE_ORDER.map((name) => d.createStagedTable(t[name], STAGED_TABLES[name])).join(
+    '\n',
+  );
 }
 
 /** A statement's SQL and parameters in one pass: `p(value)` is the next parameter. */

@@ -16,6 +16,7 @@ import {
   analyseSteps,
   collapsedLosers,
   collapseSteps,
+  createStagedTablesSql,
   mergeStats,
   mergeSteps,
   onlyIfHolds,
@@ -24,7 +25,6 @@ import {
   type MergeStepResult,
 } from '../ingest-merge/merge-steps.js';
 import {
-  STAGED_TABLE_ORDER,
   STAGED_TABLES,
   writeStagedChannel,
   writeStagedProgramme,
@@ -42,9 +42,7 @@ const TABLES = POSTGRES_MERGE.stagedTableNames();
 
 // Staging lives in TEMP tables of the ingest's own connection, inside the one transaction
 // that also merges: readers see the old catalogue until COMMIT, and a failure rolls it all back.
-const CREATE_STAGING = STAGED_TABLE_ORDER.map((name) =>
-  POSTGRES_MERGE.createStagedTable(TABLES[name], STAGED_TABLES[name]),
-).join('\n');
+const CREATE_STAGING = createStagedTablesSql(POSTGRES_MERGE, TABLES);
 
 const INSERT_PROGRAMMES = unnestInsertFor(TABLES.programmes, STAGED_TABLES.programmes);
 const INSERT_CHANNELS = unnestInsertFor(TABLES.channels, STAGED_TABLES.channels);

@@ -14,6 +14,7 @@ import {
   collapsedLosers,
   collapseSteps,
   conditionStep,
+  createStagedTablesSql,
   mergeStats,
   mergeSteps,
   stagingStats,
@@ -47,12 +48,6 @@ const CHANNEL_BATCH_ROWS = 512;
 /** Rows flagged as possible repeats (StagedProgrammes), sent to the table of candidates in batches. */
 const CANDIDATE_BATCH_ROWS = 256;
 
-function createTablesSql(t: StagedTableNames): string {
-  return STAGED_TABLE_ORDER.map((name) =>
-    SQLITE_MERGE.createStagedTable(t[name], STAGED_TABLES[name]),
-  ).join('\n');
-}
-
 function dropSql(t: StagedTableNames): string {
   return STAGED_TABLE_ORDER.map((name) => `DROP TABLE IF EXISTS temp.${t[name]};`).join('\n');
 }
@@ -72,7 +67,7 @@ function toScript(steps: readonly MergeStep[]): SqlStep[] {
  */
 export function stageMergeForPlanCheck(db: SqliteDatabase, file: SourceFileRecord): SqlStep[] {
   const tables = SQLITE_MERGE.stagedTableNames();
-  db.exec(createTablesSql(tables));
+  db.exec(createStagedTablesSql(SQLITE_MERGE, tables));
   for (const step of collapseSteps(SQLITE_MERGE, tables, false)) {
     if (step.kind === 'exec') db.exec(step.sql);
   }
@@ -311,7 +306,10 @@ export function createSqliteCatalogueWriter(
       }
       const tables = SQLITE_MERGE.stagedTableNames();
       try {
-        await runner.script([{ kind: 'exec', sql: createTablesSql(tables) }], 'plain');
+        await runner.script(
+          [{ kind: 'exec', sql: createStagedTablesSql(SQLITE_MERGE, tables) }],
+          'plain',
+        );
       } catch (error) {
         await runner.close();
         throw error;
