@@ -284,13 +284,16 @@ export function mergeSteps(
       ${join} programmes AS p ON p.channel_id = s.channel_id AND ${i.replaced})`,
   ).join('\n    + ')})`;
   // The staged programmes stored in their slot: one probe of an index each.
-  const existingIn = (stagedRows: string, storedSlot: string) => `(SELECT count(*)
+  const existingIn = (stagedRows: string, storedSlot: string) => `SELECT count(*) AS existing
       FROM ${t.programmes} AS f ${join} programmes AS p ON p.channel_id = f.channel_id
         AND ${storedSlot} AND p.id = f.id
-      WHERE ${stagedRows})`;
+      WHERE ${stagedRows}`;
+  const existingPerIndex = SLOT_INDEXES.map(
+    (i) => `(${existingIn(`${survivors} AND ${i.staged}`, i.stored)})`,
+  );
   const existing = d.indexesNullSafeEquality
     ? existingIn(survivors, d.isNotDistinct('p.start_ms', 'f.start_ms'))
-    : SLOT_INDEXES.map((i) => existingIn(`${survivors} AND ${i.staged}`, i.stored)).join(' + ');
+    : `SELECT ${existingPerIndex.join(' + ')} AS existing`;
   const insert = (stagedRows: string) =>
     bound(
       d,
@@ -394,7 +397,7 @@ export function mergeSteps(
       label: 'match',
       kind: 'get',
       sql: `SELECT existing, ${stored} > existing AS remove
-        FROM (SELECT ${existing} AS existing) AS matched`,
+        FROM (${existing}) AS matched`,
       onlyIf: overlapping,
     },
     ...(index === null
