@@ -380,8 +380,9 @@ export function mergeSteps(
     {
       label: 'plan',
       kind: 'get',
-      sql: `SELECT stored = 0 AS separate, stored > 0 AS overlapping
-        FROM (SELECT ${stored} AS stored) AS replaced`,
+      // MATERIALIZED: counted once (PostgreSQL would otherwise count for each of the two).
+      sql: `WITH replaced AS MATERIALIZED (SELECT ${stored} AS stored)
+        SELECT stored = 0 AS separate, stored > 0 AS overlapping FROM replaced`,
     },
     {
       label: 'insert',
@@ -396,8 +397,8 @@ export function mergeSteps(
     {
       label: 'match',
       kind: 'get',
-      sql: `SELECT existing, ${stored} > existing AS remove
-        FROM (${existing}) AS matched`,
+      sql: `WITH matched AS MATERIALIZED (${existing})
+        SELECT existing, ${stored} > existing AS remove FROM matched`,
       onlyIf: overlapping,
     },
     ...(index === null
