@@ -1,0 +1,65 @@
+import type { StagedTable, StagedTableNames } from './staged-tables.js';
+
+/**
+ * What differs between the engines in the merge's SQL, and only that: merge-steps.ts writes
+ * the statements once from these pieces. One implementation per engine, beside its session
+ * (sqlite/sqlite-merge-dialect.ts, postgres/postgres-merge-dialect.ts).
+ */
+export interface MergeDialect {
+  /**
+   * Names for one session's staged tables. SQLite needs new ones per session (sessions may
+   * share a connection); PostgreSQL's live in the session's own transaction.
+   */
+  stagedTableNames(): StagedTableNames;
+  /** The DDL of one staged table. */
+  createStagedTable(name: string, table: StagedTable): string;
+  /** The placeholder of a statement's `n`th parameter (from 1). */
+  placeholder(n: number): string;
+  /** `a` differs from `b`, NULL being equal to NULL. */
+  isDistinct(a: string, b: string): string;
+  /** `a` equals `b`, NULL being equal to NULL. */
+  isNotDistinct(a: string, b: string): string;
+  /**
+   * The join keyword that keeps its left side (the file's channels or rows) as the outer loop,
+   * probing the stored programmes' (channel, start) index: SQLite has no statistics on the
+   * staged tables and would otherwise scan every stored programme.
+   */
+  readonly outerLoopJoin: string;
+  /** `value` is not among the values of `column` in `table` (the collapse's losers). */
+  notIn(value: string, table: string, column: string): string;
+  /**
+   * True when the planner answers a NULL-safe equality (isNotDistinct) from an index, so a
+   * staged row finds its stored slot, start parsed or not, in one statement; otherwise one
+   * statement per unique index of `programmes`.
+   */
+  readonly indexesNullSafeEquality: boolean;
+  /**
+   * True when one upsert may name several conflict targets (one ON CONFLICT clause per unique
+   * index of `programmes`); otherwise one upsert per index, over the rows of that index.
+   */
+  readonly severalConflictTargets: boolean;
+  /** A conflict target naming `columns` as the unique index declares them. */
+  conflictTarget(columns: readonly string[]): string;
+  /**
+   * True when the stored programmes a file no longer has are removed by one statement per
+   * unique index (each one index range per channel); otherwise by one statement for both.
+   */
+  readonly removePerIndex: boolean;
+  /**
+   * Deletes the stored programmes `p` joined with the file's channels `s` (`spans`) on `on`
+   * and matching `where`.
+   */
+  deleteJoined(spans: string, on: string, where: string): string;
+  /**
+   * Run before the staged programmes are joined with stored ones (only when the file replaces
+   * stored programmes): statistics for the planner, or null.
+   */
+  analyseStaged(programmes: string): string | null;
+  /**
+   * Run before the programmes a file drops are removed: an index on the staged ids, which the
+   * removal checks one by one, or null.
+   */
+  indexStagedIds(programmes: string): string | null;
+  /** Deletes the programmes that started before the parameter `before`. */
+  prune(before: string): string;
+}

@@ -1,0 +1,198 @@
+import { describe, expect, it } from 'vitest';
+import { POSTGRES_MERGE } from '../postgres/postgres-merge-dialect.js';
+import { SQLITE_MERGE } from '../sqlite/sqlite-merge-dialect.js';
+import type { SourceFileRecord } from '../catalogue-writer.js';
+import type { MergeDialect } from './merge-dialect.js';
+import {
+  collapseSteps,
+  mergeStats,
+  mergeSteps,
+  onlyIfHolds,
+  type MergeStep,
+  type MergeStepResult,
+} from './merge-steps.js';
+import { PROGRAMME_COLUMNS } from './staged-tables.js';
+
+const FILE: SourceFileRecord = {
+  id: 'file-1',
+  source: 'guide.xml',
+  country: null,
+  sizeBytes: 1,
+  sha256: '00',
+  ingestedAt: Date.UTC(2026, 2, 1),
+  summary: {},
+};
+
+const DIALECTS: [string, MergeDialect][] = [
+  ['SQLite', SQLITE_MERGE],
+  ['PostgreSQL', POSTGRES_MERGE],
+];
+
+function steps(d: MergeDialect, prune = true): MergeStep[] {
+  return mergeSteps(d, d.stagedTableNames(), FILE, {
+    collapsed: true,
+    pruneBeforeMs: prune ? 0 : null,
+  });
+}
+
+/** What each step returned, by label: a number is a run's changes, an object a get's row. */
+function results(
+  list: readonly MergeStep[],
+  byLabel: Record<string, number[] | Record<string, unknown>>,
+): MergeStepResult[] {
+  const seen = new Map<string, number>();
+  return list.map((step): MergeStepResult => {
+    const nth = seen.get(step.label) ?? 0;
+    seen.set(step.label, nth + 1);
+    const given = byLabel[step.label];
+    if (given === undefined) return { kind: 'skipped' };
+    if (Array.isArray(given)) return { kind: 'run', changes: given[nth] ?? 0 };
+    return { kind: 'get', row: given };
+  });
+}
+
+const sqlOf = (list: readonly MergeStep[], label: string) =>
+  list.filter((s) => s.label === label).map((s) => s.sql);
+
+describe('the merge steps', () => {
+  it('run a step with a condition only when the earlier row says so', () => {
+    const list: MergeStep[] = [
+      { label: 'plan', kind: 'get', sql: 'SELECT 1' },
+      { label: 'insert', kind: 'run', sql: 'x', onlyIf: { label: 'plan', column: 'separate' } },
+    ];
+    const [, insert] = list;
+    if (insert === undefined) throw new Error('no step');
+    const after = (row: Record<string, unknown> | undefined): MergeStepResult[] => [
+      { kind: 'get', row },
+    ];
+    expect(onlyIfHolds(insert, list, after({ separate: 1 }))).toBe(true);
+    expect(onlyIfHolds(insert, list, after({ separate: true }))).toBe(true);
+    expect(onlyIfHolds(insert, list, after({ separate: 0 }))).toBe(false);
+    expect(onlyIfHolds(insert, list, after({ separate: false }))).toBe(false);
+    expect(onlyIfHolds(insert, list, after(undefined))).toBe(false);
+    expect(onlyIfHolds(insert, list, [{ kind: 'skipped' }])).toBe(false);
+  });
+
+  it.each(DIALECTS)('count a first ingest’s programmes from its insert (%s)', (_, d) => {
+    const list = steps(d);
+    const stats = mergeStats(
+      list,
+      results(list, {
+        insertChannels: [3],
+        updateChannels: [1],
+        plan: { separate: 1, overlapping: 0 },
+        insert: [10],
+        prune: [4],
+      }),
+      10,
+    );
+    expect(stats).toEqual({
+      channelsAdded: 3,
+      channelsUpdated: 1,
+      programmesAdded: 10,
+      programmesUpdated: 0,
+      programmesUnchanged: 0,
+      programmesRemoved: 0,
+      programmesPruned: 4,
+    });
+  });
+
+  it.each(DIALECTS)('count added, updated and removed programmes of an upsert (%s)', (_, d) => {
+    const list = steps(d);
+    // 10 staged, 8 of them stored in their slot; the upserts wrote 2 new and 3 changed rows.
+    const upserts = sqlOf(list, 'upsert').length;
+    const removals = sqlOf(list, 'remove').length;
+    const stats = mergeStats(
+      list,
+      results(list, {
+        plan: { separate: 0, overlapping: 1 },
+        match: { existing: '8', remove: 1 },
+        remove: removals === 2 ? [1, 2] : [3],
+        upsert: upserts === 2 ? [4, 1] : [5],
+      }),
+      10,
+    );
+    expect(stats).toEqual({
+      channelsAdded: 0,
+      channelsUpdated: 0,
+      programmesAdded: 2,
+      programmesUpdated: 3,
+      programmesUnchanged: 5,
+      programmesRemoved: 3,
+      programmesPruned: 0,
+    });
+  });
+
+  it.each(DIALECTS)('follow the programme columns of the list (%s)', (_, d) => {
+    const list = steps(d);
+    const [insert] = sqlOf(list, 'insert');
+    for (const column of PROGRAMME_COLUMNS) expect(insert).toContain(column.name);
+    const upserts = sqlOf(list, 'upsert');
+    expect(upserts.length).toBeGreaterThan(0);
+    for (const upsert of upserts) {
+      for (const column of PROGRAMME_COLUMNS) {
+        const set = `${column.name} = excluded.${column.name}`;
+        const changed = d.isDistinct(`programmes.${column.name}`, `excluded.${column.name}`);
+        // The slot is the conflict target: never set, never compared.
+        if (column.role === 'slot') {
+          expect(upsert).not.toContain(set);
+          expect(upsert).not.toContain(changed);
+        } else {
+          expect(upsert).toContain(set);
+          expect(upsert).toContain(changed);
+        }
+      }
+    }
+    const [collapse] = collapseSteps(d, d.stagedTableNames(), true);
+    for (const column of PROGRAMME_COLUMNS) {
+      const compared = d.isNotDistinct(column.name, `lag(${column.name}) OVER w`);
+      if (column.role === 'content') expect(collapse?.sql).toContain(compared);
+      else expect(collapse?.sql).not.toContain(compared);
+    }
+  });
+
+  it('upsert on both unique indexes of programmes, in one statement or one per index', () => {
+    const [sqlite] = sqlOf(steps(SQLITE_MERGE), 'upsert');
+    expect(sqlOf(steps(SQLITE_MERGE), 'upsert')).toHaveLength(1);
+    expect(sqlite).toContain('ON CONFLICT (channel_id, start_ms, id)');
+    expect(sqlite).toContain('ON CONFLICT (channel_id, id) WHERE start_ms IS NULL');
+    const [parsed, unparsed, ...rest] = sqlOf(steps(POSTGRES_MERGE), 'upsert');
+    expect(rest).toEqual([]);
+    expect(parsed).toContain('f.start_ms IS NOT NULL');
+    expect(parsed).toContain('ON CONFLICT (channel_id, start_ms, id COLLATE "C")');
+    expect(unparsed).toContain('f.start_ms IS NULL');
+    expect(unparsed).toContain('ON CONFLICT (channel_id, id COLLATE "C") WHERE start_ms IS NULL');
+  });
+
+  it.each(DIALECTS)('take the same steps on the same conditions (%s)', (_, d) => {
+    const extra = new Set(['analyseStaged', 'indexStaged']);
+    const order = steps(d, false)
+      .filter((s) => !extra.has(s.label))
+      .map((s) => `${s.label}${s.onlyIf ? ` if ${s.onlyIf.label}.${s.onlyIf.column}` : ''}`);
+    // A step done in one statement per index appears once per statement.
+    expect([...new Set(order)]).toEqual([
+      'sourceFile',
+      'updateChannels',
+      'insertChannels',
+      'plan',
+      'insert if plan.separate',
+      'match if plan.overlapping',
+      'remove if match.remove',
+      'upsert if plan.overlapping',
+    ]);
+    expect(steps(d, true).at(-1)?.label).toBe('prune');
+  });
+
+  it.each(DIALECTS)('number the parameters of each statement from the first (%s)', (_, d) => {
+    for (const step of steps(d)) {
+      const params = step.params ?? [];
+      const placeholders = params.map((_value, i) => d.placeholder(i + 1));
+      if (d === POSTGRES_MERGE) {
+        const used = [...step.sql.matchAll(/\$(\d+)/g)].map((m) => `$${m[1]}`);
+        expect(new Set(used)).toEqual(new Set(placeholders));
+      } else {
+        expect(step.sql.split('?').length - 1).toBe(params.length);
+      }
+    }
+  });
+});

@@ -1,0 +1,456 @@
+import type { MergeStats, SourceFileRecord, StagingStats } from '../catalogue-writer.js';
+import { toDuplicateSample } from '../rows.js';
+import type { MergeDialect } from './merge-dialect.js';
+import {
+  PROGRAMME_COLUMNS,
+  STAGED_TABLE_ORDER,
+  STAGED_TABLES,
+  type StagedTableNames,
+} from './staged-tables.js';
+
+/**
+ * The ingest's merge, written once for both engines: the collapse of repeated slots, the
+ * analysis of the staged rows, and the merge itself, as labelled steps over the staged tables
+ * (staged-tables.ts) with the engine's pieces (merge-dialect.ts). Each engine runs the steps
+ * in order: SQLite as one script on its staging connection, PostgreSQL one by one on its
+ * client, both in the ingest's transaction and skipping a step whose `onlyIf` does not hold.
+ * The rules are in docs/catalogue.md ("The merge rules").
+ */
+
+export type MergeValue = string | number | null;
+
+export interface MergeStep {
+  /** What the step does; a step done in one statement per index has a statement per index. */
+  readonly label: string;
+  /** `run` reports changes, `get` the first row, `all` every row; `exec` may hold several. */
+  readonly kind: 'run' | 'get' | 'all' | 'exec';
+  readonly sql: string;
+  readonly params?: readonly MergeValue[];
+  /** Run only when `column` of the row of the earlier `get` step `label` is true. */
+  readonly onlyIf?: { readonly label: string; readonly column: string };
+}
+
+export type MergeRow = Readonly<Record<string, unknown>>;
+
+export type MergeStepResult =
+  | { readonly kind: 'run'; readonly changes: number }
+  | { readonly kind: 'get'; readonly row: MergeRow | undefined }
+  | { readonly kind: 'all'; readonly rows: readonly MergeRow[] }
+  | { readonly kind: 'exec' }
+  | { readonly kind: 'skipped' };
+
+/** The index in `steps` of the `get` step `label`, which an `onlyIf` refers to. */
+export function conditionStep(steps: readonly MergeStep[], label: string): number {
+  const at = steps.findIndex((s) => s.label === label && s.kind === 'get');
+  if (at < 0) throw new Error(`no get step labelled ${label}`);
+  return at;
+}
+
+/** Whether `step` runs, given the results of the steps before it. */
+export function onlyIfHolds(
+  step: MergeStep,
+  steps: readonly MergeStep[],
+  results: readonly MergeStepResult[],
+): boolean {
+  if (step.onlyIf === undefined) return true;
+  const earlier = results[conditionStep(steps, step.onlyIf.label)];
+  const row = earlier?.kind === 'get' ? earlier.row : undefined;
+  return row !== undefined && Boolean(row[step.onlyIf.column]);
+}
+
+/** The DDL of one session's staged tables. */
+export function createStagedTablesSql(d: MergeDialect, t: StagedTableNames): string {
+  return STAGED_TABLE_ORDER.map((name) => d.createStagedTable(t[name], STAGED_TABLES[name])).join(
+    '\n',
+  );
+}
+
+/** A statement's SQL and parameters in one pass: `p(value)` is the next parameter. */
+function bound(
+  d: MergeDialect,
+  build: (p: (value: MergeValue) => string) => string,
+): { sql: string; params: MergeValue[] } {
+  const params: MergeValue[] = [];
+  const sql = build((value) => {
+    params.push(value);
+    return d.placeholder(params.length);
+  });
+  return { sql, params };
+}
+
+/**
+ * The unique indexes of `programmes`: one on (channel, start, id) for parsed starts, one on
+ * (channel, id) for starts that did not parse (NULL `start_ms`, never equal in an index).
+ * `staged` picks a staged row (`f`) of the index; `stored` finds its stored slot (`p`);
+ * `replaced` picks the stored programmes of a file's channel (span `s`) that the file replaces.
+ */
+const SLOT_INDEXES = [
+  {
+    staged: 'f.start_ms IS NOT NULL',
+    stored: 'p.start_ms = f.start_ms',
+    replaced: 'p.start_ms >= s.min_start',
+    target: ['channel_id', 'start_ms', 'id'],
+    partial: '',
+  },
+  {
+    staged: 'f.start_ms IS NULL',
+    stored: 'p.start_ms IS NULL',
+    replaced: 'p.start_ms IS NULL',
+    target: ['channel_id', 'id'],
+    partial: 'WHERE start_ms IS NULL',
+  },
+] as const;
+
+const programmeNames = PROGRAMME_COLUMNS.map((c) => c.name);
+/** Columns an upsert may change: all but the slot, which its conflict target fixes. */
+const updatable = PROGRAMME_COLUMNS.filter((c) => c.role !== 'slot').map((c) => c.name);
+const content = PROGRAMME_COLUMNS.filter((c) => c.role === 'content').map((c) => c.name);
+const PROGRAMME_INSERT = `INSERT INTO programmes (${programmeNames.join(', ')}, source_file_id,
+  updated_at)`;
+
+/** The staged programmes (alias `f`) that survive the collapse. */
+function winners(d: MergeDialect, t: StagedTableNames, collapsed: boolean): string {
+  return collapsed ? d.notIn('f.seq', t.losers, 'seq') : 'true';
+}
+
+/**
+ * Temp-only work once the file is read, when the filter flagged ids (StagedProgrammes): the
+ * rows of those ids, then the collapse of same (channel, start) (same id) keeping the last in
+ * file order. When every flagged row repeated its channel's previous programme (`adjacent`),
+ * the candidates hold all the rows of those ids; otherwise one scan of the staged rows finds
+ * them (still no sort of every staged id). Touches no catalogue table, so it takes no lock.
+ * The `losers` step counts the rows replaced.
+ */
+export function collapseSteps(
+  d: MergeDialect,
+  t: StagedTableNames,
+  adjacent: boolean,
+): MergeStep[] {
+  const rows = adjacent
+    ? `seq IN (SELECT seq FROM ${t.candidates})`
+    : `id IN (SELECT s.id FROM ${t.candidates} AS c JOIN ${t.programmes} AS s ON s.seq = c.seq)`;
+  const same = content.map((c) => d.isNotDistinct(c, `lag(${c}) OVER w`)).join(' AND ');
+  const repeats = STAGED_TABLES.repeats.columns.map((c) => c.name).join(', ');
+  return [
+    {
+      label: 'collapse',
+      kind: 'exec',
+      sql: `
+        INSERT INTO ${t.repeats} (${repeats})
+          SELECT seq, id, channel_id, start, line,
+            row_number() OVER w, count(*) OVER (PARTITION BY id), ${same}
+          FROM ${t.programmes} WHERE ${rows}
+          WINDOW w AS (PARTITION BY id ORDER BY seq);
+        DELETE FROM ${t.repeats} WHERE n = 1;
+        INSERT INTO ${t.losers} (seq) SELECT seq FROM ${t.repeats} WHERE nth < n;`,
+    },
+    { label: 'losers', kind: 'get', sql: `SELECT count(*) AS losers FROM ${t.losers}` },
+  ];
+}
+
+/** The number in `column` of the row of the first `get` step `label` (0 when it did not run). */
+function numberOf(
+  steps: readonly MergeStep[],
+  results: readonly MergeStepResult[],
+  label: string,
+  column: string,
+): number {
+  const result = results[steps.findIndex((s) => s.label === label && s.kind === 'get')];
+  return result?.kind === 'get' ? Number(result.row?.[column] ?? 0) : 0;
+}
+
+/** Rows replaced by a later one with the same id, from the results of collapseSteps. */
+export function collapsedLosers(
+  steps: readonly MergeStep[],
+  results: readonly MergeStepResult[],
+): number {
+  return numberOf(steps, results, 'losers', 'losers');
+}
+
+export interface AnalyseStepOptions {
+  /** True when the staged rows were collapsed (collapseSteps ran). */
+  collapsed: boolean;
+  maxSamples: number;
+  countOverlaps: boolean;
+}
+
+/**
+ * The counts of duplicates (when rows were collapsed), their first samples by line, and (when
+ * asked: for files not in start order) the overlaps of consecutive programmes of a channel in
+ * start order. No steps when there is nothing to count.
+ */
+export function analyseSteps(
+  d: MergeDialect,
+  t: StagedTableNames,
+  { collapsed, maxSamples, countOverlaps }: AnalyseStepOptions,
+): MergeStep[] {
+  const steps: MergeStep[] = [];
+  if (collapsed) {
+    steps.push(
+      {
+        label: 'totals',
+        kind: 'get',
+        sql: `SELECT
+            (SELECT count(*) FROM ${t.repeats} WHERE nth = 1) AS slots,
+            (SELECT count(*) FROM ${t.repeats} WHERE nth > 1 AND same) AS exact,
+            (SELECT count(*) FROM ${t.repeats} WHERE nth > 1 AND NOT same) AS conflicting`,
+      },
+      {
+        label: 'samples',
+        kind: 'all',
+        // One id is one slot: its channel and start (in UTC form when it parses) are the same
+        // on every row.
+        ...bound(
+          d,
+          (p) => `SELECT min(channel_id) AS channel_id, min(start) AS start,
+              max(CASE WHEN nth = 1 THEN line END) AS first_line,
+              max(CASE WHEN nth = n THEN line END) AS kept_line,
+              count(*) FILTER (WHERE nth > 1 AND same) AS exact,
+              count(*) FILTER (WHERE nth > 1 AND NOT same) AS conflicting
+            FROM ${t.repeats} GROUP BY id ORDER BY first_line LIMIT ${p(maxSamples)}`,
+        ),
+      },
+    );
+  }
+  if (countOverlaps) {
+    steps.push({
+      label: 'overlaps',
+      kind: 'get',
+      sql: `SELECT count(*) AS overlaps FROM (
+          SELECT start_ms, lag(stop_ms) OVER (PARTITION BY channel_id ORDER BY start_ms) AS prev
+          FROM ${t.programmes} AS f WHERE start_ms IS NOT NULL AND ${winners(d, t, collapsed)}
+        ) AS consecutive
+        WHERE prev > start_ms`,
+    });
+  }
+  return steps;
+}
+
+/** The StagingStats of `programmes` staged rows left after the collapse, from analyseSteps. */
+export function stagingStats(
+  steps: readonly MergeStep[],
+  results: readonly MergeStepResult[],
+  programmes: number,
+): StagingStats {
+  const samples = results[steps.findIndex((s) => s.label === 'samples')];
+  const counted = steps.some((s) => s.label === 'overlaps');
+  return {
+    programmes,
+    exactDuplicates: numberOf(steps, results, 'totals', 'exact'),
+    conflictingDuplicates: numberOf(steps, results, 'totals', 'conflicting'),
+    duplicateSlots: numberOf(steps, results, 'totals', 'slots'),
+    overlaps: counted ? numberOf(steps, results, 'overlaps', 'overlaps') : null,
+    duplicateSamples: samples?.kind === 'all' ? samples.rows.map(toDuplicateSample) : [],
+  };
+}
+
+export interface MergeStepOptions {
+  /** True when the staged rows were collapsed (collapseSteps ran). */
+  collapsed: boolean;
+  /** Programmes that started before this instant (epoch ms) are pruned; null: none are. */
+  pruneBeforeMs: number | null;
+}
+
+/**
+ * The merge, in order, in one transaction: the source file row (programmes refer to it),
+ * channels updated then added, then the programmes. `plan` counts the stored programmes the
+ * file replaces (its channels', from each one's earliest start in the file, and those whose
+ * start never parsed), on the (channel, start) index. Then either:
+ *
+ * - none (a first ingest, or new channels): the programmes are inserted;
+ * - some: `match` counts the staged programmes that are stored (`existing`): the same id in the
+ *   same channel and slot, all among the replaced ones. When `stored > existing` the file drops
+ *   programmes, which are removed. The staged programmes are then upserted on their slot,
+ *   unchanged rows left alone (keeping `updated_at` and `source_file_id`).
+ *
+ * Programmes are keyed by slot, (channel, start), not by id alone: an id another channel holds
+ * (63 bits of a hash: never by chance) is that channel's, and both stay.
+ *
+ * Pruning comes last.
+ */
+export function mergeSteps(
+  d: MergeDialect,
+  t: StagedTableNames,
+  file: SourceFileRecord,
+  { collapsed, pruneBeforeMs }: MergeStepOptions,
+): MergeStep[] {
+  const now = file.ingestedAt;
+  const join = d.outerLoopJoin;
+  const survivors = winners(d, t, collapsed);
+  // The stored programmes the file replaces, counted on the (channel, start) index, one range
+  // per channel and index.
+  const stored = `(${SLOT_INDEXES.map(
+    (i) => `(SELECT count(*) FROM ${t.spans} AS s
+      ${join} programmes AS p ON p.channel_id = s.channel_id AND ${i.replaced})`,
+  ).join('\n    + ')})`;
+  // The staged programmes stored in their slot: one probe of an index each.
+  const existingIn = (stagedRows: string, storedSlot: string) => `SELECT count(*) AS existing
+      FROM ${t.programmes} AS f ${join} programmes AS p ON p.channel_id = f.channel_id
+        AND ${storedSlot} AND p.id = f.id
+      WHERE ${stagedRows}`;
+  const existingPerIndex = SLOT_INDEXES.map(
+    (i) => `(${existingIn(`${survivors} AND ${i.staged}`, i.stored)})`,
+  );
+  const existing = d.indexesNullSafeEquality
+    ? existingIn(survivors, d.isNotDistinct('p.start_ms', 'f.start_ms'))
+    : `SELECT ${existingPerIndex.join(' + ')} AS existing`;
+  const insert = (stagedRows: string) =>
+    bound(
+      d,
+      (p) => `${PROGRAMME_INSERT} SELECT ${programmeNames.join(', ')}, ${p(file.id)}, ${p(now)}
+        FROM ${t.programmes} AS f WHERE ${stagedRows}`,
+    );
+  const update = `DO UPDATE SET
+      ${[...updatable, 'source_file_id', 'updated_at'].map((c) => `${c} = excluded.${c}`).join(', ')}
+    WHERE ${updatable.map((c) => d.isDistinct(`programmes.${c}`, `excluded.${c}`)).join(' OR ')}`;
+  const onConflict = (i: (typeof SLOT_INDEXES)[number]) =>
+    `ON CONFLICT ${d.conflictTarget(i.target)} ${i.partial} ${update}`;
+  // A conflict target per unique index of programmes: parsed starts, then unparsed ones.
+  const upsert = (stagedRows: string, indexes: readonly (typeof SLOT_INDEXES)[number][]) => {
+    const { sql, params } = insert(stagedRows);
+    return { sql: `${sql} ${indexes.map(onConflict).join(' ')}`, params };
+  };
+  const upserts = d.severalConflictTargets
+    ? [upsert(survivors, SLOT_INDEXES)]
+    : SLOT_INDEXES.map((i) => upsert(`${survivors} AND ${i.staged}`, [i]));
+  // The replaced programmes whose id (in their channel) the file no longer has.
+  const dropped = `NOT EXISTS (SELECT 1 FROM ${t.programmes} AS f
+      WHERE f.id = p.id AND f.channel_id = p.channel_id)`;
+  const removals = d.removePerIndex
+    ? SLOT_INDEXES.map((i) => `p.channel_id = s.channel_id AND ${i.replaced}`)
+    : [`p.channel_id = s.channel_id AND (${SLOT_INDEXES.map((i) => i.replaced).join(' OR ')})`];
+  const overlapping = { label: 'plan', column: 'overlapping' };
+  const remove = { label: 'match', column: 'remove' };
+  const analyse = d.analyseStaged(t.programmes);
+  const index = d.indexStagedIds(t.programmes);
+
+  const steps: MergeStep[] = [
+    {
+      label: 'sourceFile',
+      kind: 'run',
+      ...bound(
+        d,
+        (p) => `INSERT INTO source_files (id, source, country, size_bytes, sha256, ingested_at,
+            summary) VALUES (${p(file.id)}, ${p(file.source)}, ${p(file.country)},
+            ${p(file.sizeBytes)}, ${p(file.sha256)}, ${p(file.ingestedAt)},
+            ${p(JSON.stringify(file.summary))})`,
+      ),
+    },
+    {
+      label: 'updateChannels',
+      kind: 'run',
+      // A name or country the operator fixed (name_fixed, country_fixed) is kept.
+      ...bound(
+        d,
+        (p) => `UPDATE channels SET
+            name = CASE WHEN s.declared AND NOT channels.name_fixed THEN s.name
+              ELSE channels.name END,
+            name_key = CASE WHEN s.declared AND NOT channels.name_fixed THEN s.name_key
+              ELSE channels.name_key END,
+            name_folded = CASE WHEN s.declared AND NOT channels.name_fixed THEN s.name_folded
+              ELSE channels.name_folded END,
+            icon = CASE WHEN s.declared THEN s.icon ELSE channels.icon END,
+            country = CASE WHEN channels.country_fixed THEN channels.country
+              ELSE coalesce(s.country, channels.country) END,
+            needs_review = CASE WHEN s.country IS NULL THEN channels.needs_review ELSE false END,
+            updated_at = ${p(now)}
+          FROM ${t.channels} AS s
+          WHERE channels.id = s.id AND (
+            (s.declared AND (${d.isDistinct('channels.icon', 's.icon')}
+              OR (NOT channels.name_fixed AND (${d.isDistinct('channels.name', 's.name')}
+                OR ${d.isDistinct('channels.name_key', 's.name_key')}
+                OR ${d.isDistinct('channels.name_folded', 's.name_folded')}))))
+            OR (s.country IS NOT NULL AND ((NOT channels.country_fixed
+              AND ${d.isDistinct('channels.country', 's.country')}) OR channels.needs_review)))`,
+      ),
+    },
+    {
+      label: 'insertChannels',
+      kind: 'run',
+      ...bound(
+        d,
+        (p) => `INSERT INTO channels (id, xmltv_id, name, name_key, name_folded, icon, country,
+            needs_review, created_at, updated_at)
+          SELECT id, xmltv_id, name, name_key, name_folded, icon,
+            coalesce(country, fallback_country), country IS NULL, ${p(now)}, ${p(now)}
+          FROM ${t.channels} AS s
+          WHERE NOT EXISTS (SELECT 1 FROM channels AS c WHERE c.id = s.id)`,
+      ),
+    },
+    {
+      label: 'plan',
+      kind: 'get',
+      // MATERIALIZED: counted once (PostgreSQL would otherwise count for each of the two).
+      sql: `WITH replaced AS MATERIALIZED (SELECT ${stored} AS stored)
+        SELECT stored = 0 AS separate, stored > 0 AS overlapping FROM replaced`,
+    },
+    {
+      label: 'insert',
+      kind: 'run',
+      // Nothing stored in the file's slots: a conflict here would be a bug, and fails.
+      ...insert(survivors),
+      onlyIf: { label: 'plan', column: 'separate' },
+    },
+    ...(analyse === null
+      ? []
+      : [{ label: 'analyseStaged', kind: 'exec' as const, sql: analyse, onlyIf: overlapping }]),
+    {
+      label: 'match',
+      kind: 'get',
+      sql: `WITH matched AS MATERIALIZED (${existing})
+        SELECT existing, ${stored} > existing AS remove FROM matched`,
+      onlyIf: overlapping,
+    },
+    ...(index === null
+      ? []
+      : [{ label: 'indexStaged', kind: 'exec' as const, sql: index, onlyIf: remove }]),
+    ...removals.map((on) => ({
+      label: 'remove',
+      kind: 'run' as const,
+      sql: d.deleteJoined(t.spans, on, dropped),
+      onlyIf: remove,
+    })),
+    ...upserts.map((s) => ({ label: 'upsert', kind: 'run' as const, ...s, onlyIf: overlapping })),
+  ];
+  if (pruneBeforeMs !== null) {
+    steps.push({ label: 'prune', kind: 'run', ...bound(d, (p) => d.prune(p(pruneBeforeMs))) });
+  }
+  return steps;
+}
+
+/** The sum of the changes of every `run` step labelled `label` that ran. */
+function changes(
+  steps: readonly MergeStep[],
+  results: readonly MergeStepResult[],
+  label: string,
+): number {
+  let sum = 0;
+  steps.forEach((step, i) => {
+    const result = results[i];
+    if (step.label === label && result?.kind === 'run') sum += result.changes;
+  });
+  return sum;
+}
+
+/** How the catalogue changed, from the results of mergeSteps and the staged rows left. */
+export function mergeStats(
+  steps: readonly MergeStep[],
+  results: readonly MergeStepResult[],
+  winners: number,
+): MergeStats {
+  const inserted = steps.some((s, i) => s.label === 'insert' && results[i]?.kind === 'run');
+  const programmesAdded = inserted
+    ? changes(steps, results, 'insert')
+    : winners - numberOf(steps, results, 'match', 'existing');
+  // The upsert's changes are the added and the updated rows.
+  const programmesUpdated = inserted ? 0 : changes(steps, results, 'upsert') - programmesAdded;
+  return {
+    channelsAdded: changes(steps, results, 'insertChannels'),
+    channelsUpdated: changes(steps, results, 'updateChannels'),
+    programmesAdded,
+    programmesUpdated,
+    programmesUnchanged: winners - programmesAdded - programmesUpdated,
+    programmesRemoved: changes(steps, results, 'remove'),
+    programmesPruned: changes(steps, results, 'prune'),
+  };
+}

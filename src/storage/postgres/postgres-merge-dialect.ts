@@ -1,0 +1,82 @@
+import type { MergeDialect } from '../ingest-merge/merge-dialect.js';
+import { stagedInsert, type StagedTable, type StagedType } from '../ingest-merge/staged-tables.js';
+
+const TYPES: Readonly<Record<StagedType, string>> = {
+  // No index: nothing looks a staged row up by its number, and an index would slow staging.
+  'row-number': 'BIGINT',
+  integer: 'BIGINT',
+  boolean: 'BOOLEAN',
+  text: 'TEXT',
+  // As the catalogue's channels.name_key.
+  'sort-key': 'TEXT COLLATE "C"',
+};
+
+const ARRAY_TYPES: Readonly<Record<StagedType, string>> = {
+  'row-number': 'bigint[]',
+  integer: 'bigint[]',
+  boolean: 'boolean[]',
+  text: 'text[]',
+  'sort-key': 'text[]',
+};
+
+/**
+ * The merge's SQL on PostgreSQL. Staged tables are TEMP tables of the ingest's own connection,
+ * dropped at the end of its one transaction; the statements run one by one on that connection
+ * (ingest-session.ts).
+ */
+export const POSTGRES_MERGE: MergeDialect = {
+  stagedTableNames: () => ({
+    programmes: 'stage_programmes',
+    channels: 'stage_channels',
+    candidates: 'stage_candidates',
+    spans: 'stage_spans',
+    repeats: 'stage_repeats',
+    losers: 'stage_losers',
+  }),
+  createStagedTable(name: string, table: StagedTable) {
+    const columns = table.columns.map(
+      (c) =>
+        `${c.name} ${TYPES[c.type]}${c.nullable ? '' : ' NOT NULL'}${c.key ? ' PRIMARY KEY' : ''}`,
+    );
+    return `CREATE TEMP TABLE ${name} (${columns.join(', ')}) ON COMMIT DROP;`;
+  },
+  placeholder: (n) => `$${n}`,
+  isDistinct: (a, b) => `${a} IS DISTINCT FROM ${b}`,
+  isNotDistinct: (a, b) => `${a} IS NOT DISTINCT FROM ${b}`,
+  // The planner has statistics (analyseStaged) and picks the outer loop itself.
+  outerLoopJoin: 'JOIN',
+  // NOT IN cannot become an anti-join (NULL semantics) and is quadratic beyond work_mem.
+  notIn: (value, table, column) =>
+    `NOT EXISTS (SELECT 1 FROM ${table} AS l WHERE l.${column} = ${value})`,
+  // IS NOT DISTINCT FROM is never an index condition.
+  indexesNullSafeEquality: false,
+  // One conflict target per INSERT.
+  severalConflictTargets: false,
+  // The unique indexes compare ids byte by byte (migration 6).
+  conflictTarget: (columns) =>
+    `(${columns.map((c) => (c === 'id' ? 'id COLLATE "C"' : c)).join(', ')})`,
+  // One statement, so the anti-join reads the staged rows once.
+  removePerIndex: false,
+  deleteJoined: (spans, on, where) =>
+    `DELETE FROM programmes AS p USING ${spans} AS s WHERE ${on} AND ${where}`,
+  // Only when the file replaces stored programmes, where the planner needs it for the
+  // anti-join that finds the programmes to remove (0.5 s per 98,000 staged rows: bench/INGEST.md,
+  // `node bench/ingest.mjs --cases postgres-again`).
+  analyseStaged: (programmes) => `ANALYZE ${programmes}`,
+  indexStagedIds: () => null,
+  prune: (before) => `DELETE FROM programmes WHERE start_ms < ${before}`,
+};
+
+/**
+ * The staging insert into the staged table `name`: one parameter per column, an array of the
+ * batch's values (`unnest`), in the order of stagedInsert's column names.
+ */
+export function unnestInsertFor(name: string, table: StagedTable): string {
+  const insert = stagedInsert(table);
+  const types = [
+    ...insert.written.map((c) => ARRAY_TYPES[c.type]),
+    ...(insert.programmeId === null ? [] : [ARRAY_TYPES.text]),
+  ];
+  return `INSERT INTO ${name} (${insert.columnNames.join(', ')})
+    SELECT * FROM unnest(${types.map((type, i) => `$${i + 1}::${type}`).join(', ')}) ${insert.tail}`;
+}

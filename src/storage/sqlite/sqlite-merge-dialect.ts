@@ -1,0 +1,85 @@
+import type { MergeDialect } from '../ingest-merge/merge-dialect.js';
+import {
+  stagedInsert,
+  valueKind,
+  type StagedTable,
+  type StagedType,
+} from '../ingest-merge/staged-tables.js';
+import type { RowInsert } from './staging-runner.js';
+
+const TYPES: Readonly<Record<StagedType, string>> = {
+  // The rowid: a row's number costs nothing more.
+  'row-number': 'INTEGER PRIMARY KEY',
+  integer: 'INTEGER',
+  boolean: 'INTEGER',
+  text: 'TEXT',
+  'sort-key': 'TEXT',
+};
+
+let sessionCount = 0;
+
+/**
+ * The merge's SQL on SQLite. Staged tables are TEMP tables of the staging connection, and the
+ * statements run in one script in the staging thread (ingest-session.ts).
+ */
+export const SQLITE_MERGE: MergeDialect = {
+  // Unique per session: the `:memory:` fallback stages on the store's own connection, which
+  // several sessions may share.
+  stagedTableNames() {
+    const p = `onair_stage_${++sessionCount}`;
+    return {
+      programmes: `${p}_programmes`,
+      channels: `${p}_channels`,
+      candidates: `${p}_candidates`,
+      spans: `${p}_spans`,
+      repeats: `${p}_repeats`,
+      losers: `${p}_losers`,
+    };
+  },
+  createStagedTable(name: string, table: StagedTable) {
+    const columns = table.columns.map((c) => {
+      const type = TYPES[c.type];
+      if (c.type === 'row-number') return `${c.name} ${type}`;
+      return `${c.name} ${type}${c.nullable ? '' : ' NOT NULL'}${c.key ? ' PRIMARY KEY' : ''}`;
+    });
+    return `CREATE TEMP TABLE ${name} (${columns.join(', ')})${table.keyOrdered ? ' WITHOUT ROWID' : ''};`;
+  },
+  placeholder: () => '?',
+  isDistinct: (a, b) => `${a} IS NOT ${b}`,
+  isNotDistinct: (a, b) => `${a} IS ${b}`,
+  // Without statistics SQLite chose to scan every stored programme to probe the file's
+  // channels: 0.28-0.37 s against 11 ms with 2 million stored (`node bench/ingest.mjs --cases
+  // large`, bench/INGEST.md).
+  outerLoopJoin: 'CROSS JOIN',
+  notIn: (value, table, column) => `${value} NOT IN (SELECT ${column} FROM ${table})`,
+  // `p.start_ms IS f.start_ms` probes the (channel, start) index, NULL or not.
+  indexesNullSafeEquality: true,
+  severalConflictTargets: true,
+  conflictTarget: (columns) => `(${columns.join(', ')})`,
+  // One index range per channel in each: the planner does not join on an OR of two.
+  removePerIndex: true,
+  deleteJoined: (spans, on, where) => `DELETE FROM programmes WHERE rowid IN (
+      SELECT p.rowid FROM ${spans} AS s CROSS JOIN programmes AS p ON ${on} WHERE ${where})`,
+  analyseStaged: () => null,
+  // Only when the file drops programmes: each stored one is checked against the staged ids.
+  indexStagedIds: (programmes) =>
+    `CREATE INDEX IF NOT EXISTS temp.${programmes}_by_id ON ${programmes} (id)`,
+  // Channel by channel on the (channel, start) index: with no index on the start alone, a plain
+  // `WHERE start_ms < ?` scanned every stored programme under the write lock: 0.21-0.25 s per 2
+  // million even with nothing to prune, against 11-26 ms this way (per-statement timing of
+  // `node bench/ingest.mjs --cases large`, bench/INGEST.md).
+  prune: (before) => `DELETE FROM programmes WHERE rowid IN (SELECT p.rowid FROM channels AS c
+      CROSS JOIN programmes AS p ON p.channel_id = c.id AND p.start_ms < ${before})`,
+};
+
+/** The staging runner's multi-row insert into the staged table `name`. */
+export function rowInsertFor(name: string, table: StagedTable): RowInsert {
+  const insert = stagedInsert(table);
+  return {
+    head: `INSERT INTO ${name} (${insert.columnNames.join(', ')})`,
+    columns: insert.written.map(valueKind),
+    tail: insert.tail,
+    // Hashed by the staging thread, beside the parser rather than on it.
+    ...(insert.programmeId === null ? {} : { programmeIdOf: insert.programmeId.from }),
+  };
+}
