@@ -16,10 +16,10 @@ import {
 } from './http/security-headers.js';
 import { registerChannelsRoutes } from './http/v1/channels-routes.js';
 import { registerCountriesRoutes } from './http/v1/countries-routes.js';
-import { createCachedReplies } from './http/v1/cached-reply.js';
-import { createRepeatAnswers } from './http/v1/repeat-answers.js';
-import { createResponseCache } from './http/v1/response-cache.js';
-import { createScheduleCache } from './http/v1/schedule-cache.js';
+import { createCachedReplies } from './http/answers/body-sender.js';
+import { createRepeatAnswers } from './http/answers/fast-lane.js';
+import { createResponseCache } from './http/answers/body-cache.js';
+import { createScheduleCache } from './http/answers/schedule-cache.js';
 import type { SiteAddress } from './http/site-address.js';
 import { errors } from './domain/errors.js';
 import type { Mailer } from './mail/types.js';

@@ -25,10 +25,10 @@ import {
   SearchQuery,
   SearchResponse,
 } from '../schemas.js';
-import type { SendCached } from '../v1/cached-reply.js';
+import type { SendCached } from '../answers/body-sender.js';
 import { refuseOtherMethods } from '../v1/method-guard.js';
-import type { ResponseCache } from '../v1/response-cache.js';
-import type { ScheduleCache } from '../v1/schedule-cache.js';
+import type { ResponseCache } from '../answers/body-cache.js';
+import type { ScheduleCache } from '../answers/schedule-cache.js';
 
 /** Where the playground API lives; its routes mirror those under `/api/v1`. */
 export const PLAYGROUND_API_PREFIX = '/playground/api';

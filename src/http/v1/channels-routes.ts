@@ -18,8 +18,8 @@ import {
 } from '../schemas.js';
 import { versionsOf } from '../api-guard.js';
 import { refuseOtherMethods } from './method-guard.js';
-import type { ScheduleCache } from './schedule-cache.js';
-import type { ListRouteDeps } from './repeat-answers.js';
+import type { ScheduleCache } from '../answers/schedule-cache.js';
+import type { ListRouteDeps } from '../answers/fast-lane.js';
 
 /** GET /api/v1/channels/search and GET /api/v1/channels/:channelId/programmes. */
 export function registerChannelsRoutes(

@@ -12,7 +12,7 @@ import {
 } from '../schemas.js';
 import { versionsOf } from '../api-guard.js';
 import { refuseOtherMethods } from './method-guard.js';
-import type { ListRouteDeps } from './repeat-answers.js';
+import type { ListRouteDeps } from '../answers/fast-lane.js';
 
 /** GET /api/v1/countries and GET /api/v1/countries/:country/channels. */
 export function registerCountriesRoutes(

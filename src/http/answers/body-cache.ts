@@ -1,7 +1,7 @@
 /** Bytes of serialised list responses kept in memory by default. */
 export const DEFAULT_RESPONSE_CACHE_BYTES = 16 * 1024 * 1024;
 
-import { etagFor, type PreparedBody } from './cached-reply.js';
+import { etagFor, type PreparedBody } from './body-sender.js';
 
 interface Entry extends PreparedBody {
   body: Buffer;

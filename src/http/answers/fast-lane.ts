@@ -8,8 +8,8 @@ import {
   pickEncoding,
   type CachedReplies,
   type SendCached,
-} from './cached-reply.js';
-import type { ResponseCache } from './response-cache.js';
+} from './body-sender.js';
+import type { ResponseCache } from './body-cache.js';
 
 /** Log levels at which Fastify logs every request. */
 const REQUEST_LOGGING_LEVELS = new Set(['trace', 'debug', 'info']);

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { seedCatalogue } from '../helpers/catalogue-fixture.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
-// Repeated list requests are answered beneath Fastify (src/http/v1/repeat-answers.ts). Only a
+// Repeated list requests are answered beneath Fastify (src/http/answers/fast-lane.ts). Only a
 // listening server takes that path (inject() calls Fastify's handler directly), so these
 // tests speak HTTP to a real port and tell the two paths apart by the counter of such answers.
 

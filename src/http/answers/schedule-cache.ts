@@ -4,8 +4,8 @@ import { windowRange, type ScheduleWindow } from '../../domain/schedule-window.j
 import type { CatalogueReader } from '../../storage/catalogue-reader.js';
 import type { Programme } from '../../domain/programme.js';
 import { ProgrammeEntry } from '../schemas.js';
-import { STREAM_FROM_BYTES, type PreparedBody } from './cached-reply.js';
-import { createResponseCache } from './response-cache.js';
+import { STREAM_FROM_BYTES, type PreparedBody } from './body-sender.js';
+import { createResponseCache } from './body-cache.js';
 
 /** Bytes of serialised schedules kept in memory by default. */
 export const DEFAULT_SCHEDULE_CACHE_BYTES = 64 * 1024 * 1024;
