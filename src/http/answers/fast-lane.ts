@@ -1,136 +1,125 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
-import { apiKeyFromHeaders } from '../api-key-header.js';
-import { rateLimitHeaders, type ApiGuard } from '../api-guard.js';
+import { passOnWithVerdict } from '../api-guard.js';
+import type { Authorize, Verdict } from '../authorize.js';
 import {
   COMPRESS_FROM_BYTES,
   cachedAnswerHeaders,
+  lengthOf,
   pickEncoding,
-  type CachedReplies,
-  type SendCached,
+  type BodySender,
 } from './body-sender.js';
-import type { ResponseCache } from './body-cache.js';
+import type { KeptAnswer } from './cached-answers.js';
 
-/** Log levels at which Fastify logs every request. */
-const REQUEST_LOGGING_LEVELS = new Set(['trace', 'debug', 'info']);
-
-/** URLs remembered; beyond this the oldest is forgotten (an entry is two short strings). */
+/** URLs remembered; beyond this the oldest is forgotten (an entry is a URL and two closures). */
 const MAX_URLS = 10_000;
 
 /** What answering beneath Fastify needs; the same objects the routes and the guard use. */
-export interface RepeatAnswersDeps {
-  guard: ApiGuard;
-  responses: ResponseCache;
-  replies: CachedReplies;
+export interface FastLaneDeps {
+  authorize: Authorize;
+  /** The client's address, as the guard's hook asks it (see client-address.ts). */
+  clientAddress: (req: IncomingMessage) => string | undefined;
+  sender: Pick<BodySender, 'compressedNow'>;
   securityHeaders: Readonly<Record<string, string>>;
-  /** Counts an answered request, as the app's `onResponse` hook does for the others. */
-  answered: (statusCode: number) => void;
-  /** Where answered requests are logged (at info, as Fastify logs the others); none if absent. */
-  log?: FastifyBaseLogger;
+  now: () => number;
+  /** Counts and logs an answered request, as the app does for the others. */
+  answered: (req: IncomingMessage, statusCode: number, responseTime: number) => void;
 }
 
-/** Answers repeated list requests of the v1 API before Fastify sees them. */
-export interface RepeatAnswers {
-  /** Notes that the URL of `request` (a v1 list route) is answered by the body kept at `key`. */
-  remember(request: FastifyRequest, key: string): void;
-  /** Wraps the server's request listener: answers what it can, hands the rest to `next`. */
+/** Answers repeated requests of cached v1 routes before Fastify sees them. */
+export interface FastLane {
+  /** Notes that a GET of `url` (a cached v1 route) is answered by `answer`. */
+  remember(url: string, answer: KeptAnswer): void;
+  /** Wraps the server's request listener: answers what it can, passes the rest to `next`. */
   listener(next: RequestListener): RequestListener;
 }
 
-/** What the list routes answer with: kept bodies, their sender, and the memo of their URLs. */
-export interface ListRouteDeps {
-  cache: ResponseCache;
-  sendCached: SendCached;
-  remember: RepeatAnswers['remember'];
-}
-
 /**
- * The list routes (countries, channels of a country, search) answer from bodies kept in the
- * response cache, so a repeated request costs only its checks, yet Fastify's request and reply
- * objects, routing, hooks and promise chains took half as much CPU again (`npm run bench`,
- * `/api/v1/countries`: 71–77 µs of server CPU per request through Fastify, 48–58 µs answered
- * here, 23–27 µs for plain node:http sending the bytes with two headers). So a URL a list
- * route has answered is remembered with its cache key, and the next request for it is answered
- * straight from the `node:http` listener when every condition of the cheap case holds: GET, no
- * `If-None-Match`, a key the same API guard admits (valid, not revoked, access eligible; from
- * its caches unless keys or accounts changed), the body kept at the current catalogue version,
- * and its compressed form (when the client takes one) ready. The answer carries the same
- * status, headers and bytes as the route's (`test/http/repeat-answers.test.ts` compares them).
- * Anything else goes to Fastify as it came, nothing counted; a request counted here but refused
- * by the rate limit goes with the guard's verdict, so it is counted once.
+ * The cached v1 routes answer from kept bodies, so a repeated request costs only its checks,
+ * yet Fastify's request and reply objects, routing, hooks and promise chains took half as much
+ * CPU again (`npm run bench`, `/api/v1/countries`: 71–77 µs of server CPU per request through
+ * Fastify, 48–58 µs answered here, 23–27 µs for plain node:http sending the bytes with two
+ * headers). So each URL a cached route has answered is remembered with the answer it declared
+ * (cached-answers.ts), and the next GET of it without `If-None-Match` is authorised here, by the
+ * same `authorize` as the guard's hook, and answered straight from the `node:http` listener when
+ * the answer is kept at the current catalogue version (for schedules: for the window at this
+ * moment) and its compressed form, when the client takes one, is ready. The answer carries the
+ * same status, headers and bytes as the route's (`test/http/fast-lane.test.ts` compares them).
+ * Anything else goes on to Fastify with its verdict (refusals, answers not kept): it is
+ * authorised and counted once, whichever path answers it.
  */
-export function createRepeatAnswers(deps: RepeatAnswersDeps): RepeatAnswers {
-  const urls = new Map<string, string>();
+export function createFastLane(deps: FastLaneDeps): FastLane {
+  const answers = new Map<string, KeptAnswer>();
   const security = Object.entries(deps.securityHeaders).flat();
 
-  /** True when the request was answered here. */
-  async function answer(req: IncomingMessage, res: ServerResponse, key: string): Promise<boolean> {
-    const apiKey = apiKeyFromHeaders(req.headers);
-    if (apiKey === null) return false;
-    const caller = await deps.guard.admissible(apiKey);
-    if (caller === null) return false;
-    const prepared = deps.responses.peek(key, caller.versions.catalogue);
-    if (prepared === undefined || !Buffer.isBuffer(prepared.body)) return false;
-    let body: Buffer | undefined = prepared.body;
+  /** True when the request was answered here (then nothing was written otherwise). */
+  function answerNow(
+    req: IncomingMessage,
+    res: ServerResponse,
+    verdict: Verdict,
+    answer: KeptAnswer,
+  ): boolean {
+    if (!verdict.admitted || res.headersSent || req.destroyed) return false;
+    const prepared = answer.peek(verdict.versions.catalogue, deps.now());
+    if (prepared === undefined) return false;
+    const length = lengthOf(prepared.body);
     const encoding =
-      body.length >= COMPRESS_FROM_BYTES ? pickEncoding(req.headers['accept-encoding']) : null;
-    if (encoding !== null) body = deps.replies.compressedNow(prepared, encoding);
+      length >= COMPRESS_FROM_BYTES ? pickEncoding(req.headers['accept-encoding']) : null;
+    const body =
+      encoding !== null
+        ? deps.sender.compressedNow(prepared, encoding)
+        : Buffer.isBuffer(prepared.body)
+          ? prepared.body
+          : undefined; // parts are streamed by the route
     if (body === undefined) return false;
 
-    // Counted from here: answered here, or handed over with the verdict.
-    const verdict = await deps.guard.admit(caller);
-    if (!verdict.decision.allowed || res.headersSent || req.destroyed) {
-      deps.guard.handOver(req, verdict);
-      return false;
-    }
     const headers = ['Content-Type', 'application/json; charset=utf-8'];
     for (const pair of cachedAnswerHeaders(prepared)) headers.push(...pair);
-    for (const pair of rateLimitHeaders(verdict.decision)) headers.push(...pair);
+    for (const pair of verdict.headers) headers.push(...pair);
     headers.push(...security, 'Content-Length', String(body.length));
     if (encoding !== null) headers.push('Content-Encoding', encoding);
     res.writeHead(200, headers);
     res.end(body);
-    deps.answered(200);
     return true;
   }
 
   return {
-    remember(request, key) {
-      const url = request.raw.url;
-      if (url === undefined || request.method !== 'GET' || urls.get(url) === key) return;
-      urls.delete(url);
-      urls.set(url, key);
-      if (urls.size > MAX_URLS) {
-        const oldest = urls.keys().next();
-        if (oldest.done !== true) urls.delete(oldest.value);
+    remember(url, answer) {
+      // A URL always declares the same answer: its route and parameters are in it.
+      if (answers.has(url)) return;
+      answers.set(url, answer);
+      if (answers.size > MAX_URLS) {
+        const oldest = answers.keys().next();
+        if (oldest.done !== true) answers.delete(oldest.value);
       }
     },
 
     listener(next) {
       return (req, res) => {
-        const key =
+        const answer =
           req.method === 'GET' && req.headers['if-none-match'] === undefined
-            ? urls.get(req.url ?? '')
+            ? answers.get(req.url ?? '')
             : undefined;
-        if (key === undefined) {
+        if (answer === undefined) {
           next(req, res);
           return;
         }
         const started = performance.now();
-        answer(req, res, key).then(
-          (answered) => {
-            if (!answered) next(req, res);
-            else if (deps.log !== undefined && REQUEST_LOGGING_LEVELS.has(deps.log.level)) {
-              deps.log.info(
-                { req, res, responseTime: performance.now() - started },
-                'request completed',
-              );
-            }
-          },
-          // A store that fails (an outage) fails the route too, which answers and logs it;
-          // nothing was counted or sent here (admit and the write do not throw).
-          () => next(req, res),
-        );
+        const verdict = deps.authorize(req.headers, () => deps.clientAddress(req));
+        const passOn = () => {
+          passOnWithVerdict(req, verdict);
+          next(req, res);
+        };
+        verdict
+          .then((decided) => answerNow(req, res, decided, answer))
+          .then(
+            (answered) => {
+              if (answered) deps.answered(req, 200, performance.now() - started);
+              else passOn();
+            },
+            // A store that fails (an outage) rejects the verdict: the guard's hook gets the same
+            // error, and Fastify answers and logs it.
+            passOn,
+          );
       };
     },
   };
