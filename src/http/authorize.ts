@@ -74,7 +74,7 @@ const NO_HEADERS: HeaderPairs = [];
 
 /**
  * The one authorisation of every `/api/v1` request, whichever path answers it (Fastify's hook
- * or the fast lane beneath it), in the order DESIGN.md fixes: key (401), access (403),
+ * or the fast lane beneath it), in the order docs/api.md fixes: key (401), access (403),
  * per-account rate limit (429). Parameters and existence are checked later by the route. Each
  * call counts the request once: against the address when the key is refused, else against the
  * account (and notes the key's use). Keys are looked up through the key-owner cache, valid while
