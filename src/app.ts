@@ -1,10 +1,13 @@
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { createKeyOwnerCache } from './accounts/key-owner-cache.js';
 import { createSignInService } from './accounts/sign-in-service.js';
 import type { UsageRecorder } from './accounts/usage-recorder.js';
 import type { Config } from './config.js';
-import { createApiGuard } from './http/api-guard.js';
+import { createCachedAnswers } from './http/answers/cached-answers.js';
+import { apiGuard } from './http/api-guard.js';
+import { createAuthorize } from './http/authorize.js';
+import { clientAddressOf } from './http/client-address.js';
 import { clientErrorHandler, registerErrorHandling, sendError } from './http/error-handler.js';
 import { registerOpenApi } from './http/openapi/openapi-document.js';
 import { registerOpsRoutes } from './http/ops-routes.js';
@@ -16,10 +19,11 @@ import {
 } from './http/security-headers.js';
 import { registerChannelsRoutes } from './http/v1/channels-routes.js';
 import { registerCountriesRoutes } from './http/v1/countries-routes.js';
-import { createCachedReplies } from './http/v1/cached-reply.js';
-import { createRepeatAnswers } from './http/v1/repeat-answers.js';
-import { createResponseCache } from './http/v1/response-cache.js';
-import { createScheduleCache } from './http/v1/schedule-cache.js';
+import { createBodySender } from './http/answers/body-sender.js';
+import { createFastLane } from './http/answers/fast-lane.js';
+import { createBodyCache } from './http/answers/body-cache.js';
+import { createScheduleCache } from './http/answers/schedule-cache.js';
+import { createRequestIds, createRequestLog, OneLinePerRequest } from './http/request-log.js';
 import type { SiteAddress } from './http/site-address.js';
 import { errors } from './domain/errors.js';
 import type { Mailer } from './mail/types.js';
@@ -59,9 +63,10 @@ export async function buildApp(
 ): Promise<FastifyInstance> {
   const security = securityHeaders(deps.config.publicUrl.startsWith('https:'));
   const schedules = createScheduleCache(deps.store.catalogue);
-  const responses = createResponseCache();
-  const replies = createCachedReplies();
-  const apiGuard = createApiGuard({
+  const bodies = createBodyCache();
+  const sender = createBodySender();
+  const clientAddress = clientAddressOf(deps.config.trustProxy);
+  const authorize = createAuthorize({
     versions: () => deps.store.versions(),
     keyOwners: createKeyOwnerCache(deps.store.accounts),
     accountLimiter: deps.accountLimiter,
@@ -70,24 +75,35 @@ export async function buildApp(
     usage: deps.usage,
     now: deps.now,
   });
-  const repeatAnswers = createRepeatAnswers({
-    guard: apiGuard,
-    responses,
-    replies,
+  // Every answered request is counted and logged here, whichever path answered it.
+  const requestIds = createRequestIds();
+  const logRequest = createRequestLog(loggerInstance, clientAddress);
+  const answered = (reqId: string, req: IncomingMessage, status: number, time: number) => {
+    deps.metrics.request(areaOf(req.url ?? ''), status);
+    logRequest(reqId, req, status, time);
+  };
+  const fastLane = createFastLane({
+    authorize,
+    clientAddress,
+    sender,
     securityHeaders: security,
-    answered: (statusCode) => {
-      deps.metrics.request('api', statusCode);
+    now: deps.now,
+    answered: (req, status, time) => {
+      answered(requestIds(), req, status, time);
       deps.metrics.repeatAnswer();
     },
-    ...(loggerInstance === undefined ? {} : { log: loggerInstance }),
   });
   const app = Fastify({
     ...(loggerInstance === undefined ? { logger: false } : { loggerInstance }),
-    // Fastify's own HTTP/1 server, with repeated list requests answered before routing.
+    // Requests are logged by `answered`, in the same line as the fast lane's answers.
+    logController: new OneLinePerRequest(),
+    genReqId: requestIds,
+    // Fastify's own HTTP/1 server, with repeated requests of cached routes answered before
+    // routing (the fast lane).
     serverFactory: (handler, options) => {
       // As Fastify sets up the server it makes itself.
       const setting = (value: unknown) => (typeof value === 'number' ? value : 0);
-      const server = createServer(repeatAnswers.listener(handler));
+      const server = createServer(fastLane.listener(handler));
       server.keepAliveTimeout = setting(options.keepAliveTimeout);
       server.requestTimeout = setting(options.requestTimeout);
       server.setTimeout(setting(options.connectionTimeout));
@@ -118,7 +134,7 @@ export async function buildApp(
   registerSecurityHeaders(app, security);
   registerOpsRoutes(app, deps.store, deps.metrics.registry);
   app.addHook('onResponse', async (request, reply) => {
-    deps.metrics.request(areaOf(request.url), reply.statusCode);
+    answered(request.id, request.raw, reply.statusCode, reply.elapsedTime);
   });
 
   await registerWebRoutes(app, {
@@ -135,17 +151,22 @@ export async function buildApp(
     now: deps.now,
   });
 
-  const sendCached = replies.send;
+  const answers = createCachedAnswers({
+    bodies,
+    schedules,
+    sender,
+    remember: fastLane.remember,
+    now: deps.now,
+  });
   // Set per request by the API guard and the playground: one state of the data per answer.
   app.decorateRequest('dataVersions', null);
   await app.register(
     async (v1) => {
-      v1.addHook('onRequest', apiGuard.hook);
+      v1.addHook('onRequest', apiGuard(authorize, clientAddress));
       // Unknown /api/v1 paths pass the guard first: 401 without a valid key, else 404.
       v1.setNotFoundHandler((_request, reply) => sendError(reply, errors.notFound()));
-      const lists = { cache: responses, sendCached, remember: repeatAnswers.remember };
-      registerCountriesRoutes(v1, deps.store.catalogue, lists);
-      registerChannelsRoutes(v1, deps.store.catalogue, schedules, lists, deps.now);
+      registerCountriesRoutes(v1, deps.store.catalogue, answers);
+      registerChannelsRoutes(v1, deps.store.catalogue, answers);
     },
     { prefix: '/api/v1' },
   );
@@ -155,8 +176,8 @@ export async function buildApp(
     versions: () => deps.store.versions(),
     playground: deps.store.playground,
     schedules,
-    responses,
-    sendCached,
+    bodies,
+    sendBody: sender.send,
     limiter: deps.playgroundLimiter,
     limit: deps.config.playgroundLimit,
     now: deps.now,

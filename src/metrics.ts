@@ -10,7 +10,7 @@ export interface Metrics {
   limiter: LimiterMetrics;
   /** Counts one answered HTTP request by route prefix and status. */
   request(area: string, statusCode: number): void;
-  /** Counts one v1 request answered beneath Fastify (see repeat-answers.ts); `request` too. */
+  /** Counts one v1 request answered beneath Fastify (see http/answers/fast-lane.ts); `request` too. */
   repeatAnswer(): void;
 }
 

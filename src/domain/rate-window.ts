@@ -7,12 +7,6 @@ export function windowStart(nowMs: number, windowMs: number): number {
   return Math.floor(nowMs / windowMs) * windowMs;
 }
 
-/** Whole seconds (at least 1) until the window holding `nowMs` ends: the `Retry-After` value. */
-export function retryAfterSeconds(nowMs: number, windowMs: number): number {
-  const remainingMs = windowStart(nowMs, windowMs) + windowMs - nowMs;
-  return Math.max(1, Math.ceil(remainingMs / 1000));
-}
-
 /** Outcome of counting one request against a fixed-window budget. */
 export interface RateDecision {
   allowed: boolean;
@@ -20,4 +14,12 @@ export interface RateDecision {
   remaining: number;
   /** Milliseconds until the current window ends. */
   resetMs: number;
+}
+
+/**
+ * Whole seconds (at least 1) until the window of `decision` ends: the one computation of every
+ * `Retry-After` value and of the `reset` of the `RateLimit` header.
+ */
+export function retryAfterSeconds(decision: RateDecision): number {
+  return Math.max(1, Math.ceil(decision.resetMs / 1000));
 }

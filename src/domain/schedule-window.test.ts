@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   DAY_MS,
+  parseScheduleQuery,
   parseScheduleWindow,
   windowRange,
   type ScheduleWindow,
@@ -83,6 +84,28 @@ describe('schedule window', () => {
         expect.objectContaining({ code: 'INVALID_PARAMETERS' }),
       );
     }
+  });
+});
+
+describe('schedule query', () => {
+  it('refuses bad values before any time is known, and resolves the window at each instant', () => {
+    expect(() => parseScheduleQuery('0', undefined)).toThrow(
+      expect.objectContaining({ code: 'INVALID_DAYS' }),
+    );
+    expect(() => parseScheduleQuery('1', 'true')).toThrow(
+      expect.objectContaining({ code: 'INVALID_PARAMETERS' }),
+    );
+    const today = parseScheduleQuery('today', undefined);
+    expect(today(NOW)).toEqual(parseScheduleWindow('today', undefined, NOW));
+    expect(today(NOW + DAY_MS)).toEqual({
+      kind: 'range',
+      fromMs: MIDNIGHT + DAY_MS,
+      toMs: MIDNIGHT + 2 * DAY_MS,
+    });
+    expect(parseScheduleQuery(undefined, undefined)(NOW + 1000)).toEqual({
+      kind: 'range',
+      fromMs: NOW + 1000 - 7 * DAY_MS,
+    });
   });
 });
 

@@ -48,36 +48,48 @@ function firstAtOrAfter(starts: ArrayLike<number>, ms: number): number {
   return lo;
 }
 
+/** A window relative to the time of a request: resolves it for the instant `nowMs`. */
+export type WindowAt = (nowMs: number) => ScheduleWindow;
+
 /**
- * Applies the contract's filter rules (docs/api.md) to the raw `days` and `all` query values. Throws
- * INVALID_DAYS or INVALID_PARAMETERS for anything the contract does not allow.
+ * Applies the contract's filter rules (docs/api.md) to the raw `days` and `all` query values,
+ * apart from the time: whether the values are allowed does not depend on it, the window they
+ * select does. Throws INVALID_DAYS or INVALID_PARAMETERS for anything the contract does not
+ * allow, else returns the window for any instant (a kept answer re-derives it as time moves).
  */
-export function parseScheduleWindow(
-  days: string | undefined,
-  all: string | undefined,
-  nowMs: number,
-): ScheduleWindow {
+export function parseScheduleQuery(days: string | undefined, all: string | undefined): WindowAt {
   if (days !== undefined && all !== undefined) {
     throw errors.invalidParameters('Use either days or all, not both');
   }
   if (all !== undefined) {
     const flag = all.toLowerCase();
-    if (flag === '1' || flag === 'true') return { kind: 'all' };
+    if (flag === '1' || flag === 'true') return () => ({ kind: 'all' });
     throw errors.invalidParameters('Invalid all: use all=1 or all=true');
   }
   if (days === undefined) {
-    return { kind: 'range', fromMs: nowMs - DEFAULT_LOOKBACK_DAYS * DAY_MS };
+    return (nowMs) => ({ kind: 'range', fromMs: nowMs - DEFAULT_LOOKBACK_DAYS * DAY_MS });
   }
   const keyword = days.toLowerCase();
-  if (keyword === 'all') return { kind: 'all' };
+  if (keyword === 'all') return () => ({ kind: 'all' });
   const offset = KEYWORD_OFFSET_DAYS[keyword];
   if (offset !== undefined) {
-    const fromMs = startOfUtcDay(nowMs) + offset * DAY_MS;
-    return { kind: 'range', fromMs, toMs: fromMs + DAY_MS };
+    return (nowMs) => {
+      const fromMs = startOfUtcDay(nowMs) + offset * DAY_MS;
+      return { kind: 'range', fromMs, toMs: fromMs + DAY_MS };
+    };
   }
   // All digits only: "+7", "7.0", " 7" and "1e2" are not integers the contract allows.
   if (!/^[0-9]+$/.test(days)) throw errors.invalidDays();
   const n = Number(days);
   if (n < 1 || n > MAX_LOOKBACK_DAYS) throw errors.invalidDays();
-  return { kind: 'range', fromMs: nowMs - n * DAY_MS };
+  return (nowMs) => ({ kind: 'range', fromMs: nowMs - n * DAY_MS });
+}
+
+/** The window the `days` and `all` query values select at `nowMs` (see parseScheduleQuery). */
+export function parseScheduleWindow(
+  days: string | undefined,
+  all: string | undefined,
+  nowMs: number,
+): ScheduleWindow {
+  return parseScheduleQuery(days, all)(nowMs);
 }

@@ -15,6 +15,7 @@ import { PROJECT_ROOT } from '../config.js';
 import { isUuid } from '../domain/catalogue-ids.js';
 import { parseEmailAddress } from '../domain/email-address.js';
 import { errors } from '../domain/errors.js';
+import { retryAfterSeconds } from '../domain/rate-window.js';
 import { DAY_MS } from '../domain/schedule-window.js';
 import { toAppError } from '../http/error-handler.js';
 import type { SiteAddress } from '../http/site-address.js';
@@ -184,7 +185,7 @@ export async function registerWebRoutes(app: FastifyInstance, deps: WebDeps): Pr
       ] as const) {
         const decision = await deps.signInLimiter.hit(key, limit);
         if (!decision.allowed) {
-          const seconds = Math.max(1, Math.ceil(decision.resetMs / 1000));
+          const seconds = retryAfterSeconds(decision);
           reply.header('Retry-After', String(seconds));
           return sendPage(reply, 429, tooManyLinksPage(Math.ceil(seconds / 60)));
         }

@@ -6,6 +6,7 @@ import { isUuid } from '../../domain/catalogue-ids.js';
 import { parseCountryCode } from '../../domain/country.js';
 import { errors } from '../../domain/errors.js';
 import { clipToPreview } from '../../domain/preview-window.js';
+import { retryAfterSeconds } from '../../domain/rate-window.js';
 import { parseScheduleWindow } from '../../domain/schedule-window.js';
 import { foldForSearch, MAX_SEARCH_RESULTS, searchNeedle } from '../../domain/search-folding.js';
 import type { RateLimiter } from '../../ratelimit/types.js';
@@ -25,10 +26,10 @@ import {
   SearchQuery,
   SearchResponse,
 } from '../schemas.js';
-import type { SendCached } from '../v1/cached-reply.js';
+import type { SendBody } from '../answers/body-sender.js';
 import { refuseOtherMethods } from '../v1/method-guard.js';
-import type { ResponseCache } from '../v1/response-cache.js';
-import type { ScheduleCache } from '../v1/schedule-cache.js';
+import type { BodyCache } from '../answers/body-cache.js';
+import type { ScheduleCache } from '../answers/schedule-cache.js';
 
 /** Where the playground API lives; its routes mirror those under `/api/v1`. */
 export const PLAYGROUND_API_PREFIX = '/playground/api';
@@ -71,8 +72,8 @@ export interface PlaygroundDeps {
   versions: () => Promise<DataVersions>;
   playground: PlaygroundStore;
   schedules: ScheduleCache;
-  responses: ResponseCache;
-  sendCached: SendCached;
+  bodies: BodyCache;
+  sendBody: SendBody;
   /** Counts requests per client IP. */
   limiter: RateLimiter;
   limit: number;
@@ -104,11 +105,11 @@ export async function registerPlaygroundApi(
   const countriesJson = fastJson(CountriesResponse as object);
   const channelsJson = fastJson(ChannelsResponse as object);
   const searchJson = fastJson(SearchResponse as object);
-  const { responses, sendCached } = deps;
+  const { bodies, sendBody } = deps;
 
   /** The preview body cached under `key`, built from the v1 serialisation. */
   const cachedPreview = (request: FastifyRequest, key: string, build: () => Promise<string>) =>
-    responses.get(
+    bodies.get(
       `playground:${key}`,
       versionsOf(request).catalogue,
       async () => PREVIEW_HEAD + (await build()).slice(1),
@@ -129,7 +130,7 @@ export async function registerPlaygroundApi(
         reply.header(PREVIEW_HEADER, 'true');
         const decision = await deps.limiter.hit(`playground:${request.ip}`, deps.limit);
         if (!decision.allowed) {
-          throw errors.playgroundRateLimited(Math.max(1, Math.ceil(decision.resetMs / 1000)));
+          throw errors.playgroundRateLimited(retryAfterSeconds(decision));
         }
         request.dataVersions = await deps.versions();
       });
@@ -140,7 +141,7 @@ export async function registerPlaygroundApi(
         '/countries',
         { schema: { response: { 200: PreviewCountriesResponse, 429: ErrorBody } } },
         async (request, reply) =>
-          sendCached(
+          sendBody(
             request,
             reply as unknown as FastifyReply,
             await cachedPreview(request, 'countries', async () =>
@@ -160,7 +161,7 @@ export async function registerPlaygroundApi(
         },
         async (request, reply) => {
           const country = parseCountryCode(request.params.country);
-          return sendCached(
+          return sendBody(
             request,
             reply as unknown as FastifyReply,
             await cachedPreview(request, `channels:${country}`, async () =>
@@ -191,7 +192,7 @@ export async function registerPlaygroundApi(
           const needle = searchNeedle(q);
           // The few marked channels are matched here, with the same folding as the catalogue's
           // search index; they come in name order already.
-          return sendCached(
+          return sendBody(
             request,
             reply as unknown as FastifyReply,
             await cachedPreview(
@@ -249,10 +250,10 @@ export async function registerPlaygroundApi(
               ? await deps.schedules.body(channelId, window, version)
               : null;
           if (body === null) throw errors.channelNotInPreview();
-          return sendCached(
+          return sendBody(
             request,
             reply as unknown as FastifyReply,
-            await responses.get(`playground:${body.tag}`, version, () => markPreview(body.body)),
+            await bodies.get(`playground:${body.tag}`, version, () => markPreview(body.body)),
           );
         },
       );

@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { isUuid } from '../../domain/catalogue-ids.js';
 import { parseCountryCode } from '../../domain/country.js';
 import { errors } from '../../domain/errors.js';
-import { parseScheduleWindow } from '../../domain/schedule-window.js';
+import { parseScheduleQuery } from '../../domain/schedule-window.js';
 import { MAX_SEARCH_RESULTS, searchNeedle } from '../../domain/search-folding.js';
 import type { CatalogueReader } from '../../storage/catalogue-reader.js';
 import {
@@ -16,18 +16,14 @@ import {
   SearchQuery,
   SearchResponse,
 } from '../schemas.js';
-import { versionsOf } from '../api-guard.js';
+import type { CachedAnswers } from '../answers/cached-answers.js';
 import { refuseOtherMethods } from './method-guard.js';
-import type { ScheduleCache } from './schedule-cache.js';
-import type { ListRouteDeps } from './repeat-answers.js';
 
 /** GET /api/v1/channels/search and GET /api/v1/channels/:channelId/programmes. */
 export function registerChannelsRoutes(
   app: FastifyInstance,
   catalogue: CatalogueReader,
-  schedules: ScheduleCache,
-  { cache, sendCached, remember }: ListRouteDeps,
-  now: () => number,
+  answers: CachedAnswers,
 ): void {
   const v1 = app.withTypeProvider<TypeBoxTypeProvider>();
   const searchJson = fastJson(SearchResponse as object);
@@ -47,9 +43,7 @@ export function registerChannelsRoutes(
         country === undefined || country.trim() === '' ? null : parseCountryCode(country);
       const needle = searchNeedle(q);
       if (needle === null) return { results: [] };
-      const key = `search:${countryFilter ?? ''}:${needle}`;
-      remember(request, key);
-      const cached = await cache.get(key, versionsOf(request).catalogue, async () => {
+      const answer = answers.body(`search:${countryFilter ?? ''}:${needle}`, async () => {
         const channels = await catalogue.searchChannels(needle, countryFilter, MAX_SEARCH_RESULTS);
         return searchJson({
           results: channels.map((channel) => ({
@@ -61,7 +55,7 @@ export function registerChannelsRoutes(
           })),
         });
       });
-      return sendCached(request, reply as unknown as FastifyReply, cached);
+      return answers.send(request, reply as unknown as FastifyReply, answer);
     },
   );
   refuseOtherMethods(app, '/channels/search');
@@ -82,16 +76,17 @@ export function registerChannelsRoutes(
       },
     },
     async (request, reply) => {
-      const window = parseScheduleWindow(request.query.days, request.query.all, now());
+      const windowAt = parseScheduleQuery(request.query.days, request.query.all);
       const channelId = request.params.channelId.toLowerCase();
-      const body = isUuid(channelId)
-        ? await schedules.body(channelId, window, versionsOf(request).catalogue)
-        : null;
-      if (body === null) throw errors.channelNotFound();
+      if (!isUuid(channelId)) throw errors.channelNotFound();
       // Already serialised with ProgrammeEntry by the cache: it goes out as it is. Its tag
       // changes with the catalogue version and with the window's programmes, so a client that
       // sends it back gets 304 exactly when the bytes would be the same.
-      return sendCached(request, reply as unknown as FastifyReply, body);
+      return answers.send(
+        request,
+        reply as unknown as FastifyReply,
+        answers.schedule(channelId, windowAt),
+      );
     },
   );
   refuseOtherMethods(app, '/channels/:channelId/programmes');

@@ -10,15 +10,14 @@ import {
   ErrorBody,
   keyedErrorResponses,
 } from '../schemas.js';
-import { versionsOf } from '../api-guard.js';
+import type { CachedAnswers } from '../answers/cached-answers.js';
 import { refuseOtherMethods } from './method-guard.js';
-import type { ListRouteDeps } from './repeat-answers.js';
 
 /** GET /api/v1/countries and GET /api/v1/countries/:country/channels. */
 export function registerCountriesRoutes(
   app: FastifyInstance,
   catalogue: CatalogueReader,
-  { cache, sendCached, remember }: ListRouteDeps,
+  answers: CachedAnswers,
 ): void {
   const v1 = app.withTypeProvider<TypeBoxTypeProvider>();
   // The declared response schemas serialise the cached bodies, as Fastify would.
@@ -33,16 +32,14 @@ export function registerCountriesRoutes(
         response: { 200: CountriesResponse, ...keyedErrorResponses },
       },
     },
-    async (request, reply) => {
-      remember(request, 'countries');
-      return sendCached(
+    async (request, reply) =>
+      answers.send(
         request,
         reply as unknown as FastifyReply,
-        await cache.get('countries', versionsOf(request).catalogue, async () =>
+        answers.body('countries', async () =>
           countriesJson({ countries: await catalogue.listCountries() }),
         ),
-      );
-    },
+      ),
   );
   refuseOtherMethods(app, '/countries');
 
@@ -57,12 +54,10 @@ export function registerCountriesRoutes(
     },
     async (request, reply) => {
       const country = parseCountryCode(request.params.country);
-      const key = `channels:${country}`;
-      remember(request, key);
-      return sendCached(
+      return answers.send(
         request,
         reply as unknown as FastifyReply,
-        await cache.get(key, versionsOf(request).catalogue, async () =>
+        answers.body(`channels:${country}`, async () =>
           channelsJson({ country, channels: await catalogue.listChannels(country) }),
         ),
       );

@@ -138,6 +138,27 @@ describe('schedule cache', () => {
     expect(JSON.parse(day?.text ?? '{}').programmes).toHaveLength(12);
   });
 
+  it('peeks at what body() has kept, without reading or building anything', async () => {
+    await ingest(temp.store, guide(['A', 'B', 'C']));
+    const cache = createScheduleCache(temp.store.catalogue);
+    const id = channelIdFor('c.uk');
+    const { catalogue: version } = await temp.store.versions();
+    const day: ScheduleWindow = { kind: 'range', fromMs: Date.UTC(2026, 2, 1), toMs: NOW };
+    expect(cache.peek(id, day, version)).toBeUndefined();
+    const body = await cache.body(id, day, version);
+    expect(cache.peek(id, day, version)).toBe(body);
+    // The schedule is kept, but this window has not been joined yet: the route joins it.
+    const later: ScheduleWindow = { kind: 'range', fromMs: Date.UTC(2026, 2, 1, 2) };
+    expect(cache.peek(id, later, version)).toBeUndefined();
+    const joined = await cache.body(id, later, version);
+    expect(cache.peek(id, later, version)?.tag).toBe(joined?.tag);
+    expect(joined?.tag).not.toBe(body?.tag);
+    // Another catalogue version, and a channel that does not exist, are never peeked at.
+    expect(cache.peek(id, day, `${version}x`)).toBeUndefined();
+    expect(await cache.body(channelIdFor('missing'), day, version)).toBeNull();
+    expect(cache.peek(channelIdFor('missing'), day, version)).toBeUndefined();
+  });
+
   it('keeps tags stable while nothing changes, and evicts by bytes', async () => {
     await ingest(temp.store, guide(['A', 'B']));
     const cache = createScheduleCache(temp.store.catalogue, 1);

@@ -66,15 +66,16 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
   });
 }
 
-function lengthOf(body: Buffer | readonly Buffer[]): number {
+/** The length of a body, whole or in parts. */
+export function lengthOf(body: Buffer | readonly Buffer[]): number {
   if (Buffer.isBuffer(body)) return body.length;
   let length = 0;
   for (const part of body as readonly Buffer[]) length += part.length;
   return length;
 }
 
-/** Sends prepared bodies; see createCachedReplies. */
-export interface CachedReplies {
+/** Sends prepared bodies; see createBodySender. */
+export interface BodySender {
   /**
    * Sends `prepared` as the reply (200, or 304 when `If-None-Match` names it). `reply` is the
    * untyped reply: the typed one expects the response object, not its bytes.
@@ -89,12 +90,12 @@ export interface CachedReplies {
 }
 
 /**
- * Sends bodies serialised ahead of time with their `ETag`; a client that sends the tag back in
- * `If-None-Match` gets 304 without the body. Bodies of 1 KB or more go out brotli- or
- * gzip-compressed when the client accepts it, compressed once per tag and encoding off the
- * event loop (zlib's thread pool), so a large body never stalls other requests.
+ * Sends bodies serialised ahead of time with their `ETag`, and keeps their compressed forms. A
+ * client that sends the tag back in `If-None-Match` gets 304 without the body. Bodies of 1 KB or
+ * more go out brotli- or gzip-compressed when the client accepts it, compressed once per tag and
+ * encoding off the event loop (zlib's thread pool), so a large body never stalls other requests.
  */
-export function createCachedReplies(): CachedReplies {
+export function createBodySender(): BodySender {
   // Per app: a tag names the same bytes only within one catalogue.
   const compressed = new Map<string, Promise<Buffer>>();
   /** The compressed bodies that are ready, by the same keys (for answers that cannot wait). */
@@ -182,4 +183,4 @@ export function createCachedReplies(): CachedReplies {
   };
 }
 
-export type SendCached = CachedReplies['send'];
+export type SendBody = BodySender['send'];

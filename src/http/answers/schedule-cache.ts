@@ -4,8 +4,8 @@ import { windowRange, type ScheduleWindow } from '../../domain/schedule-window.j
 import type { CatalogueReader } from '../../storage/catalogue-reader.js';
 import type { Programme } from '../../domain/programme.js';
 import { ProgrammeEntry } from '../schemas.js';
-import { STREAM_FROM_BYTES, type PreparedBody } from './cached-reply.js';
-import { createResponseCache } from './response-cache.js';
+import { STREAM_FROM_BYTES, type PreparedBody } from './body-sender.js';
+import { createBodyCache } from './body-cache.js';
 
 /** Bytes of serialised schedules kept in memory by default. */
 export const DEFAULT_SCHEDULE_CACHE_BYTES = 64 * 1024 * 1024;
@@ -54,7 +54,7 @@ export function createScheduleCache(
 ) {
   // A window's body is joined once and kept, so the busy windows (the default 7 days, today) go
   // out as one ready buffer: joining 140 KB per request cost 6 % of the server's time.
-  const windows = createResponseCache(windowBytes);
+  const windows = createBodyCache(windowBytes);
   const serialiseProgramme = fastJson(ProgrammeEntry as object) as (p: Programme) => string;
   const entries = new Map<string, ChannelSchedule>();
   let bytes = 0;
@@ -123,6 +123,33 @@ export function createScheduleCache(
     };
   }
 
+  /** The parts of `window` of a channel's schedule, and the key its joined body is kept under. */
+  function windowOf(
+    channelId: string,
+    entry: ChannelSchedule,
+    startsMs: Float64Array,
+    window: ScheduleWindow,
+  ) {
+    const { from, to } = windowRange(startsMs, entry.offsets.length - 1, window);
+    // Fragments [from, to) without the comma after the last one.
+    const slice =
+      to > from ? entry.joined.subarray(entry.offsets[from], (entry.offsets[to] ?? 1) - 1) : null;
+    return {
+      parts: slice === null ? [entry.head, TAIL] : [entry.head, slice, TAIL],
+      // The key (with the version, the tag) changes whenever the bytes can: catalogue version,
+      // channel and window.
+      key: `${channelId}:${window.kind === 'all' ? 'all' : `${from}-${to}`}`,
+      length: entry.head.length + (slice?.length ?? 0) + TAIL.length,
+    };
+  }
+
+  /** A body long enough to be streamed, in its parts (never joined nor kept whole). */
+  function streamed(key: string, parts: Buffer[], version: string): ScheduleBody {
+    // Only digits, hex and `-:`: the tag can be the entity tag as it is.
+    const tag = `${version}:${key}`;
+    return { body: parts, tag, etag: `W/"${tag}"` };
+  }
+
   return {
     /**
      * The response body for a channel and window at catalogue `version`, or null when the
@@ -143,22 +170,28 @@ export function createScheduleCache(
         entries.set(channelId, entry);
       }
       if (entry.startsMs === null) return null;
-      const { from, to } = windowRange(entry.startsMs, entry.offsets.length - 1, window);
-      // Fragments [from, to) without the comma after the last one.
-      const slice =
-        to > from ? entry.joined.subarray(entry.offsets[from], (entry.offsets[to] ?? 1) - 1) : null;
-      const parts = slice === null ? [entry.head, TAIL] : [entry.head, slice, TAIL];
-      // The key (with the version, the tag) changes whenever the bytes can: catalogue version,
-      // channel and window.
-      const key = `${channelId}:${window.kind === 'all' ? 'all' : `${from}-${to}`}`;
-      const length = entry.head.length + (slice?.length ?? 0) + TAIL.length;
-      if (length >= STREAM_FROM_BYTES) {
-        // Only digits, hex and `-:`: the tag can be the entity tag as it is.
-        const tag = `${version}:${key}`;
-        return { body: parts, tag, etag: `W/"${tag}"` };
-      }
+      const { parts, key, length } = windowOf(channelId, entry, entry.startsMs, window);
+      if (length >= STREAM_FROM_BYTES) return streamed(key, parts, version);
       return windows.get(key, version, () => Buffer.concat(parts, length));
     },
+
+    /**
+     * The same body as `body` when everything it needs is kept at catalogue `version` already
+     * (the channel's schedule, and the window joined unless it is streamed), else undefined:
+     * reads nothing, builds nothing, never waits.
+     */
+    peek(channelId: string, window: ScheduleWindow, version: string): ScheduleBody | undefined {
+      const entry = entries.get(channelId);
+      if (entry === undefined || entry.version !== version || entry.startsMs === null) {
+        return undefined;
+      }
+      entries.delete(channelId);
+      entries.set(channelId, entry);
+      const { parts, key, length } = windowOf(channelId, entry, entry.startsMs, window);
+      if (length >= STREAM_FROM_BYTES) return streamed(key, parts, version);
+      return windows.peek(key, version);
+    },
+
     /** Bytes held now (for tests and metrics). */
     get bytes() {
       return bytes;

@@ -1,7 +1,7 @@
-/** Bytes of serialised list responses kept in memory by default. */
-export const DEFAULT_RESPONSE_CACHE_BYTES = 16 * 1024 * 1024;
+/** Bytes of serialised bodies kept in memory by default. */
+export const DEFAULT_BODY_CACHE_BYTES = 16 * 1024 * 1024;
 
-import { etagFor, type PreparedBody } from './cached-reply.js';
+import { etagFor, type PreparedBody } from './body-sender.js';
 
 interface Entry extends PreparedBody {
   body: Buffer;
@@ -9,13 +9,13 @@ interface Entry extends PreparedBody {
 }
 
 /**
- * Serialised bodies of the list routes (countries, channels of a country, search), keyed by
- * route and parameters, valid while the catalogue version they were built at is the current one
+ * Keeps serialised bodies: those of the list routes (countries, channels of a country, search),
+ * of the playground, and the joined schedule windows; keyed by route and parameters, valid while the catalogue version they were built at is the current one
  * (which the caller reads for every request, so an ingest anywhere is seen at once), least
  * recently used evicted beyond `maxBytes`. Measured: answering /countries from a GROUP BY on
  * every request took 44 % of the server's CPU.
  */
-export function createResponseCache(maxBytes = DEFAULT_RESPONSE_CACHE_BYTES) {
+export function createBodyCache(maxBytes = DEFAULT_BODY_CACHE_BYTES) {
   const entries = new Map<string, Entry>();
   let bytes = 0;
 
@@ -59,4 +59,4 @@ export function createResponseCache(maxBytes = DEFAULT_RESPONSE_CACHE_BYTES) {
   };
 }
 
-export type ResponseCache = ReturnType<typeof createResponseCache>;
+export type BodyCache = ReturnType<typeof createBodyCache>;

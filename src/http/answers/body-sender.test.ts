@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pickEncoding } from './cached-reply.js';
+import { pickEncoding } from './body-sender.js';
 
 describe('pickEncoding', () => {
   it('prefers brotli, then gzip, honouring q=0 refusals', () => {

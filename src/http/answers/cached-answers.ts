@@ -1,0 +1,76 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { errors } from '../../domain/errors.js';
+import type { WindowAt } from '../../domain/schedule-window.js';
+import { versionsOf } from '../api-guard.js';
+import type { BodyCache } from './body-cache.js';
+import type { BodySender, PreparedBody } from './body-sender.js';
+import type { ScheduleCache } from './schedule-cache.js';
+
+/**
+ * One request's answer as a cached route declares it, once its parameters are checked: where
+ * the answer is kept and how it is made. Both ways give the same bytes.
+ */
+export interface KeptAnswer {
+  /**
+   * The answer at catalogue `version` for the time `nowMs`, built and kept when missing; throws
+   * the route's error when there is none (404). The route's way.
+   */
+  fetch(version: string, nowMs: number): Promise<PreparedBody>;
+  /**
+   * The same answer when it is kept already, else undefined: reads nothing, builds nothing,
+   * never waits. The fast lane's way, for a URL the route has answered before.
+   */
+  peek(version: string, nowMs: number): PreparedBody | undefined;
+}
+
+/** The cached routes' answers: how a route declares one, and the one way they are sent. */
+export interface CachedAnswers {
+  /** A body kept under `key` (route and parameters), built by `build` at each catalogue version. */
+  body(key: string, build: () => Promise<string | Buffer>): KeptAnswer;
+  /** A window of a channel's schedule, resolved at the time of each answer; 404 without one. */
+  schedule(channelId: string, windowAt: WindowAt): KeptAnswer;
+  /**
+   * Sends `answer` at the request's data versions, with its ETag (304 when the client has it),
+   * compression and caching headers, and lets the fast lane answer the same URL next time.
+   */
+  send(request: FastifyRequest, reply: FastifyReply, answer: KeptAnswer): Promise<FastifyReply>;
+}
+
+export interface CachedAnswersDeps {
+  bodies: BodyCache;
+  schedules: ScheduleCache;
+  sender: BodySender;
+  /** Notes that a GET of `url` is answered by `answer` (see fast-lane.ts). */
+  remember: (url: string, answer: KeptAnswer) => void;
+  now: () => number;
+}
+
+/**
+ * Routes declare their answer (a kept body by key, or a schedule window) instead of caching by
+ * hand, and send it here: so every cached v1 answer gets the same headers, and the fast lane.
+ */
+export function createCachedAnswers(deps: CachedAnswersDeps): CachedAnswers {
+  const { bodies, schedules, sender } = deps;
+  return {
+    body: (key, build) => ({
+      fetch: (version) => bodies.get(key, version, build),
+      peek: (version) => bodies.peek(key, version),
+    }),
+
+    schedule: (channelId, windowAt) => ({
+      async fetch(version, nowMs) {
+        const body = await schedules.body(channelId, windowAt(nowMs), version);
+        if (body === null) throw errors.channelNotFound();
+        return body;
+      },
+      peek: (version, nowMs) => schedules.peek(channelId, windowAt(nowMs), version),
+    }),
+
+    async send(request, reply, answer) {
+      const prepared = await answer.fetch(versionsOf(request).catalogue, deps.now());
+      const url = request.raw.url;
+      if (request.method === 'GET' && url !== undefined) deps.remember(url, answer);
+      return sender.send(request, reply, prepared);
+    },
+  };
+}

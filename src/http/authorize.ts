@@ -1,0 +1,118 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { KeyOwnerCache } from '../accounts/key-owner-cache.js';
+import type { UsageRecorder } from '../accounts/usage-recorder.js';
+import { decideAccess } from '../domain/access.js';
+import type { KeyOwner } from '../domain/account.js';
+import { hashApiKey, isWellFormedApiKey } from '../domain/api-key.js';
+import { errors, type AppError } from '../domain/errors.js';
+import { DEFAULT_RATE_LIMIT, retryAfterSeconds, type RateDecision } from '../domain/rate-window.js';
+import type { RateLimiter } from '../ratelimit/types.js';
+import type { DataVersions } from '../storage/store.js';
+import { apiKeyFromHeaders } from './api-key-header.js';
+
+/** Response headers as [name, value] pairs. */
+export type HeaderPairs = readonly (readonly [string, string])[];
+
+/** The `RateLimit-Policy` and `RateLimit` headers of a decision. */
+export function rateLimitHeaders(decision: RateDecision): HeaderPairs {
+  return [
+    ['RateLimit-Policy', `${decision.limit};w=1`],
+    [
+      'RateLimit',
+      `limit=${decision.limit}, remaining=${decision.remaining}, reset=${retryAfterSeconds(decision)}`,
+    ],
+  ];
+}
+
+/** A request the API answers: the data versions read for it, its caller, its counted budget. */
+export interface Admitted {
+  admitted: true;
+  versions: DataVersions;
+  owner: KeyOwner;
+  decision: RateDecision;
+  /** The rate headers every answer to it carries. */
+  headers: HeaderPairs;
+}
+
+/**
+ * A request the API refuses: 401 (no valid key), 429 (too many of those from the address),
+ * 403 (no access) or 429 (the account's budget is spent, with the rate headers).
+ */
+export interface Refused {
+  admitted: false;
+  error: AppError;
+  headers: HeaderPairs;
+}
+
+export type Verdict = Admitted | Refused;
+
+/**
+ * Decides whether a `/api/v1` request may be answered, and counts it. `clientAddress` is asked
+ * only when the key is refused (failed keys are counted per address).
+ */
+export type Authorize = (
+  headers: IncomingHttpHeaders,
+  clientAddress: () => string | undefined,
+) => Promise<Verdict>;
+
+/** What authorisation needs; chosen once at start-up. */
+export interface AuthorizeDeps {
+  /** The store's data versions, read once per request (see Store.versions). */
+  versions: () => Promise<DataVersions>;
+  keyOwners: KeyOwnerCache;
+  /** Per-account budget of every authenticated v1 request. */
+  accountLimiter: RateLimiter;
+  /** Per-client-address budget of requests whose key is missing or invalid. */
+  authFailureLimiter: RateLimiter;
+  authFailureLimit: number;
+  /** Notes key use and request counts for the account page, off the request path. */
+  usage: UsageRecorder;
+  now: () => number;
+}
+
+const NO_HEADERS: HeaderPairs = [];
+
+/**
+ * The one authorisation of every `/api/v1` request, whichever path answers it (Fastify's hook
+ * or the fast lane beneath it), in the order docs/api.md fixes: key (401), access (403),
+ * per-account rate limit (429). Parameters and existence are checked later by the route. Each
+ * call counts the request once: against the address when the key is refused, else against the
+ * account (and notes the key's use). Keys are looked up through the key-owner cache, valid while
+ * the auth version is unchanged, so a request costs no key query unless a key or account
+ * changed; the data versions are read once, for the whole request.
+ */
+export function createAuthorize(deps: AuthorizeDeps): Authorize {
+  async function refuseKey(clientAddress: () => string | undefined): Promise<Refused> {
+    const address = clientAddress();
+    const decision = await deps.authFailureLimiter.hit(`ip:${address}`, deps.authFailureLimit);
+    const error = decision.allowed
+      ? errors.unauthorized()
+      : errors.authRateLimited(retryAfterSeconds(decision));
+    return { admitted: false, error, headers: NO_HEADERS };
+  }
+
+  return async (headers, clientAddress) => {
+    const key = apiKeyFromHeaders(headers);
+    // Garbage is refused on shape and checksum alone, without a database read.
+    if (key === null || !isWellFormedApiKey(key)) return refuseKey(clientAddress);
+    const versions = await deps.versions();
+    const owner = await deps.keyOwners.find(hashApiKey(key), versions.auth);
+    if (owner === null || owner.revoked) return refuseKey(clientAddress);
+
+    const access = decideAccess(owner.account, deps.now());
+    if (!access.eligible) return { admitted: false, error: access.error, headers: NO_HEADERS };
+
+    const { account, keyId } = owner;
+    const decision = await deps.accountLimiter.hit(
+      `account:${account.id}`,
+      account.rateLimit ?? DEFAULT_RATE_LIMIT,
+    );
+    deps.usage.record(keyId, account.id, deps.now(), !decision.allowed);
+    const rateHeaders = rateLimitHeaders(decision);
+    if (!decision.allowed) {
+      const error = errors.rateLimited(retryAfterSeconds(decision));
+      return { admitted: false, error, headers: rateHeaders };
+    }
+    return { admitted: true, versions, owner, decision, headers: rateHeaders };
+  };
+}
