@@ -8,11 +8,18 @@ import { defineConfig } from 'vitest/config';
  */
 const engines = (process.env.ONAIR_TEST_ENGINES ?? 'sqlite,postgres').split(',');
 
+/** Lets worker threads started by the sources under test run TypeScript (see the file). */
+const typescriptInWorkerThreads = new URL(
+  './test/helpers/typescript-in-worker-threads.mjs',
+  import.meta.url,
+).href;
+
 export default defineConfig({
   test: {
     testTimeout: 60_000,
     hookTimeout: 60_000,
     reporters: ['default'],
+    poolOptions: { forks: { execArgv: ['--import', typescriptInWorkerThreads] } },
     projects: [
       {
         extends: true,

@@ -19,20 +19,14 @@ export function programmeSlotKey(channelId: string, startKey: string): string {
 }
 
 /**
- * The programme id of a slot key, with the hex SHA-256 function given: the digest's first 64
- * bits (16 hex digits), as 19 decimal digits (fixed width makes text order equal numeric
- * order), below 2^63 for engines with int64.
- * Self-contained (it refers to nothing outside its body), so the SQLite staging worker, built
- * from source text, runs this very code.
+ * Programme id of a slot (channel id, start key; see programmeSlotKey), on both engines: the
+ * first 64 bits (16 hex digits) of the key's SHA-256, as 19 decimal digits (fixed width makes
+ * text order equal numeric order), below 2^63 for engines with int64.
  */
-export function programmeIdOfSlot(sha256Hex: (text: string) => string, slotKey: string): string {
-  const value = BigInt(`0x${sha256Hex(slotKey).slice(0, 16)}`) % 8_000_000_000_000_000_000n;
-  return (1_000_000_000_000_000_000n + value).toString();
-}
-
-/** Programme id: 19 decimal digits derived from (channel id, start); see programmeSlotKey. */
 export function programmeIdFor(channelId: string, startKey: string): string {
-  return programmeIdOfSlot(sha256Hex, programmeSlotKey(channelId, startKey));
+  const digest = sha256Hex(programmeSlotKey(channelId, startKey));
+  const value = BigInt(`0x${digest.slice(0, 16)}`) % 8_000_000_000_000_000_000n;
+  return (1_000_000_000_000_000_000n + value).toString();
 }
 
 /** True when the text is a UUID in canonical form (any version). */

@@ -57,7 +57,7 @@ describe('insertPackedRows', () => {
       packer.text(`2026112${i}000000 +0000`);
       packer.endRow();
     }
-    insertPackedRows(statementCache(db), insert, packer.take(), 3, programmeIdFor);
+    insertPackedRows(statementCache(db), insert, packer.take(), 3);
     const rows = db.prepare('SELECT * FROM t ORDER BY seq').all() as {
       seq: number;
       channel_id: string;
