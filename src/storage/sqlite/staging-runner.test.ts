@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { programmeIdFor } from '../../domain/catalogue-ids.js';
+import { programmeIdFor } from '../../domain/programme-id.js';
 import {
   RowPacker,
   insertPackedRows,

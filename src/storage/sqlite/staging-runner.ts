@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { programmeIdFor } from '../../domain/catalogue-ids.js';
+import { programmeIdFor } from '../../domain/programme-id.js';
 import type { SqliteDatabase } from './database.js';
 
 /** A value bound to a statement parameter. */
