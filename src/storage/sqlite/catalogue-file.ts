@@ -1,5 +1,5 @@
 import { SchemaVersionError } from '../errors.js';
-import type { SqliteDatabase } from './database.js';
+import type { SqliteDatabase } from './connection.js';
 
 /**
  * The catalogue (channels, programmes, the files they came from, the playground's channels)

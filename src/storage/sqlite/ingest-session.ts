@@ -13,7 +13,8 @@ import { toDuplicateSample } from '../rows.js';
 import { DAY_MS } from '../../domain/schedule-window.js';
 import { foldForSearch, nameSortKey } from '../../domain/search-folding.js';
 import { cataloguePathFor } from './catalogue-file.js';
-import { openCatalogueFile, type SqliteDatabase } from './database.js';
+import type { SqliteDatabase } from './connection.js';
+import { openCatalogueFile } from './database.js';
 import { StagedProgrammes } from '../staged-programmes.js';
 import {
   RowPacker,

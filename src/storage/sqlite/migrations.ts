@@ -1,6 +1,6 @@
 import type { SchemaStep } from '../schema-migration.js';
 import { moveCatalogueToItsFile } from './catalogue-file.js';
-import type { SqliteDatabase } from './database.js';
+import type { SqliteDatabase } from './connection.js';
 
 /** A step of the SQLite schema: SQL, or code for what SQL alone cannot decide. */
 export type SqliteMigration = SchemaStep & ({ sql: string } | { apply(db: SqliteDatabase): void });

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { programmeIdFor } from '../../domain/programme-id.js';
-import type { SqliteDatabase } from './database.js';
+import type { SqliteDatabase } from './connection.js';
 
 /** A value bound to a statement parameter. */
 export type SqlValue = string | number | bigint | null;
