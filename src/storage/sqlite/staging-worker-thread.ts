@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import {
   ROWS_PER_STATEMENT,
   insertPackedRows,
@@ -14,6 +15,10 @@ import {
   type WorkerRequest,
 } from './staging-worker-protocol.js';
 
+// Required rather than imported: imported, the CommonJS driver goes through the ESM loader's
+// scan of its exports, which each new thread (one per ingest) paid again at its start.
+const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
+
 /**
  * The staging thread's entry, started by createWorkerRunner (staging-worker.ts): it opens its
  * own connection to the catalogue file and executes what the session sends; all the logic
@@ -22,7 +27,7 @@ import {
  */
 function serveStaging(port: MessagePort, input: WorkerInput): void {
   const reply = (message: WorkerReply) => port.postMessage(message);
-  let db: Database.Database | null = null;
+  let db: BetterSqlite3.Database | null = null;
   let failure: unknown = null;
   try {
     db = new Database(input.path, { fileMustExist: true });
