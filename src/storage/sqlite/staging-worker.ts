@@ -17,8 +17,8 @@ import {
 /**
  * The staging thread's entry file, beside this module: `.js` once built. Under Vitest this
  * module runs from its TypeScript source, with no `.js` beside it, so the thread runs the `.ts`
- * file; the test processes give their worker threads a TypeScript loader
- * (test/helpers/typescript-in-worker-threads.mjs), which Node 20 does not share across threads.
+ * file, which the test processes make their worker threads able to load
+ * (test/helpers/typescript-in-worker-threads.cjs).
  */
 const WORKER_ENTRY = import.meta.url.endsWith('.ts')
   ? new URL('./staging-worker-thread.ts', import.meta.url)
