@@ -24,6 +24,12 @@ export default tseslint.config(
     },
   },
   {
+    // CommonJS files: the test processes' preload (`node --require`).
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     // Scripts served to browsers by the account pages.
     files: ['public/**/*.js'],
     languageOptions: {

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -8,11 +9,17 @@ import { defineConfig } from 'vitest/config';
  */
 const engines = (process.env.ONAIR_TEST_ENGINES ?? 'sqlite,postgres').split(',');
 
+/** Lets worker threads started by the sources under test run TypeScript (see the file). */
+const typescriptInWorkerThreads = fileURLToPath(
+  new URL('./test/helpers/typescript-in-worker-threads.cjs', import.meta.url),
+);
+
 export default defineConfig({
   test: {
     testTimeout: 60_000,
     hookTimeout: 60_000,
     reporters: ['default'],
+    poolOptions: { forks: { execArgv: ['--require', typescriptInWorkerThreads] } },
     projects: [
       {
         extends: true,

@@ -17,7 +17,7 @@ export interface ChannelRecord {
 
 /**
  * A programme as an ingest hands it to the store. Its id is `programmeIdFor(channelId, start)`
- * (domain/catalogue-ids.ts), which the store derives: SQLite hashes it in its staging thread,
+ * (domain/programme-id.ts), which the store derives: SQLite hashes it in its staging thread,
  * beside the parser rather than on it.
  */
 export interface ProgrammeRecord {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { programmeIdFor, channelIdFor } from '../domain/catalogue-ids.js';
+import { channelIdFor } from '../domain/catalogue-ids.js';
+import { programmeIdFor } from '../domain/programme-id.js';
 import { DuplicateIdFilter } from './duplicate-id-filter.js';
 
 describe('DuplicateIdFilter', () => {

@@ -1,4 +1,4 @@
-import { programmeSlotKey } from '../domain/catalogue-ids.js';
+import { programmeSlotKey } from '../domain/programme-id.js';
 import { DuplicateIdFilter, type KeyPrefix } from './duplicate-id-filter.js';
 import type { ProgrammeRecord } from './catalogue-writer.js';
 

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { channelIdFor, programmeIdFor } from '../../src/domain/catalogue-ids.js';
+import { channelIdFor } from '../../src/domain/catalogue-ids.js';
+import { programmeIdFor } from '../../src/domain/programme-id.js';
 import { windowRange } from '../../src/domain/schedule-window.js';
 import { parseXmltvTime } from '../../src/domain/xmltv-time.js';
 import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { channelIdFor, programmeIdFor } from '../../src/domain/catalogue-ids.js';
+import { channelIdFor } from '../../src/domain/catalogue-ids.js';
+import { programmeIdFor } from '../../src/domain/programme-id.js';
 import type { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import { openTempStore, type TempStore } from '../helpers/temp-store.js';
 import { NOW, fixturePath, ingest, tableSnapshot } from './ingest-helpers.js';

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PLAYGROUND_XMLTV_IDS } from '../../src/catalogue/demo-catalogue.js';
 import { ingestXmltv, type IngestSummary } from '../../src/catalogue/ingest/ingest-xmltv.js';
-import { channelIdFor, programmeIdFor } from '../../src/domain/catalogue-ids.js';
+import { channelIdFor } from '../../src/domain/catalogue-ids.js';
+import { programmeIdFor } from '../../src/domain/programme-id.js';
 import { DuplicateAccountError, DuplicateSourceError } from '../../src/storage/errors.js';
 import {
   openPostgresStore,

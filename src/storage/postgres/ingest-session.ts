@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { programmeIdFor } from '../../domain/catalogue-ids.js';
+import { programmeIdFor } from '../../domain/programme-id.js';
 import { DAY_MS } from '../../domain/schedule-window.js';
 import type {
   AnalyseOptions,

@@ -20,7 +20,7 @@ import type {
   NewAuditEvent,
 } from '../account-store.js';
 import { DuplicateAccountError, UnknownAccountError } from '../errors.js';
-import { withoutWaiting, type SqliteDatabase } from './database.js';
+import { withoutWaiting, type SqliteDatabase } from './connection.js';
 
 export function createSqliteAccountStore(db: SqliteDatabase): AccountStore {
   const insertAccount = db.prepare(

@@ -62,6 +62,39 @@ function singleFileDatabase(channels = 2): void {
   }
 }
 
+/** Makes the catalogue file's programmes table as version 1 had it: keyed by id. */
+function keyProgrammesById(db: Database.Database): void {
+  db.exec(`
+    DROP TABLE catalogue.programmes;
+    CREATE TABLE catalogue.programmes (
+      id TEXT PRIMARY KEY,
+      channel_id TEXT NOT NULL REFERENCES channels (id),
+      start TEXT NOT NULL, stop TEXT NOT NULL, start_ms INTEGER, stop_ms INTEGER,
+      title TEXT NOT NULL, description TEXT NOT NULL, category TEXT NOT NULL,
+      needs_review INTEGER NOT NULL,
+      source_file_id TEXT NOT NULL REFERENCES source_files (id),
+      updated_at INTEGER NOT NULL
+    ) STRICT;
+    CREATE INDEX catalogue.programmes_by_channel_start ON programmes (channel_id, start_ms, id);`);
+  db.pragma('catalogue.user_version = 1');
+}
+
+/** The catalogue file's schema as SQLite keeps it (a renamed table's name comes quoted). */
+function catalogueSchema(file: string): unknown[] {
+  const db = new Database(join(dir, file), { readonly: true });
+  try {
+    return db
+      .prepare(`SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name`)
+      .all()
+      .map((row) => {
+        const r = row as { sql: string | null };
+        return { ...r, sql: r.sql?.replace(/^CREATE TABLE "(\w+)"/, 'CREATE TABLE $1') };
+      });
+  } finally {
+    db.close();
+  }
+}
+
 describe('the catalogue file', () => {
   it('sits beside the database, named after it', () => {
     expect(cataloguePathFor('/data/onair.db')).toBe('/data/onair.catalogue.db');
@@ -215,18 +248,8 @@ describe('the catalogue file', () => {
       INSERT INTO channels (id, xmltv_id, name, name_key, name_folded, icon, country,
         needs_review, created_at, updated_at) VALUES ('c0', 'one.ie', 'One', 'one', 'one', '', 'IE', 0, 0, 0);
       INSERT INTO source_files (id, source, country, size_bytes, sha256, ingested_at, summary)
-        VALUES ('f1', 'guide.xml', 'IE', 10, 'abc', 0, '{}');
-      DROP TABLE catalogue.programmes;
-      CREATE TABLE catalogue.programmes (
-        id TEXT PRIMARY KEY,
-        channel_id TEXT NOT NULL REFERENCES channels (id),
-        start TEXT NOT NULL, stop TEXT NOT NULL, start_ms INTEGER, stop_ms INTEGER,
-        title TEXT NOT NULL, description TEXT NOT NULL, category TEXT NOT NULL,
-        needs_review INTEGER NOT NULL,
-        source_file_id TEXT NOT NULL REFERENCES source_files (id),
-        updated_at INTEGER NOT NULL
-      ) STRICT;
-      CREATE INDEX catalogue.programmes_by_channel_start ON programmes (channel_id, start_ms, id);`);
+        VALUES ('f1', 'guide.xml', 'IE', 10, 'abc', 0, '{}');`);
+    keyProgrammesById(old.db);
     const insert = old.db.prepare(
       `INSERT INTO programmes (id, channel_id, start, stop, start_ms, stop_ms, title,
          description, category, needs_review, source_file_id, updated_at)
@@ -235,7 +258,6 @@ describe('the catalogue file', () => {
     insert.run('1000000000000000002', '20261101090000 +0000', NOW + 3_600_000, 'Later');
     insert.run('1000000000000000001', '20261101080000 +0000', NOW, 'Earlier');
     insert.run('1000000000000000003', 'sometime', null, 'Unparsed');
-    old.db.pragma('catalogue.user_version = 1');
     const rows = old.db.prepare('SELECT * FROM programmes ORDER BY id').all();
     const answer = await old.catalogue.listProgrammes('c0');
     const version = old.db.prepare('SELECT version FROM catalogue_version').pluck().get();
@@ -273,5 +295,23 @@ describe('the catalogue file', () => {
     } finally {
       await store.close();
     }
+  });
+
+  it('is the same whichever way it was made: new, moved by migration 6, upgraded from version 1', async () => {
+    await openSqliteStore({ path: join(dir, 'new.db'), nowMs: NOW }).close();
+
+    path = join(dir, 'moved.db');
+    singleFileDatabase();
+    await openSqliteStore({ path, nowMs: NOW }).close();
+
+    const old = openSqliteStore({ path: join(dir, 'upgraded.db'), nowMs: NOW });
+    keyProgrammesById(old.db);
+    await old.close();
+    await openSqliteStore({ path: join(dir, 'upgraded.db'), nowMs: NOW }).close();
+
+    const made = catalogueSchema('new.catalogue.db');
+    expect(made.length).toBeGreaterThan(10);
+    expect(catalogueSchema('moved.catalogue.db')).toEqual(made);
+    expect(catalogueSchema('upgraded.catalogue.db')).toEqual(made);
   });
 });

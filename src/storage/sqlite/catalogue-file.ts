@@ -1,5 +1,6 @@
 import { SchemaVersionError } from '../errors.js';
-import type { SqliteDatabase } from './database.js';
+import type { SqliteDatabase } from './connection.js';
+import { PROGRAMME_COLUMNS, programmeIndexesSql, programmesTableSql } from './programmes-table.js';
 
 /**
  * The catalogue (channels, programmes, the files they came from, the playground's channels)
@@ -36,35 +37,6 @@ export function cataloguePathFor(path: string): string {
     : `${path.slice(0, extension.index)}.catalogue${extension[0]}`;
 }
 
-/**
- * Programmes have no index on their id alone: nothing reads a programme by id, and that third
- * B-tree of random keys cost a third of an ingest's merge (bench/INGEST.md). An id is a hash of
- * (channel, start), so the (channel, start) index, unique, keeps one programme per slot; a start
- * that did not parse (NULL `start_ms`, never equal in an index) has its own small index.
- */
-function programmesTableSql(name: string): string {
-  return `CREATE TABLE catalogue.${name} (
-    id TEXT NOT NULL,
-    channel_id TEXT NOT NULL REFERENCES channels (id),
-    start TEXT NOT NULL,
-    stop TEXT NOT NULL,
-    start_ms INTEGER,
-    stop_ms INTEGER,
-    title TEXT NOT NULL,
-    description TEXT NOT NULL,
-    category TEXT NOT NULL,
-    needs_review INTEGER NOT NULL,
-    source_file_id TEXT NOT NULL REFERENCES source_files (id),
-    updated_at INTEGER NOT NULL
-  ) STRICT;`;
-}
-
-const PROGRAMME_INDEXES_SQL = `
-  CREATE UNIQUE INDEX catalogue.programmes_by_channel_start
-    ON programmes (channel_id, start_ms, id);
-  CREATE UNIQUE INDEX catalogue.programmes_unparsed
-    ON programmes (channel_id, id) WHERE start_ms IS NULL;`;
-
 // The tables and columns the catalogue had in the accounts file (migrations 1–5), with the
 // programme indexes of version 2. The version counter of the read caches moves with every
 // change, kept by triggers as before.
@@ -98,8 +70,8 @@ const CATALOGUE_TABLES_SQL = `
     summary TEXT NOT NULL
   ) STRICT;
 
-  ${programmesTableSql('programmes')}
-  ${PROGRAMME_INDEXES_SQL}
+  ${programmesTableSql('catalogue.programmes', 'slot')}
+  ${programmeIndexesSql('catalogue.', 'slot')}
 
   CREATE TABLE catalogue.playground_channels (
     channel_id TEXT PRIMARY KEY REFERENCES channels (id) ON DELETE CASCADE,
@@ -127,9 +99,6 @@ const CATALOGUE_TABLES_SQL = `
     BEGIN UPDATE catalogue_version SET version = version + 1; END;
   CREATE TRIGGER catalogue.playground_channels_deleted AFTER DELETE ON playground_channels
     BEGIN UPDATE catalogue_version SET version = version + 1; END;`;
-
-const PROGRAMME_COLUMNS = `id, channel_id, start, stop, start_ms, stop_ms, title, description,
-  category, needs_review, source_file_id, updated_at`;
 
 const COPIES: readonly { table: string; columns: string }[] = [
   {
@@ -231,11 +200,11 @@ export function ensureCatalogueSchema(db: SqliteDatabase): void {
  */
 function keyProgrammesBySlot(db: SqliteDatabase): void {
   const columns = PROGRAMME_COLUMNS;
-  db.exec(`${programmesTableSql('programmes_by_slot')}
+  db.exec(`${programmesTableSql('catalogue.programmes_by_slot', 'slot')}
     INSERT INTO catalogue.programmes_by_slot (${columns})
       SELECT ${columns} FROM catalogue.programmes ORDER BY channel_id, start_ms, id;
     DROP TABLE catalogue.programmes;
     ALTER TABLE catalogue.programmes_by_slot RENAME TO programmes;
-    ${PROGRAMME_INDEXES_SQL}`);
+    ${programmeIndexesSql('catalogue.', 'slot')}`);
   db.pragma(`${CATALOGUE_SCHEMA}.user_version = 2`);
 }

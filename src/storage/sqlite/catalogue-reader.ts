@@ -8,7 +8,7 @@ import {
 } from '../rows.js';
 import type { CatalogueReader } from '../catalogue-reader.js';
 import type { CountryCount } from '../../domain/channel.js';
-import type { SqliteDatabase } from './database.js';
+import type { SqliteDatabase } from './connection.js';
 
 /** Catalogue reads over one SQLite connection, with every statement prepared once. */
 export function createSqliteCatalogueReader(db: SqliteDatabase): CatalogueReader {

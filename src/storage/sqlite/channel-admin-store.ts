@@ -7,7 +7,7 @@ import {
   type ChannelScheduleEndRow,
 } from '../rows.js';
 import type { ChannelAdminStore } from '../channel-admin-store.js';
-import type { SqliteDatabase } from './database.js';
+import type { SqliteDatabase } from './connection.js';
 
 interface FixParams {
   id: string;

@@ -1,6 +1,6 @@
 import type { DataVersions } from '../store.js';
 import { CATALOGUE_SCHEMA } from './catalogue-file.js';
-import type { SqliteDatabase } from './database.js';
+import type { SqliteDatabase } from './connection.js';
 
 /** How long a check for other processes' commits holds (ms); see createSqliteDataVersions. */
 export const OTHER_PROCESS_CHECK_MS = 1;

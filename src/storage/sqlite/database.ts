@@ -8,9 +8,8 @@ import {
   cataloguePathFor,
   ensureCatalogueSchema,
 } from './catalogue-file.js';
+import type { SqliteDatabase } from './connection.js';
 import { CATALOGUE_FILE_VERSION, SQLITE_MIGRATIONS, type SqliteMigration } from './migrations.js';
-
-export type SqliteDatabase = Database.Database;
 
 export { SchemaVersionError } from '../errors.js';
 
@@ -53,21 +52,6 @@ export function openSqliteDatabase(
  */
 export function openCatalogueFile(path: string): SqliteDatabase {
   return new Database(cataloguePathFor(path), { fileMustExist: true });
-}
-
-/**
- * Runs `work` without waiting for the write lock: when another connection holds it (a command,
- * another process; an ingest locks only the catalogue file), it fails at once with SQLITE_BUSY
- * instead of blocking the thread.
- */
-export function withoutWaiting<T>(db: SqliteDatabase, work: () => T): T {
-  const timeout = db.pragma('busy_timeout', { simple: true }) as number;
-  db.pragma('busy_timeout = 0');
-  try {
-    return work();
-  } finally {
-    db.pragma(`busy_timeout = ${timeout}`);
-  }
 }
 
 function ensureMigrationTable(db: SqliteDatabase): void {

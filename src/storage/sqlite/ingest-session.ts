@@ -30,7 +30,8 @@ import {
 } from '../ingest-merge/staged-tables.js';
 import { DAY_MS } from '../../domain/schedule-window.js';
 import { cataloguePathFor } from './catalogue-file.js';
-import { openCatalogueFile, type SqliteDatabase } from './database.js';
+import type { SqliteDatabase } from './connection.js';
+import { openCatalogueFile } from './database.js';
 import { StagedProgrammes } from '../staged-programmes.js';
 import { rowInsertFor, SQLITE_MERGE } from './sqlite-merge-dialect.js';
 import {

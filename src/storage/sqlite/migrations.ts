@@ -1,6 +1,7 @@
 import type { SchemaStep } from '../schema-migration.js';
 import { moveCatalogueToItsFile } from './catalogue-file.js';
-import type { SqliteDatabase } from './database.js';
+import type { SqliteDatabase } from './connection.js';
+import { programmeIndexesSql, programmesTableSql } from './programmes-table.js';
 
 /** A step of the SQLite schema: SQL, or code for what SQL alone cannot decide. */
 export type SqliteMigration = SchemaStep & ({ sql: string } | { apply(db: SqliteDatabase): void });
@@ -39,21 +40,8 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
         summary TEXT NOT NULL
       ) STRICT;
 
-      CREATE TABLE programmes (
-        id TEXT PRIMARY KEY,
-        channel_id TEXT NOT NULL REFERENCES channels (id),
-        start TEXT NOT NULL,
-        stop TEXT NOT NULL,
-        start_ms INTEGER,
-        stop_ms INTEGER,
-        title TEXT NOT NULL,
-        description TEXT NOT NULL,
-        category TEXT NOT NULL,
-        needs_review INTEGER NOT NULL,
-        source_file_id TEXT NOT NULL REFERENCES source_files (id),
-        updated_at INTEGER NOT NULL
-      ) STRICT;
-      CREATE INDEX programmes_by_channel_start ON programmes (channel_id, start_ms, id);
+      ${programmesTableSql('programmes', 'id')}
+      ${programmeIndexesSql('', 'id')}
 
       CREATE TABLE accounts (
         id TEXT PRIMARY KEY,

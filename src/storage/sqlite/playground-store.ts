@@ -1,6 +1,6 @@
 import { CHANNEL_COLUMNS, toChannel, type ChannelRow } from '../rows.js';
 import type { PlaygroundStore } from '../playground-store.js';
-import type { SqliteDatabase } from './database.js';
+import type { SqliteDatabase } from './connection.js';
 
 /** The playground's channel marks over SQLite (triggers move the catalogue version). */
 export function createSqlitePlaygroundStore(db: SqliteDatabase): PlaygroundStore {

@@ -1,5 +1,5 @@
 import type { LinkPurpose, SessionRecord, SignInStore } from '../sign-in-store.js';
-import type { SqliteDatabase } from './database.js';
+import type { SqliteDatabase } from './connection.js';
 
 interface SessionRow {
   account_id: string;

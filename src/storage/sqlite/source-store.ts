@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DuplicateSourceError } from '../errors.js';
 import { SOURCE_COLUMNS, toSource, type SourceRow } from '../rows.js';
 import type { SourceRefreshState, SourceStore } from '../source-store.js';
-import type { SqliteDatabase } from './database.js';
+import type { SqliteDatabase } from './connection.js';
 
 type Params = Record<string, string | number | null>;
 

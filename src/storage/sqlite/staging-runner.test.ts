@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { programmeIdFor } from '../../domain/catalogue-ids.js';
+import { programmeIdFor } from '../../domain/programme-id.js';
 import {
   RowPacker,
   insertPackedRows,
@@ -57,7 +57,7 @@ describe('insertPackedRows', () => {
       packer.text(`2026112${i}000000 +0000`);
       packer.endRow();
     }
-    insertPackedRows(statementCache(db), insert, packer.take(), 3, programmeIdFor);
+    insertPackedRows(statementCache(db), insert, packer.take(), 3);
     const rows = db.prepare('SELECT * FROM t ORDER BY seq').all() as {
       seq: number;
       channel_id: string;

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import { programmeIdFor } from '../../domain/catalogue-ids.js';
-import type { SqliteDatabase } from './database.js';
+import { programmeIdFor } from '../../domain/programme-id.js';
+import type { SqliteDatabase } from './connection.js';
 
 /** A value bound to a statement parameter. */
 export type SqlValue = string | number | bigint | null;
@@ -61,9 +61,6 @@ export interface RowInsert {
    */
   programmeIdOf?: readonly [number, number];
 }
-
-/** A programme's id from its channel id and start key (programmeIdFor). */
-export type ProgrammeIdFunction = (channelId: string, start: string) => string;
 
 /**
  * Runs the SQL of one ingest on its own connection. Kept to a few generic operations so the
@@ -141,8 +138,8 @@ export class RowPacker {
   }
 }
 
-// The functions below refer to nothing but their arguments and each other: the staging
-// worker is built from their source text, so both threads run the same code.
+// The functions below run in whichever thread holds the connection: this one
+// (createInThreadRunner) or the staging thread (staging-worker-thread.ts).
 
 /** SQL of a multi-row INSERT of `rows` rows. */
 export function multiRowInsertSql(insert: RowInsert, rows: number): string {
@@ -233,7 +230,6 @@ export function insertPackedRows(
   insert: RowInsert,
   packed: PackedRows,
   perStatement: number,
-  programmeId: ProgrammeIdFunction,
 ): void {
   const sqlByRows = new Map<number, string>();
   const idOf = insert.programmeIdOf;
@@ -243,7 +239,7 @@ export function insertPackedRows(
     idOf === undefined
       ? null
       : (values: readonly SqlValue[], at: number) =>
-          programmeId(values[at + idOf[0]] as string, values[at + idOf[1]] as string);
+          programmeIdFor(values[at + idOf[0]] as string, values[at + idOf[1]] as string);
   unpackRows(
     packed,
     insert.columns,
@@ -298,7 +294,7 @@ export function runSteps(
 export function createInThreadRunner(db: SqliteDatabase, owned: boolean): StagingRunner {
   const statements = statementCache(db);
   const insertTx = db.transaction((insert: RowInsert, packed: PackedRows) =>
-    insertPackedRows(statements, insert, packed, ROWS_PER_STATEMENT, programmeIdFor),
+    insertPackedRows(statements, insert, packed, ROWS_PER_STATEMENT),
   );
   return {
     insertRows(insert, packed) {
