@@ -3,24 +3,25 @@ import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  createCliSandbox,
+  openCliSandbox,
   startServe,
-  type CliSandbox,
+  type EngineCliSandbox,
   type ServeProcess,
 } from '../helpers/cli-runner.js';
 import { outboxFiles } from '../helpers/outbox.js';
 
-let cli: CliSandbox;
+// On the vitest project's engine: a SQLite file, or a fresh PostgreSQL database.
+let cli: EngineCliSandbox;
 let server: ServeProcess | null = null;
 
-beforeEach(() => {
-  cli = createCliSandbox();
+beforeEach(async () => {
+  cli = await openCliSandbox();
 });
 
 afterEach(async () => {
   await server?.stop();
   server = null;
-  cli.dispose();
+  await cli.dispose();
 });
 
 const get = async (url: string, key?: string) => {

@@ -1,20 +1,21 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCliSandbox, type CliSandbox } from '../helpers/cli-runner.js';
+import { openCliSandbox, type EngineCliSandbox } from '../helpers/cli-runner.js';
 import { conditionalGuide, startGuideServer, type GuideServer } from '../helpers/guide-server.js';
 
 const HOUR = 3_600_000;
 
-let cli: CliSandbox;
+// On the vitest project's engine: a SQLite file, or a fresh PostgreSQL database.
+let cli: EngineCliSandbox;
 let server: GuideServer;
 
 beforeAll(async () => {
-  cli = createCliSandbox();
+  cli = await openCliSandbox();
   server = await startGuideServer();
 });
 afterAll(async () => {
-  cli.dispose();
+  await cli.dispose();
   await server.close();
 });
 

@@ -5,6 +5,8 @@ import { channelIdFor, programmeIdFor } from '../../src/domain/catalogue-ids.js'
 import { windowRange } from '../../src/domain/schedule-window.js';
 import { parseXmltvTime } from '../../src/domain/xmltv-time.js';
 import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
+import type { Store } from '../../src/storage/store.js';
+import { TEST_ENGINE, openEngineStore, type EngineStore } from '../helpers/engines.js';
 import { openTempStore, type TempStore } from '../helpers/temp-store.js';
 import {
   NOW,
@@ -17,11 +19,13 @@ import {
   tempTables,
 } from './ingest-helpers.js';
 
-let temp: TempStore;
-let store: SqliteStore;
+// Reading and storing a guide gives the same catalogue on both engines: each vitest project
+// runs this file on its own. The cases about SQLite's own machinery run on SQLite only.
+let temp: EngineStore;
+let store: Store;
 
-beforeEach(() => {
-  temp = openTempStore(NOW);
+beforeEach(async () => {
+  temp = await openEngineStore(TEST_ENGINE, NOW);
   store = temp.store;
 });
 
@@ -29,11 +33,16 @@ afterEach(async () => {
   await temp.dispose();
 });
 
-const channelRow = (xmltvId: string) =>
-  store.db.prepare('SELECT * FROM channels WHERE xmltv_id = ?').get(xmltvId) as Record<
-    string,
-    unknown
-  >;
+const onSqlite = TEST_ENGINE === 'sqlite';
+
+/** The SQLite store under test, for the cases about SQLite's own staging. */
+function sqliteTemp(): TempStore {
+  if (temp.engine !== 'sqlite') throw new Error('a SQLite-only case ran on PostgreSQL');
+  return temp;
+}
+
+const channelRow = async (xmltvId: string) =>
+  (await temp.sql(`SELECT * FROM channels WHERE xmltv_id = '${xmltvId}'`))[0];
 
 describe('ingest of a well-formed guide', () => {
   it('stores channels and programmes by the catalogue rules', async () => {
@@ -50,7 +59,7 @@ describe('ingest of a well-formed guide', () => {
       },
       { id: tg4, name: 'TG4', icon: '', country: 'IE', needsReview: false },
     ]);
-    expect(channelRow('rte1.ie')).toMatchObject({
+    expect(await channelRow('rte1.ie')).toMatchObject({
       name_key: 'rté a haon',
       name_folded: 'rte a haon',
       created_at: NOW,
@@ -138,9 +147,7 @@ describe('ingest of a well-formed guide', () => {
     expect(summary.sourceFileId).toMatch(/^[0-9a-f-]{36}$/);
     expect(progress.at(-1)).toEqual([bytes.length, bytes.length]);
 
-    const row = store.db
-      .prepare('SELECT * FROM source_files WHERE id = ?')
-      .get(summary.sourceFileId) as Record<string, unknown>;
+    const [row] = await temp.sql(`SELECT * FROM source_files WHERE id = '${summary.sourceFileId}'`);
     expect(row).toMatchObject({
       source: fixturePath('basic.xml'),
       country: 'IE',
@@ -148,7 +155,7 @@ describe('ingest of a well-formed guide', () => {
       sha256,
       ingested_at: NOW,
     });
-    const stored = JSON.parse(String(row['summary'])) as Record<string, unknown>;
+    const stored = JSON.parse(String(row?.['summary'])) as Record<string, unknown>;
     expect(stored).toMatchObject({ programmesRead: 3, programmesStored: 3, warnings: [] });
   });
 
@@ -167,7 +174,15 @@ describe('ingest of a well-formed guide', () => {
     });
   });
 
-  it('ingests bytes from memory, and a database in memory', async () => {
+  it('ingests bytes from memory', async () => {
+    const data = readFileSync(fixturePath('basic.xml'));
+    const summary = await ingest(store, { name: 'basic-in-memory', data });
+    expect(summary).toMatchObject({ source: 'basic-in-memory', programmesStored: 3 });
+    expect(await store.catalogue.countChannels()).toBe(2);
+  });
+
+  // PostgreSQL has no database in memory; SQLite's stages in temp tables of its connection.
+  it.runIf(onSqlite)('ingests into a SQLite database in memory, leaving no temp table', async () => {
     const memory = openSqliteStore({ path: ':memory:', nowMs: NOW });
     try {
       const data = readFileSync(fixturePath('basic.xml'));
@@ -349,7 +364,10 @@ describe('ingest of a messy guide', () => {
 });
 
 describe('staging', () => {
-  it('is invisible to readers and takes no write lock until the commit', async () => {
+  // SQLite's staging (off the connection, in a worker) and its single write lock; a
+  // PostgreSQL ingest stages on a connection of its own inside one transaction.
+  it.runIf(onSqlite)('is invisible to readers and takes no write lock until the commit', async () => {
+    const { store } = sqliteTemp();
     const guide = Buffer.from(syntheticGuide(20, 100, 400)); // about 1 MB: several chunks
     let checks = 0;
     const summary = await ingest(
@@ -378,7 +396,7 @@ describe('staging', () => {
     const apart = `${head}${body}${body}</tv>\n`;
     const reference = await ingest(store, { name: 'once.xml', data: Buffer.from(once) });
     // Programmes as the API shows them, but for the id of the ingest that stored them.
-    const withoutSource = async (s: SqliteStore) => {
+    const withoutSource = async (s: Store) => {
       const { channels, programmes } = await readerView(s);
       const stripped = Object.values(programmes).map((list) =>
         list.map(({ sourceFileId: _, ...rest }) => rest),
@@ -391,7 +409,7 @@ describe('staging', () => {
       ['apart.xml', apart],
     ];
     for (const [name, guide] of guides) {
-      const other = openTempStore(NOW);
+      const other = await openEngineStore(TEST_ENGINE, NOW);
       try {
         const summary = await ingest(other.store, { name, data: Buffer.from(guide) });
         expect(summary, name).toMatchObject({
@@ -411,7 +429,9 @@ describe('staging', () => {
     }
   });
 
-  it('gives the same catalogue staging in a worker or in this thread', async () => {
+  // The worker thread is SQLite's alone.
+  it.runIf(onSqlite)('gives the same catalogue staging in a worker or in this thread', async () => {
+    const { store } = sqliteTemp();
     const { createSqliteCatalogueWriter } =
       await import('../../src/storage/sqlite/ingest-session.js');
     const { ingestXmltv } = await import('../../src/catalogue/ingest/ingest-xmltv.js');
