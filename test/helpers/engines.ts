@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import {
   openPostgresStore,
   type PostgresStore,
@@ -106,5 +107,39 @@ export async function openEngineStore(engine: EngineName, nowMs: number): Promis
       await store.close();
       await database.drop();
     },
+  };
+}
+
+/**
+ * A store with an empty catalogue for each test of the file that calls this (at its top
+ * level): a new SQLite file each time; on PostgreSQL one database for the file, its catalogue
+ * tables emptied after each test, since creating and migrating a database takes about a second
+ * (`npx vitest run --project postgres test/ingest/merge.test.ts`, timings per test).
+ */
+export function storeForEachTest(engine: EngineName, nowMs: number): () => EngineStore {
+  let current: EngineStore | undefined;
+  if (engine === 'sqlite') {
+    beforeEach(() => {
+      current = openTempStore(nowMs);
+    });
+    afterEach(async () => {
+      await current?.dispose();
+      current = undefined;
+    });
+  } else {
+    beforeAll(async () => {
+      current = await openEngineStore(engine, nowMs);
+    });
+    afterEach(async () => {
+      // What an ingest writes; CASCADE also empties what refers to it (playground channels).
+      await current?.sql('TRUNCATE channels, programmes, source_files CASCADE');
+    });
+    afterAll(async () => {
+      await current?.dispose();
+    });
+  }
+  return () => {
+    if (current === undefined) throw new Error('storeForEachTest: no store outside a test');
+    return current;
   };
 }

@@ -1,12 +1,17 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { channelIdFor, programmeIdFor } from '../../src/domain/catalogue-ids.js';
 import { windowRange } from '../../src/domain/schedule-window.js';
 import { parseXmltvTime } from '../../src/domain/xmltv-time.js';
 import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import type { Store } from '../../src/storage/store.js';
-import { TEST_ENGINE, openEngineStore, type EngineStore } from '../helpers/engines.js';
+import {
+  TEST_ENGINE,
+  openEngineStore,
+  storeForEachTest,
+  type EngineStore,
+} from '../helpers/engines.js';
 import { openTempStore, type TempStore } from '../helpers/temp-store.js';
 import {
   NOW,
@@ -21,16 +26,13 @@ import {
 
 // Reading and storing a guide gives the same catalogue on both engines: each vitest project
 // runs this file on its own. The cases about SQLite's own machinery run on SQLite only.
+const freshStore = storeForEachTest(TEST_ENGINE, NOW);
 let temp: EngineStore;
 let store: Store;
 
-beforeEach(async () => {
-  temp = await openEngineStore(TEST_ENGINE, NOW);
+beforeEach(() => {
+  temp = freshStore();
   store = temp.store;
-});
-
-afterEach(async () => {
-  await temp.dispose();
 });
 
 const onSqlite = TEST_ENGINE === 'sqlite';
@@ -182,18 +184,21 @@ describe('ingest of a well-formed guide', () => {
   });
 
   // PostgreSQL has no database in memory; SQLite's stages in temp tables of its connection.
-  it.runIf(onSqlite)('ingests into a SQLite database in memory, leaving no temp table', async () => {
-    const memory = openSqliteStore({ path: ':memory:', nowMs: NOW });
-    try {
-      const data = readFileSync(fixturePath('basic.xml'));
-      const summary = await ingest(memory, { name: 'basic-in-memory', data });
-      expect(summary).toMatchObject({ source: 'basic-in-memory', programmesStored: 3 });
-      expect(await memory.catalogue.countChannels()).toBe(2);
-      expect(tempTables(memory)).toEqual([]);
-    } finally {
-      await memory.close();
-    }
-  });
+  it.runIf(onSqlite)(
+    'ingests into a SQLite database in memory, leaving no temp table',
+    async () => {
+      const memory = openSqliteStore({ path: ':memory:', nowMs: NOW });
+      try {
+        const data = readFileSync(fixturePath('basic.xml'));
+        const summary = await ingest(memory, { name: 'basic-in-memory', data });
+        expect(summary).toMatchObject({ source: 'basic-in-memory', programmesStored: 3 });
+        expect(await memory.catalogue.countChannels()).toBe(2);
+        expect(tempTables(memory)).toEqual([]);
+      } finally {
+        await memory.close();
+      }
+    },
+  );
 });
 
 describe('ingest of a messy guide', () => {
@@ -366,26 +371,29 @@ describe('ingest of a messy guide', () => {
 describe('staging', () => {
   // SQLite's staging (off the connection, in a worker) and its single write lock; a
   // PostgreSQL ingest stages on a connection of its own inside one transaction.
-  it.runIf(onSqlite)('is invisible to readers and takes no write lock until the commit', async () => {
-    const { store } = sqliteTemp();
-    const guide = Buffer.from(syntheticGuide(20, 100, 400)); // about 1 MB: several chunks
-    let checks = 0;
-    const summary = await ingest(
-      store,
-      { name: 'big.xml', data: guide },
-      {
-        onProgress: () => {
-          expect(store.db.prepare('SELECT count(*) FROM programmes').pluck().get()).toBe(0);
-          // A writer on the store's connection is not blocked by the ingest.
-          store.db.exec('BEGIN IMMEDIATE; ROLLBACK');
-          checks++;
+  it.runIf(onSqlite)(
+    'is invisible to readers and takes no write lock until the commit',
+    async () => {
+      const { store } = sqliteTemp();
+      const guide = Buffer.from(syntheticGuide(20, 100, 400)); // about 1 MB: several chunks
+      let checks = 0;
+      const summary = await ingest(
+        store,
+        { name: 'big.xml', data: guide },
+        {
+          onProgress: () => {
+            expect(store.db.prepare('SELECT count(*) FROM programmes').pluck().get()).toBe(0);
+            // A writer on the store's connection is not blocked by the ingest.
+            store.db.exec('BEGIN IMMEDIATE; ROLLBACK');
+            checks++;
+          },
         },
-      },
-    );
-    expect(checks).toBeGreaterThan(3);
-    expect(summary.programmesStored).toBe(2000);
-    expect(store.db.prepare('SELECT count(*) FROM programmes').pluck().get()).toBe(2000);
-  });
+      );
+      expect(checks).toBeGreaterThan(3);
+      expect(summary.programmesStored).toBe(2000);
+      expect(store.db.prepare('SELECT count(*) FROM programmes').pluck().get()).toBe(2000);
+    },
+  );
 
   it('collapses many repeats, next to each other or far apart, as one copy of the guide', async () => {
     const once = syntheticGuide(3, 200, 20);

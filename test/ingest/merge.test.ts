@@ -1,20 +1,17 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { channelIdFor, programmeIdFor } from '../../src/domain/catalogue-ids.js';
 import type { Store } from '../../src/storage/store.js';
-import { TEST_ENGINE, openEngineStore, type EngineStore } from '../helpers/engines.js';
+import { TEST_ENGINE, storeForEachTest, type EngineStore } from '../helpers/engines.js';
 import { NOW, fixturePath, ingest, tableSnapshot } from './ingest-helpers.js';
 
 // The merge rules hold on both engines: each vitest project runs this file on its own.
+const freshStore = storeForEachTest(TEST_ENGINE, NOW);
 let temp: EngineStore;
 let store: Store;
 
-beforeEach(async () => {
-  temp = await openEngineStore(TEST_ENGINE, NOW);
+beforeEach(() => {
+  temp = freshStore();
   store = temp.store;
-});
-
-afterEach(async () => {
-  await temp.dispose();
 });
 
 interface Slot {
@@ -263,25 +260,21 @@ describe('channel countries', () => {
     expect(await country('zdf.de@HD')).toEqual(['DE', true]);
   });
 
-  it('keeps an existing channel’s country without --country, and --country overrides it', async () => {
+  it('keeps an existing channel’s country without --country', async () => {
     await ingest(store, { name: 'c.xml', data: channels }, { country: 'IE' });
     const stats = await ingest(store, { name: 'c.xml', data: channels }, { nowMs: NOW + 1 });
     expect(await country('bbc1.uk')).toEqual(['IE', false]);
     expect(await country('plain')).toEqual(['IE', false]);
     expect(stats.merge.channelsUpdated).toBe(0);
+  });
 
-    const flagged = await openEngineStore(TEST_ENGINE, NOW);
-    try {
-      const other = flagged.store;
-      await ingest(other, { name: 'c.xml', data: channels });
-      await ingest(other, { name: 'c.xml', data: channels }, { country: 'GB', nowMs: NOW + 1 });
-      const rows = await flagged.sql(
-        `SELECT country, needs_review, updated_at FROM channels WHERE xmltv_id = 'plain'`,
-      );
-      expect(rows).toEqual([{ country: 'GB', needs_review: 0, updated_at: NOW + 1 }]);
-    } finally {
-      await flagged.dispose();
-    }
+  it('lets --country override a stored, flagged country', async () => {
+    await ingest(store, { name: 'c.xml', data: channels });
+    await ingest(store, { name: 'c.xml', data: channels }, { country: 'GB', nowMs: NOW + 1 });
+    const rows = await temp.sql(
+      `SELECT country, needs_review, updated_at FROM channels WHERE xmltv_id = 'plain'`,
+    );
+    expect(rows).toEqual([{ country: 'GB', needs_review: 0, updated_at: NOW + 1 }]);
   });
 
   it('renames a channel from its <channel> element, but never from an undeclared reference', async () => {
