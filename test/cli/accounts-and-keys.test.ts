@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openCliSandbox, type EngineCliSandbox } from '../helpers/cli-runner.js';
+import { itWithoutDatabase, openCliSandbox, type EngineCliSandbox } from '../helpers/cli-runner.js';
 import { TEST_ENGINE, freshPostgresDatabase } from '../helpers/engines.js';
 
 // On the vitest project's engine: a SQLite file, or a fresh PostgreSQL database.
@@ -59,7 +59,7 @@ interface AccountJson {
 }
 
 describe('bin/onair --help', () => {
-  it('every command and sub-command has help', async () => {
+  itWithoutDatabase('every command and sub-command has help', async () => {
     for (const args of [
       [],
       ['serve'],
@@ -82,7 +82,7 @@ describe('bin/onair --help', () => {
     }
   });
 
-  it('prints the version of package.json', async () => {
+  itWithoutDatabase('prints the version of package.json', async () => {
     const manifest = JSON.parse(
       readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
     );
@@ -372,7 +372,7 @@ describe('migrate and configuration', () => {
     },
   );
 
-  it('a bad configuration value stops with one line naming it', async () => {
+  itWithoutDatabase('a bad configuration value stops with one line naming it', async () => {
     const result = await cli.run(['accounts', 'list'], { PORT: 'eighty' });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(

@@ -2,7 +2,12 @@ import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PLAYGROUND_XMLTV_IDS } from '../../src/catalogue/demo-catalogue.js';
 import { channelIdFor } from '../../src/domain/catalogue-ids.js';
-import { openCliSandbox, startServe, type EngineCliSandbox } from '../helpers/cli-runner.js';
+import {
+  itWithoutDatabase,
+  openCliSandbox,
+  startServe,
+  type EngineCliSandbox,
+} from '../helpers/cli-runner.js';
 
 const BASIC = resolve(import.meta.dirname, '../fixtures/xmltv/basic.xml');
 const RTE = channelIdFor('rte1.ie');
@@ -28,7 +33,7 @@ interface Marked {
 }
 
 describe('bin/onair playground', () => {
-  it('has help for every sub-command', async () => {
+  itWithoutDatabase('has help for every sub-command', async () => {
     for (const args of [['playground'], ['playground', 'add'], ['playground', 'remove']]) {
       const result = await cli.run([...args, '--help']);
       expect(result.code, args.join(' ')).toBe(0);

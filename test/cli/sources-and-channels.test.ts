@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openCliSandbox, type EngineCliSandbox } from '../helpers/cli-runner.js';
+import { itWithoutDatabase, openCliSandbox, type EngineCliSandbox } from '../helpers/cli-runner.js';
 import { conditionalGuide, startGuideServer, type GuideServer } from '../helpers/guide-server.js';
 
 const HOUR = 3_600_000;
@@ -75,7 +75,7 @@ interface ChannelJson {
 }
 
 describe('bin/onair sources', () => {
-  it('has help naming every sub-command', async () => {
+  itWithoutDatabase('has help naming every sub-command', async () => {
     const sources = await cli.run(['sources', '--help']);
     expect(sources.code).toBe(0);
     for (const sub of ['add', 'list', 'remove', 'refresh'])

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { it } from 'vitest';
 import { TEST_ENGINE, freshPostgresDatabase, type EngineName } from './engines.js';
 
 /** The operator CLI as a customer's machine runs it: the real executable, in a child process. */
@@ -55,6 +56,9 @@ export function createCliSandbox(): CliSandbox {
     },
   };
 }
+
+/** `it` for a case that opens no database (help, usage): it runs once, in the sqlite project. */
+export const itWithoutDatabase = it.runIf(TEST_ENGINE === 'sqlite');
 
 /** A sandbox over a database on `engine`; dispose also drops a PostgreSQL database. */
 export interface EngineCliSandbox extends Omit<CliSandbox, 'dispose'> {
