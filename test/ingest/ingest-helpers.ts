@@ -31,7 +31,7 @@ export function options(overrides: Partial<IngestOptions> = {}): IngestOptions {
 }
 
 export function ingest(
-  store: Store,
+  store: Pick<Store, 'ingest'>,
   input: IngestInput | string,
   overrides: Partial<IngestOptions> = {},
 ): Promise<IngestSummary> {

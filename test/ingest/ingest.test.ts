@@ -5,6 +5,7 @@ import { channelIdFor, programmeIdFor } from '../../src/domain/catalogue-ids.js'
 import { windowRange } from '../../src/domain/schedule-window.js';
 import { parseXmltvTime } from '../../src/domain/xmltv-time.js';
 import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
+import type { CatalogueWriter } from '../../src/storage/catalogue-writer.js';
 import type { Store } from '../../src/storage/store.js';
 import {
   TEST_ENGINE,
@@ -369,6 +370,33 @@ describe('ingest of a messy guide', () => {
 });
 
 describe('staging', () => {
+  it('is invisible to readers until the commit, on either engine', async () => {
+    const before: unknown[] = [];
+    // The store's writer, but reading the catalogue the moment before it commits.
+    const watched: CatalogueWriter = {
+      async beginIngest() {
+        const session = await store.ingest.beginIngest();
+        return {
+          stageChannel: (channel) => session.stageChannel(channel),
+          stageProgramme: (programme) => session.stageProgramme(programme),
+          drain: () => session.drain(),
+          analyse: (options) => session.analyse(options),
+          async commit(file, options) {
+            const [row] = await temp.sql('SELECT count(*) AS n FROM programmes');
+            before.push(await store.catalogue.countChannels(), row?.['n']);
+            return session.commit(file, options);
+          },
+          abort: () => session.abort(),
+        };
+      },
+    };
+    const guide = Buffer.from(syntheticGuide(5, 40));
+    const summary = await ingest({ ingest: watched }, { name: 'staged.xml', data: guide });
+    expect(before).toEqual([0, 0]);
+    expect(summary.programmesStored).toBe(200);
+    expect(await store.catalogue.countChannels()).toBe(5);
+  });
+
   // SQLite's staging (off the connection, in a worker) and its single write lock; a
   // PostgreSQL ingest stages on a connection of its own inside one transaction.
   it.runIf(onSqlite)(
