@@ -3,9 +3,11 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * Engines the suite runs on: both by default. `ONAIR_TEST_ENGINES=sqlite npm test` runs without
- * PostgreSQL. Every test runs on SQLite; the HTTP and page tests run again on PostgreSQL, and
- * the store contract suite loops over both engines itself. The TypeScript client's tests run
- * as a project of their own (clients/typescript/vitest.config.ts).
+ * PostgreSQL. Every test runs on SQLite; the HTTP and page tests, the merge and ingest tests
+ * and the CLI tests run again on PostgreSQL (they open their store or DATABASE_URL on
+ * ONAIR_TEST_ENGINE, see test/helpers/engines.ts), and the store contract suite loops over both
+ * engines itself. The TypeScript client's tests run as a project of their own
+ * (clients/typescript/vitest.config.ts).
  */
 const engines = (process.env.ONAIR_TEST_ENGINES ?? 'sqlite,postgres').split(',');
 
@@ -35,7 +37,19 @@ export default defineConfig({
               extends: true as const,
               test: {
                 name: 'postgres',
-                include: ['test/http/**/*.test.ts', 'test/web/**/*.test.ts'],
+                include: [
+                  'test/http/**/*.test.ts',
+                  'test/web/**/*.test.ts',
+                  'test/ingest/merge.test.ts',
+                  'test/ingest/ingest.test.ts',
+                  // bin/onair over a PostgreSQL DATABASE_URL (graceful-shutdown is about the
+                  // process, not the engine).
+                  'test/cli/serve-and-ingest.test.ts',
+                  'test/cli/sources-and-channels.test.ts',
+                  'test/cli/accounts-and-keys.test.ts',
+                  'test/cli/playground.test.ts',
+                  'test/cli/secrets-in-logs.test.ts',
+                ],
                 // These two choose their engines themselves.
                 exclude: [
                   'test/http/postgres-outage.test.ts',

@@ -1,18 +1,47 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCliSandbox, type CliSandbox } from '../helpers/cli-runner.js';
-import { ENGINES, freshPostgresDatabase } from '../helpers/engines.js';
+import { itWithoutDatabase, openCliSandbox, type EngineCliSandbox } from '../helpers/cli-runner.js';
+import { TEST_ENGINE, freshPostgresDatabase } from '../helpers/engines.js';
 
-let cli: CliSandbox;
+// On the vitest project's engine: a SQLite file, or a fresh PostgreSQL database.
+let cli: EngineCliSandbox;
 
-beforeAll(() => {
-  cli = createCliSandbox();
+beforeAll(async () => {
+  cli = await openCliSandbox();
 });
 
-afterAll(() => {
-  cli.dispose();
+afterAll(async () => {
+  await cli.dispose();
 });
+
+/** A new, empty database on the engine under test: a file in the sandbox, or on PostgreSQL. */
+async function newDatabase(name: string): Promise<{ url: string; drop(): Promise<void> }> {
+  if (TEST_ENGINE === 'postgres') return freshPostgresDatabase();
+  return { url: join(cli.dir, `${name}.db`), drop: async () => {} };
+}
+
+/** Runs one statement on the database at `url` from outside Onair, as an operator could. */
+async function runSql(url: string, text: string): Promise<void> {
+  if (TEST_ENGINE === 'postgres') {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(text);
+    } finally {
+      await client.end();
+    }
+    return;
+  }
+  const db = new Database(url);
+  try {
+    db.prepare(text).run();
+  } finally {
+    db.close();
+  }
+}
 
 interface AccountJson {
   id: string;
@@ -30,7 +59,7 @@ interface AccountJson {
 }
 
 describe('bin/onair --help', () => {
-  it('every command and sub-command has help', async () => {
+  itWithoutDatabase('every command and sub-command has help', async () => {
     for (const args of [
       [],
       ['serve'],
@@ -53,7 +82,7 @@ describe('bin/onair --help', () => {
     }
   });
 
-  it('prints the version of package.json', async () => {
+  itWithoutDatabase('prints the version of package.json', async () => {
     const manifest = JSON.parse(
       readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
     );
@@ -200,7 +229,8 @@ describe('accounts', () => {
     expect(shown.stdout).toMatch(/API access now\s+yes, until 2099-01-01T00:00:00.000Z/);
   });
 
-  it('answers bad options with exit 2 and unknown accounts with exit 1', async () => {
+  // Exit 2 is commander's, before any command opens the database.
+  itWithoutDatabase('answers bad options with exit 2', async () => {
     for (const args of [
       ['accounts', 'create', '--email', 'not-an-address'],
       ['accounts', 'create', '--email', 'x@example.com', '--verified-at', 'yesterday'],
@@ -213,6 +243,9 @@ describe('accounts', () => {
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toMatch(/error/);
     }
+  });
+
+  it('answers unknown accounts with exit 1', async () => {
     const unknown = await cli.run(['accounts', 'show', '--email', 'nobody@example.com']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toBe('onair: error: no account with e-mail nobody@example.com\n');
@@ -279,30 +312,51 @@ describe('migrate and configuration', () => {
     const first = await cli.json<{ version: number; applied: unknown[] }>(['migrate']);
     expect(first.version).toBeGreaterThanOrEqual(1);
     expect(first.applied).toEqual([]); // earlier commands already migrated this database
-    const fresh = await cli.run(['migrate', '--json'], { DATABASE_URL: `${cli.dir}/other.db` });
-    expect(JSON.parse(fresh.stdout).applied.length).toBeGreaterThanOrEqual(1);
+    const other = await newDatabase('other');
+    try {
+      const fresh = await cli.run(['migrate', '--json'], { DATABASE_URL: other.url });
+      expect(JSON.parse(fresh.stdout).applied.length).toBeGreaterThanOrEqual(1);
+    } finally {
+      await other.drop();
+    }
   });
 
-  it('commands started together on a new database all find it ready (both of its files)', async () => {
-    const path = `${cli.dir}/together.db`;
-    const results = await Promise.all(
-      Array.from({ length: 4 }, () => cli.run(['migrate', '--json'], { DATABASE_URL: path })),
-    );
-    for (const result of results) expect(result.code, result.stderr).toBe(0);
-    // Migrated once: one of them applied every step, the others found nothing to do.
-    const applied = results.map((r) => (JSON.parse(r.stdout) as { applied: unknown[] }).applied);
-    expect(applied.filter((a) => a.length > 0)).toHaveLength(1);
-    expect(existsSync(`${cli.dir}/together.catalogue.db`)).toBe(true);
-    // A lost catalogue file comes back (empty) for commands started together too.
-    for (const suffix of ['', '-wal', '-shm'])
-      rmSync(`${cli.dir}/together.catalogue.db${suffix}`, { force: true });
-    const again = await Promise.all(
-      Array.from({ length: 4 }, () => cli.run(['channels', 'list'], { DATABASE_URL: path })),
-    );
-    for (const result of again) expect(result.code, result.stderr).toBe(0);
+  it('commands started together on a new database all find it ready', async () => {
+    const fresh = await newDatabase('fresh');
+    try {
+      const results = await Promise.all(
+        Array.from({ length: 4 }, () =>
+          cli.run(['migrate', '--json'], { DATABASE_URL: fresh.url }),
+        ),
+      );
+      for (const result of results) expect(result.code, result.stderr).toBe(0);
+      // Migrated once: one of them applied every step, the others found nothing to do.
+      const applied = results.map((r) => (JSON.parse(r.stdout) as { applied: unknown[] }).applied);
+      expect(applied.filter((a) => a.length > 0)).toHaveLength(1);
+    } finally {
+      await fresh.drop();
+    }
   });
 
-  it.runIf(ENGINES.includes('postgres'))(
+  // SQLite keeps the catalogue in a file of its own beside the main one.
+  it.runIf(TEST_ENGINE === 'sqlite')(
+    'commands started together make both SQLite files, and a lost catalogue file comes back',
+    async () => {
+      const path = `${cli.dir}/together.db`;
+      const together = (args: string[]) =>
+        Promise.all(Array.from({ length: 4 }, () => cli.run(args, { DATABASE_URL: path })));
+      for (const result of await together(['migrate'])) expect(result.code, result.stderr).toBe(0);
+      expect(existsSync(`${cli.dir}/together.catalogue.db`)).toBe(true);
+      // A lost catalogue file comes back (empty) for commands started together too.
+      for (const suffix of ['', '-wal', '-shm'])
+        rmSync(`${cli.dir}/together.catalogue.db${suffix}`, { force: true });
+      for (const result of await together(['channels', 'list']))
+        expect(result.code, result.stderr).toBe(0);
+    },
+  );
+
+  // The password is part of a PostgreSQL URL only.
+  it.runIf(TEST_ENGINE === 'postgres')(
     'migrates a PostgreSQL database too, without showing its password',
     async () => {
       const database = await freshPostgresDatabase();
@@ -322,7 +376,7 @@ describe('migrate and configuration', () => {
     },
   );
 
-  it('a bad configuration value stops with one line naming it', async () => {
+  itWithoutDatabase('a bad configuration value stops with one line naming it', async () => {
     const result = await cli.run(['accounts', 'list'], { PORT: 'eighty' });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
@@ -331,21 +385,27 @@ describe('migrate and configuration', () => {
   });
 
   it('refuses a database from a newer Onair', async () => {
-    const path = `${cli.dir}/future.db`;
-    await cli.run(['migrate'], { DATABASE_URL: path });
-    const db = new Database(path);
-    db.prepare(
-      "INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'future', 0)",
-    ).run();
-    db.close();
-    const result = await cli.run(['accounts', 'list'], { DATABASE_URL: path });
-    expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/schema is version 999.*upgrade Onair/);
+    const future = await newDatabase('future');
+    try {
+      await cli.run(['migrate'], { DATABASE_URL: future.url });
+      await runSql(
+        future.url,
+        "INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'future', 0)",
+      );
+      const result = await cli.run(['accounts', 'list'], { DATABASE_URL: future.url });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/schema is version 999.*upgrade Onair/);
+    } finally {
+      await future.drop();
+    }
   });
 });
 
 describe('accounts grant and the audit trail', () => {
-  const audited = createCliSandbox();
+  let audited: EngineCliSandbox;
+  beforeAll(async () => {
+    audited = await openCliSandbox();
+  });
   afterAll(() => audited.dispose());
 
   it('grant sets access_until: in the future the account is eligible, in the past it is not', async () => {

@@ -2,22 +2,28 @@ import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PLAYGROUND_XMLTV_IDS } from '../../src/catalogue/demo-catalogue.js';
 import { channelIdFor } from '../../src/domain/catalogue-ids.js';
-import { createCliSandbox, startServe, type CliSandbox } from '../helpers/cli-runner.js';
+import {
+  itWithoutDatabase,
+  openCliSandbox,
+  startServe,
+  type EngineCliSandbox,
+} from '../helpers/cli-runner.js';
 
 const BASIC = resolve(import.meta.dirname, '../fixtures/xmltv/basic.xml');
 const RTE = channelIdFor('rte1.ie');
 const TG4 = channelIdFor('tg4.ie');
 
-let cli: CliSandbox;
+// On the vitest project's engine: a SQLite file, or a fresh PostgreSQL database.
+let cli: EngineCliSandbox;
 
 beforeAll(async () => {
-  cli = createCliSandbox();
+  cli = await openCliSandbox();
   const ingest = await cli.run(['ingest', BASIC, '--country', 'IE']);
   expect(ingest.code, ingest.stderr).toBe(0);
 });
 
-afterAll(() => {
-  cli.dispose();
+afterAll(async () => {
+  await cli.dispose();
 });
 
 interface Marked {
@@ -27,7 +33,7 @@ interface Marked {
 }
 
 describe('bin/onair playground', () => {
-  it('has help for every sub-command', async () => {
+  itWithoutDatabase('has help for every sub-command', async () => {
     for (const args of [['playground'], ['playground', 'add'], ['playground', 'remove']]) {
       const result = await cli.run([...args, '--help']);
       expect(result.code, args.join(' ')).toBe(0);
@@ -107,7 +113,7 @@ describe('bin/onair playground', () => {
   });
 
   it('starts with a handful of demo channels when `serve --demo` loads the demo guide', async () => {
-    const demo = createCliSandbox();
+    const demo = await openCliSandbox();
     try {
       const server = await startServe(demo, ['--demo']);
       try {
@@ -126,7 +132,7 @@ describe('bin/onair playground', () => {
         DEMO_PLAYGROUND_XMLTV_IDS.map(channelIdFor).sort(),
       );
     } finally {
-      demo.dispose();
+      await demo.dispose();
     }
   });
 });

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  createCliSandbox,
+  openCliSandbox,
   startServe,
-  type CliSandbox,
+  type EngineCliSandbox,
   type ServeProcess,
 } from '../helpers/cli-runner.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
@@ -14,13 +14,14 @@ import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
  * key appears in any log line, error body, page shown after creation, or CLI output.
  */
 
-let cli: CliSandbox;
+// On the vitest project's engine: a SQLite file, or a fresh PostgreSQL database.
+let cli: EngineCliSandbox;
 let sink: SmtpSink;
 let server: ServeProcess;
 let log = '';
 
 beforeAll(async () => {
-  cli = createCliSandbox();
+  cli = await openCliSandbox();
   sink = await startSmtpSink();
   server = await startServe(cli, [], { LOG_LEVEL: 'trace', SMTP_URL: sink.url });
   server.child.stdout?.on('data', (chunk: Buffer) => (log += chunk.toString()));
@@ -30,7 +31,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (server?.child.exitCode === null) await server.stop();
   await sink?.close();
-  cli?.dispose();
+  await cli?.dispose();
 });
 
 describe('secrets after creation', () => {

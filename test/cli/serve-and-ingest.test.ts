@@ -3,24 +3,26 @@ import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  createCliSandbox,
+  itWithoutDatabase,
+  openCliSandbox,
   startServe,
-  type CliSandbox,
+  type EngineCliSandbox,
   type ServeProcess,
 } from '../helpers/cli-runner.js';
 import { outboxFiles } from '../helpers/outbox.js';
 
-let cli: CliSandbox;
+// On the vitest project's engine: a SQLite file, or a fresh PostgreSQL database.
+let cli: EngineCliSandbox;
 let server: ServeProcess | null = null;
 
-beforeEach(() => {
-  cli = createCliSandbox();
+beforeEach(async () => {
+  cli = await openCliSandbox();
 });
 
 afterEach(async () => {
   await server?.stop();
   server = null;
-  cli.dispose();
+  await cli.dispose();
 });
 
 const get = async (url: string, key?: string) => {
@@ -197,10 +199,14 @@ describe('operator flow through bin/onair', () => {
     expect((all.body.programmes as { title: string }[]).map((p) => p.title)).toEqual(['Six One']);
   });
 
-  it('a missing file or a bad option is refused clearly', async () => {
+  it('a missing file is refused clearly', async () => {
     const missing = await cli.run(['ingest', join(cli.dir, 'nope.xml')]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/nope\.xml/);
+  });
+
+  // Exit 2 is commander's, before the command opens the database.
+  itWithoutDatabase('a bad option is refused clearly', async () => {
     const badCountry = await cli.run(['ingest', 'x.xml', '--country', 'U_K']);
     expect(badCountry.code).toBe(2);
     const badOffset = await cli.run(['ingest', 'x.xml', '--assume-offset', '8']);

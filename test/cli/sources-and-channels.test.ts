@@ -1,20 +1,21 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCliSandbox, type CliSandbox } from '../helpers/cli-runner.js';
+import { itWithoutDatabase, openCliSandbox, type EngineCliSandbox } from '../helpers/cli-runner.js';
 import { conditionalGuide, startGuideServer, type GuideServer } from '../helpers/guide-server.js';
 
 const HOUR = 3_600_000;
 
-let cli: CliSandbox;
+// On the vitest project's engine: a SQLite file, or a fresh PostgreSQL database.
+let cli: EngineCliSandbox;
 let server: GuideServer;
 
 beforeAll(async () => {
-  cli = createCliSandbox();
+  cli = await openCliSandbox();
   server = await startGuideServer();
 });
 afterAll(async () => {
-  cli.dispose();
+  await cli.dispose();
   await server.close();
 });
 
@@ -74,7 +75,7 @@ interface ChannelJson {
 }
 
 describe('bin/onair sources', () => {
-  it('has help naming every sub-command', async () => {
+  itWithoutDatabase('has help naming every sub-command', async () => {
     const sources = await cli.run(['sources', '--help']);
     expect(sources.code).toBe(0);
     for (const sub of ['add', 'list', 'remove', 'refresh'])
@@ -199,46 +200,49 @@ describe('bin/onair sources', () => {
     await cli.run(['sources', 'remove', added.id]);
   });
 
-  it('refuses bad input with one line and a non-zero exit', async () => {
-    const cases: [string[], number, RegExp][] = [
-      [['sources', 'add', 'missing.xml', '--country', 'IE'], 1, /no such file: .*missing\.xml/],
-      [
-        ['sources', 'add', 'ftp://example.com/g.xml', '--country', 'IE'],
-        1,
-        /neither an http\(s\) URL nor a file path/,
-      ],
-      [['sources', 'add', 'http://example.com/g.xml'], 2, /--country/],
+  // Exit 2 is commander's, before any command opens the database.
+  itWithoutDatabase('refuses bad options with exit 2', async () => {
+    const cases: [string[], RegExp][] = [
+      [['sources', 'add', 'http://example.com/g.xml'], /--country/],
       [
         ['sources', 'add', 'http://example.com/g.xml', '--country', 'IE', '--every', 'often'],
-        2,
         /not a duration like 30m, 6h or 1d/,
       ],
       [
         ['sources', 'add', 'http://example.com/g.xml', '--country', 'IE', '--every', '10s'],
-        2,
         /not between 1m and 30d/,
       ],
       [
         ['sources', 'add', 'http://example.com/g.xml', '--country', 'IE', '--assume-offset', '8'],
-        2,
         /offset like \+0530/,
       ],
-      [['sources', 'remove', 'nope'], 1, /no source with id or location nope/],
-      [['sources', 'refresh', 'nope'], 1, /no source with id or location nope/],
-      [['channels', 'set', 'nope', '--country', 'IE'], 1, /no channel with id or XMLTV id nope/],
-      [
-        ['channels', 'set', 'news.ie'],
-        1,
-        /nothing to change: give --country, --name or --reviewed/,
-      ],
-      [['channels', 'set', 'news.ie', '--country', 'I_E'], 2, /not a country code/],
-      [['channels', 'stale', '--within', 'soon'], 2, /not a duration/],
+      [['channels', 'set', 'news.ie', '--country', 'I_E'], /not a country code/],
+      [['channels', 'stale', '--within', 'soon'], /not a duration/],
     ];
-    for (const [args, code, message] of cases) {
+    for (const [args, message] of cases) {
       const result = await cli.run(args);
-      expect(result.code, args.join(' ')).toBe(code);
+      expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr, args.join(' ')).toMatch(message);
-      if (code === 1) expect(result.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
+    }
+  });
+
+  it('refuses bad input with one line and exit 1', async () => {
+    const cases: [string[], RegExp][] = [
+      [['sources', 'add', 'missing.xml', '--country', 'IE'], /no such file: .*missing\.xml/],
+      [
+        ['sources', 'add', 'ftp://example.com/g.xml', '--country', 'IE'],
+        /neither an http\(s\) URL nor a file path/,
+      ],
+      [['sources', 'remove', 'nope'], /no source with id or location nope/],
+      [['sources', 'refresh', 'nope'], /no source with id or location nope/],
+      [['channels', 'set', 'nope', '--country', 'IE'], /no channel with id or XMLTV id nope/],
+      [['channels', 'set', 'news.ie'], /nothing to change: give --country, --name or --reviewed/],
+    ];
+    for (const [args, message] of cases) {
+      const result = await cli.run(args);
+      expect(result.code, args.join(' ')).toBe(1);
+      expect(result.stderr, args.join(' ')).toMatch(message);
+      expect(result.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
     }
     await cli.json(['sources', 'add', 'http://example.com/g.xml', '--country', 'IE']);
     const duplicate = await cli.run([

@@ -2,6 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { it } from 'vitest';
+import { TEST_ENGINE, freshPostgresDatabase, type EngineName } from './engines.js';
 
 /** The operator CLI as a customer's machine runs it: the real executable, in a child process. */
 export const ONAIR_BIN = resolve(import.meta.dirname, '../../bin/onair');
@@ -55,6 +57,42 @@ export function createCliSandbox(): CliSandbox {
   };
 }
 
+/** `it` for a case that opens no database (help, usage): it runs once, in the sqlite project. */
+export const itWithoutDatabase = it.runIf(TEST_ENGINE === 'sqlite');
+
+/** A sandbox over a database on `engine`; dispose also drops a PostgreSQL database. */
+export interface EngineCliSandbox extends Omit<CliSandbox, 'dispose'> {
+  engine: EngineName;
+  dispose(): Promise<void>;
+}
+
+/**
+ * A sandbox whose DATABASE_URL is on `engine` (the vitest project's by default): its SQLite
+ * file, or a fresh PostgreSQL database.
+ */
+export async function openCliSandbox(engine: EngineName = TEST_ENGINE): Promise<EngineCliSandbox> {
+  const sandbox = createCliSandbox();
+  if (engine === 'sqlite') return { ...sandbox, engine, dispose: async () => sandbox.dispose() };
+  try {
+    const database = await freshPostgresDatabase();
+    sandbox.env.DATABASE_URL = database.url;
+    // The outbox sits beside a SQLite file by default, but in the project's data/ folder for
+    // PostgreSQL: keep it in the sandbox.
+    sandbox.env.OUTBOX_DIR = join(sandbox.dir, 'outbox');
+    return {
+      ...sandbox,
+      engine,
+      async dispose() {
+        sandbox.dispose();
+        await database.drop();
+      },
+    };
+  } catch (error) {
+    sandbox.dispose();
+    throw error;
+  }
+}
+
 /** A running `onair serve` child process and the URL it printed. */
 export interface ServeProcess {
   child: ChildProcess;
@@ -65,7 +103,7 @@ export interface ServeProcess {
 
 /** Starts `onair serve` on a free port and waits for its banner. */
 export function startServe(
-  sandbox: CliSandbox,
+  sandbox: Pick<CliSandbox, 'dir' | 'env'>,
   args: string[] = [],
   extraEnv: NodeJS.ProcessEnv = {},
 ) {

@@ -11,7 +11,7 @@ import type { NewAccount } from '../../src/storage/account-store.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HTTP_TEST_ENGINE, openEngineStore, type EngineStore } from './engines.js';
+import { TEST_ENGINE, openEngineStore, type EngineStore } from './engines.js';
 
 /** A moveable clock for tests. */
 export class TestClock {
@@ -44,7 +44,7 @@ export function captureMail(): CapturedMail {
 /** An app built over a temp store and a test clock, with helpers to make accounts and keys. */
 export interface TestApp {
   app: FastifyInstance;
-  /** The store (on HTTP_TEST_ENGINE), raw SQL under it, and a scratch folder (the outbox). */
+  /** The store (on TEST_ENGINE), raw SQL under it, and a scratch folder (the outbox). */
   temp: EngineStore & { dir: string };
   clock: TestClock;
   config: Config;
@@ -80,7 +80,7 @@ export async function createTestApp(
 ): Promise<TestApp> {
   const clock = new TestClock(startMs);
   const dir = mkdtempSync(join(tmpdir(), 'onair-app-'));
-  const temp = { ...(await openEngineStore(HTTP_TEST_ENGINE, startMs)), dir };
+  const temp = { ...(await openEngineStore(TEST_ENGINE, startMs)), dir };
   const config = loadConfig({
     DATABASE_URL: temp.databaseUrl,
     OUTBOX_DIR: join(dir, 'outbox'),

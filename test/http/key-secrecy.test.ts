@@ -13,7 +13,7 @@ import { createLogger } from '../../src/logger.js';
 import type { AccountStore } from '../../src/storage/account-store.js';
 import type { Store } from '../../src/storage/store.js';
 import { seedCatalogue } from '../helpers/catalogue-fixture.js';
-import { HTTP_TEST_ENGINE, openEngineStore, type EngineStore } from '../helpers/engines.js';
+import { TEST_ENGINE, openEngineStore, type EngineStore } from '../helpers/engines.js';
 import { rawRequest } from '../helpers/raw-http.js';
 
 /**
@@ -48,7 +48,7 @@ function recording(accounts: AccountStore): AccountStore {
 
 beforeAll(async () => {
   const now = Date.now();
-  engine = await openEngineStore(HTTP_TEST_ENGINE, now);
+  engine = await openEngineStore(TEST_ENGINE, now);
   channelId = (
     await seedCatalogue(engine.store, [{ xmltvId: 'one.uk', name: 'One', country: 'UK' }])
   ).channelIds.get('one.uk') as string;

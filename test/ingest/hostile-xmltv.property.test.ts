@@ -40,7 +40,7 @@ beforeAll(async () => {
   temp = openTempStore(NOW);
   await ingest(temp.store, fixturePath('basic.xml'), { country: 'IE' });
   await ingest(temp.store, fixturePath('messy.xml'));
-  before = await catalogueState(temp.store);
+  before = await catalogueState(temp);
 });
 
 afterAll(async () => {
@@ -62,7 +62,7 @@ async function expectRefused(input: Parameters<typeof ingest>[1], message?: RegE
   expect(error, 'the input is refused').toBeInstanceOf(IngestError);
   expect(error?.message).toMatch(/^line \d+: /);
   if (message !== undefined) expect(error?.message).toMatch(message);
-  expect(await catalogueState(temp.store)).toEqual(before);
+  expect(await catalogueState(temp)).toEqual(before);
   return error as IngestError;
 }
 
@@ -79,7 +79,7 @@ describe('hostile XMLTV is refused and the catalogue stays as it was', () => {
       fc.asyncProperty(fc.integer({ min: 0, max: gz.length - 1 }), async (cut) => {
         const error = await attempt({ name: 'cut.xml.gz', data: gz.subarray(0, cut) });
         expect(error).toBeInstanceOf(IngestError);
-        expect(await catalogueState(temp.store)).toEqual(before);
+        expect(await catalogueState(temp)).toEqual(before);
       }),
       { numRuns: RUNS },
     );

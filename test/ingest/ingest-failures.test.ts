@@ -39,14 +39,14 @@ async function expectRefused(
   message: string | RegExp,
   overrides: Parameters<typeof ingest>[2] = {},
 ): Promise<IngestError> {
-  const before = await catalogueState(store);
+  const before = await catalogueState(temp);
   const error = await ingest(store, input, { nowMs: NOW + 1000, country: 'IE', ...overrides }).then(
     () => null,
     (e: unknown) => e,
   );
   expect(error).toBeInstanceOf(IngestError);
   expect((error as IngestError).message).toMatch(message);
-  expect(await catalogueState(store)).toEqual(before);
+  expect(await catalogueState(temp)).toEqual(before);
   return error as IngestError;
 }
 
@@ -113,7 +113,7 @@ describe('a refused input leaves the catalogue unchanged and names the line', ()
     // A trigger in the catalogue file, so the staging connection's merge meets it too.
     store.db.exec(`CREATE TRIGGER catalogue.refuse BEFORE INSERT ON programmes
       WHEN NEW.title = 'Changed' BEGIN SELECT RAISE(ABORT, 'refused by trigger'); END`);
-    const before = await catalogueState(store);
+    const before = await catalogueState(temp);
     const error = await ingest(
       store,
       { name: 'changed.xml', data: Buffer.from(changedGuide) },
@@ -127,7 +127,7 @@ describe('a refused input leaves the catalogue unchanged and names the line', ()
     expect(error?.message).toMatch(/refused by trigger/);
     expect(error).not.toBeInstanceOf(IngestError);
     store.db.exec('DROP TRIGGER catalogue.refuse');
-    expect(await catalogueState(store)).toEqual(before);
+    expect(await catalogueState(temp)).toEqual(before);
   });
 });
 

@@ -7,6 +7,8 @@ import {
 } from '../../src/catalogue/ingest/ingest-xmltv.js';
 import type { IngestInput } from '../../src/catalogue/ingest/byte-source.js';
 import type { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
+import type { Store } from '../../src/storage/store.js';
+import type { EngineStore } from '../helpers/engines.js';
 import type { Channel } from '../../src/domain/channel.js';
 import type { Programme } from '../../src/domain/programme.js';
 
@@ -29,7 +31,7 @@ export function options(overrides: Partial<IngestOptions> = {}): IngestOptions {
 }
 
 export function ingest(
-  store: SqliteStore,
+  store: Pick<Store, 'ingest'>,
   input: IngestInput | string,
   overrides: Partial<IngestOptions> = {},
 ): Promise<IngestSummary> {
@@ -37,23 +39,25 @@ export function ingest(
   return ingestXmltv(store.ingest, source, options(overrides));
 }
 
-/** Every row of the catalogue tables, in a fixed order: equal snapshots mean equal bytes. */
-export function tableSnapshot(store: SqliteStore): {
+/** A store and raw SQL under it, on either engine (`openEngineStore`, `openTempStore`). */
+export type StoreWithSql = Pick<EngineStore, 'store' | 'sql'>;
+
+/** Every row of the catalogue tables, in a fixed order: equal snapshots mean equal values. */
+export async function tableSnapshot({ sql }: Pick<EngineStore, 'sql'>): Promise<{
   channels: unknown[];
   programmes: unknown[];
   sourceFiles: unknown[];
-} {
-  const all = (sql: string) => store.db.prepare(sql).raw().all();
+}> {
   return {
-    channels: all('SELECT * FROM channels ORDER BY id'),
-    programmes: all('SELECT * FROM programmes ORDER BY id'),
-    sourceFiles: all('SELECT * FROM source_files ORDER BY id'),
+    channels: await sql('SELECT * FROM channels ORDER BY id'),
+    programmes: await sql('SELECT * FROM programmes ORDER BY id'),
+    sourceFiles: await sql('SELECT * FROM source_files ORDER BY id'),
   };
 }
 
 /** What the API would show: every country, its channels, and every programme (days=all). */
 export async function readerView(
-  store: SqliteStore,
+  store: Store,
 ): Promise<{ channels: Channel[]; programmes: Record<string, Programme[]> }> {
   const channels: Channel[] = [];
   for (const { country } of await store.catalogue.listCountries()) {
@@ -67,8 +71,8 @@ export async function readerView(
 }
 
 /** The catalogue as both the tables and the reader see it. */
-export async function catalogueState(store: SqliteStore) {
-  return { tables: tableSnapshot(store), view: await readerView(store) };
+export async function catalogueState(temp: StoreWithSql) {
+  return { tables: await tableSnapshot(temp), view: await readerView(temp.store) };
 }
 
 /** Temp tables left on the store's connection (the `:memory:` fallback stages there). */

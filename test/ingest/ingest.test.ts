@@ -1,11 +1,19 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { channelIdFor } from '../../src/domain/catalogue-ids.js';
 import { programmeIdFor } from '../../src/domain/programme-id.js';
 import { windowRange } from '../../src/domain/schedule-window.js';
 import { parseXmltvTime } from '../../src/domain/xmltv-time.js';
 import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
+import type { CatalogueWriter } from '../../src/storage/catalogue-writer.js';
+import type { Store } from '../../src/storage/store.js';
+import {
+  TEST_ENGINE,
+  openEngineStore,
+  storeForEachTest,
+  type EngineStore,
+} from '../helpers/engines.js';
 import { openTempStore, type TempStore } from '../helpers/temp-store.js';
 import {
   NOW,
@@ -18,23 +26,27 @@ import {
   tempTables,
 } from './ingest-helpers.js';
 
-let temp: TempStore;
-let store: SqliteStore;
+// Reading and storing a guide gives the same catalogue on both engines: each vitest project
+// runs this file on its own. The cases about SQLite's own machinery run on SQLite only.
+const freshStore = storeForEachTest(TEST_ENGINE, NOW);
+let temp: EngineStore;
+let store: Store;
 
 beforeEach(() => {
-  temp = openTempStore(NOW);
+  temp = freshStore();
   store = temp.store;
 });
 
-afterEach(async () => {
-  await temp.dispose();
-});
+const onSqlite = TEST_ENGINE === 'sqlite';
 
-const channelRow = (xmltvId: string) =>
-  store.db.prepare('SELECT * FROM channels WHERE xmltv_id = ?').get(xmltvId) as Record<
-    string,
-    unknown
-  >;
+/** The SQLite store under test, for the cases about SQLite's own staging. */
+function sqliteTemp(): TempStore {
+  if (temp.engine !== 'sqlite') throw new Error('a SQLite-only case ran on PostgreSQL');
+  return temp;
+}
+
+const channelRow = async (xmltvId: string) =>
+  (await temp.sql(`SELECT * FROM channels WHERE xmltv_id = '${xmltvId}'`))[0];
 
 describe('ingest of a well-formed guide', () => {
   it('stores channels and programmes by the catalogue rules', async () => {
@@ -51,7 +63,7 @@ describe('ingest of a well-formed guide', () => {
       },
       { id: tg4, name: 'TG4', icon: '', country: 'IE', needsReview: false },
     ]);
-    expect(channelRow('rte1.ie')).toMatchObject({
+    expect(await channelRow('rte1.ie')).toMatchObject({
       name_key: 'rté a haon',
       name_folded: 'rte a haon',
       created_at: NOW,
@@ -139,9 +151,7 @@ describe('ingest of a well-formed guide', () => {
     expect(summary.sourceFileId).toMatch(/^[0-9a-f-]{36}$/);
     expect(progress.at(-1)).toEqual([bytes.length, bytes.length]);
 
-    const row = store.db
-      .prepare('SELECT * FROM source_files WHERE id = ?')
-      .get(summary.sourceFileId) as Record<string, unknown>;
+    const [row] = await temp.sql(`SELECT * FROM source_files WHERE id = '${summary.sourceFileId}'`);
     expect(row).toMatchObject({
       source: fixturePath('basic.xml'),
       country: 'IE',
@@ -149,7 +159,7 @@ describe('ingest of a well-formed guide', () => {
       sha256,
       ingested_at: NOW,
     });
-    const stored = JSON.parse(String(row['summary'])) as Record<string, unknown>;
+    const stored = JSON.parse(String(row?.['summary'])) as Record<string, unknown>;
     expect(stored).toMatchObject({ programmesRead: 3, programmesStored: 3, warnings: [] });
   });
 
@@ -168,18 +178,29 @@ describe('ingest of a well-formed guide', () => {
     });
   });
 
-  it('ingests bytes from memory, and a database in memory', async () => {
-    const memory = openSqliteStore({ path: ':memory:', nowMs: NOW });
-    try {
-      const data = readFileSync(fixturePath('basic.xml'));
-      const summary = await ingest(memory, { name: 'basic-in-memory', data });
-      expect(summary).toMatchObject({ source: 'basic-in-memory', programmesStored: 3 });
-      expect(await memory.catalogue.countChannels()).toBe(2);
-      expect(tempTables(memory)).toEqual([]);
-    } finally {
-      await memory.close();
-    }
+  it('ingests bytes from memory', async () => {
+    const data = readFileSync(fixturePath('basic.xml'));
+    const summary = await ingest(store, { name: 'basic-in-memory', data });
+    expect(summary).toMatchObject({ source: 'basic-in-memory', programmesStored: 3 });
+    expect(await store.catalogue.countChannels()).toBe(2);
   });
+
+  // PostgreSQL has no database in memory; SQLite's stages in temp tables of its connection.
+  it.runIf(onSqlite)(
+    'ingests into a SQLite database in memory, leaving no temp table',
+    async () => {
+      const memory = openSqliteStore({ path: ':memory:', nowMs: NOW });
+      try {
+        const data = readFileSync(fixturePath('basic.xml'));
+        const summary = await ingest(memory, { name: 'basic-in-memory', data });
+        expect(summary).toMatchObject({ source: 'basic-in-memory', programmesStored: 3 });
+        expect(await memory.catalogue.countChannels()).toBe(2);
+        expect(tempTables(memory)).toEqual([]);
+      } finally {
+        await memory.close();
+      }
+    },
+  );
 });
 
 describe('ingest of a messy guide', () => {
@@ -350,25 +371,58 @@ describe('ingest of a messy guide', () => {
 });
 
 describe('staging', () => {
-  it('is invisible to readers and takes no write lock until the commit', async () => {
-    const guide = Buffer.from(syntheticGuide(20, 100, 400)); // about 1 MB: several chunks
-    let checks = 0;
-    const summary = await ingest(
-      store,
-      { name: 'big.xml', data: guide },
-      {
-        onProgress: () => {
-          expect(store.db.prepare('SELECT count(*) FROM programmes').pluck().get()).toBe(0);
-          // A writer on the store's connection is not blocked by the ingest.
-          store.db.exec('BEGIN IMMEDIATE; ROLLBACK');
-          checks++;
-        },
+  it('is invisible to readers until the commit, on either engine', async () => {
+    const before: unknown[] = [];
+    // The store's writer, but reading the catalogue the moment before it commits.
+    const watched: CatalogueWriter = {
+      async beginIngest() {
+        const session = await store.ingest.beginIngest();
+        return {
+          stageChannel: (channel) => session.stageChannel(channel),
+          stageProgramme: (programme) => session.stageProgramme(programme),
+          drain: () => session.drain(),
+          analyse: (options) => session.analyse(options),
+          async commit(file, options) {
+            const [row] = await temp.sql('SELECT count(*) AS n FROM programmes');
+            before.push(await store.catalogue.countChannels(), row?.['n']);
+            return session.commit(file, options);
+          },
+          abort: () => session.abort(),
+        };
       },
-    );
-    expect(checks).toBeGreaterThan(3);
-    expect(summary.programmesStored).toBe(2000);
-    expect(store.db.prepare('SELECT count(*) FROM programmes').pluck().get()).toBe(2000);
+    };
+    const guide = Buffer.from(syntheticGuide(5, 40));
+    const summary = await ingest({ ingest: watched }, { name: 'staged.xml', data: guide });
+    expect(before).toEqual([0, 0]);
+    expect(summary.programmesStored).toBe(200);
+    expect(await store.catalogue.countChannels()).toBe(5);
   });
+
+  // SQLite's staging (off the connection, in a worker) and its single write lock; a
+  // PostgreSQL ingest stages on a connection of its own inside one transaction.
+  it.runIf(onSqlite)(
+    'is invisible to readers and takes no write lock until the commit',
+    async () => {
+      const { store } = sqliteTemp();
+      const guide = Buffer.from(syntheticGuide(20, 100, 400)); // about 1 MB: several chunks
+      let checks = 0;
+      const summary = await ingest(
+        store,
+        { name: 'big.xml', data: guide },
+        {
+          onProgress: () => {
+            expect(store.db.prepare('SELECT count(*) FROM programmes').pluck().get()).toBe(0);
+            // A writer on the store's connection is not blocked by the ingest.
+            store.db.exec('BEGIN IMMEDIATE; ROLLBACK');
+            checks++;
+          },
+        },
+      );
+      expect(checks).toBeGreaterThan(3);
+      expect(summary.programmesStored).toBe(2000);
+      expect(store.db.prepare('SELECT count(*) FROM programmes').pluck().get()).toBe(2000);
+    },
+  );
 
   it('collapses many repeats, next to each other or far apart, as one copy of the guide', async () => {
     const once = syntheticGuide(3, 200, 20);
@@ -379,7 +433,7 @@ describe('staging', () => {
     const apart = `${head}${body}${body}</tv>\n`;
     const reference = await ingest(store, { name: 'once.xml', data: Buffer.from(once) });
     // Programmes as the API shows them, but for the id of the ingest that stored them.
-    const withoutSource = async (s: SqliteStore) => {
+    const withoutSource = async (s: Store) => {
       const { channels, programmes } = await readerView(s);
       const stripped = Object.values(programmes).map((list) =>
         list.map(({ sourceFileId: _, ...rest }) => rest),
@@ -392,7 +446,7 @@ describe('staging', () => {
       ['apart.xml', apart],
     ];
     for (const [name, guide] of guides) {
-      const other = openTempStore(NOW);
+      const other = await openEngineStore(TEST_ENGINE, NOW);
       try {
         const summary = await ingest(other.store, { name, data: Buffer.from(guide) });
         expect(summary, name).toMatchObject({
@@ -412,7 +466,9 @@ describe('staging', () => {
     }
   });
 
-  it('gives the same catalogue staging in a worker or in this thread', async () => {
+  // The worker thread is SQLite's alone.
+  it.runIf(onSqlite)('gives the same catalogue staging in a worker or in this thread', async () => {
+    const { store } = sqliteTemp();
     const { createSqliteCatalogueWriter } =
       await import('../../src/storage/sqlite/ingest-session.js');
     const { ingestXmltv } = await import('../../src/catalogue/ingest/ingest-xmltv.js');

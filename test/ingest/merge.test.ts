@@ -1,20 +1,18 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { channelIdFor } from '../../src/domain/catalogue-ids.js';
 import { programmeIdFor } from '../../src/domain/programme-id.js';
-import type { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
-import { openTempStore, type TempStore } from '../helpers/temp-store.js';
+import type { Store } from '../../src/storage/store.js';
+import { TEST_ENGINE, storeForEachTest, type EngineStore } from '../helpers/engines.js';
 import { NOW, fixturePath, ingest, tableSnapshot } from './ingest-helpers.js';
 
-let temp: TempStore;
-let store: SqliteStore;
+// The merge rules hold on both engines: each vitest project runs this file on its own.
+const freshStore = storeForEachTest(TEST_ENGINE, NOW);
+let temp: EngineStore;
+let store: Store;
 
 beforeEach(() => {
-  temp = openTempStore(NOW);
+  temp = freshStore();
   store = temp.store;
-});
-
-afterEach(async () => {
-  await temp.dispose();
 });
 
 interface Slot {
@@ -50,7 +48,7 @@ describe('re-ingesting the same file', () => {
     for (const name of ['basic.xml', 'messy.xml', 'unsorted.xml']) {
       await ingest(store, fixturePath(name), { nowMs: NOW });
     }
-    const before = tableSnapshot(store);
+    const before = await tableSnapshot(temp);
     for (const name of ['basic.xml', 'messy.xml', 'unsorted.xml']) {
       const again = await ingest(store, fixturePath(name), { nowMs: NOW + 86_400_000 });
       expect(again.merge).toEqual({
@@ -63,7 +61,7 @@ describe('re-ingesting the same file', () => {
         programmesPruned: 0,
       });
     }
-    const after = tableSnapshot(store);
+    const after = await tableSnapshot(temp);
     expect(after.channels).toEqual(before.channels);
     expect(after.programmes).toEqual(before.programmes);
     // Only the ingest records grow: one per file or fetch.
@@ -167,7 +165,7 @@ describe('an id already stored for another channel', () => {
     });
     // Ids are 63 bits of a hash, so such a clash does not happen by chance: made by hand.
     const id = programmeIdFor(channelIdFor('new.uk'), '20260301090000 +0000');
-    store.db.prepare(`UPDATE programmes SET id = ? WHERE title = 'X'`).run(id);
+    await temp.sql(`UPDATE programmes SET id = '${id}' WHERE title = 'X'`);
     return ingest(
       store,
       { name: 'b.xml', data: guide(['new.uk'], [slot, later]) },
@@ -244,10 +242,10 @@ describe('channel countries', () => {
     [{ channel: 'bbc1.uk', day: 1, hour: 8, title: 'News' }],
   );
   const country = async (xmltvId: string) => {
-    const row = store.db
-      .prepare('SELECT country, needs_review FROM channels WHERE xmltv_id = ?')
-      .get(xmltvId) as { country: string; needs_review: number };
-    return [row.country, row.needs_review === 1];
+    const [row] = await temp.sql(
+      `SELECT country, needs_review FROM channels WHERE xmltv_id = '${xmltvId}'`,
+    );
+    return [row?.['country'], row?.['needs_review'] === 1];
   };
 
   it('uses --country when given, for every channel, not flagged for review', async () => {
@@ -263,25 +261,21 @@ describe('channel countries', () => {
     expect(await country('zdf.de@HD')).toEqual(['DE', true]);
   });
 
-  it('keeps an existing channel’s country without --country, and --country overrides it', async () => {
+  it('keeps an existing channel’s country without --country', async () => {
     await ingest(store, { name: 'c.xml', data: channels }, { country: 'IE' });
     const stats = await ingest(store, { name: 'c.xml', data: channels }, { nowMs: NOW + 1 });
     expect(await country('bbc1.uk')).toEqual(['IE', false]);
     expect(await country('plain')).toEqual(['IE', false]);
     expect(stats.merge.channelsUpdated).toBe(0);
+  });
 
-    const flagged = openTempStore(NOW);
-    try {
-      const other = flagged.store;
-      await ingest(other, { name: 'c.xml', data: channels });
-      await ingest(other, { name: 'c.xml', data: channels }, { country: 'GB', nowMs: NOW + 1 });
-      const row = other.db
-        .prepare('SELECT country, needs_review, updated_at FROM channels WHERE xmltv_id = ?')
-        .get('plain');
-      expect(row).toEqual({ country: 'GB', needs_review: 0, updated_at: NOW + 1 });
-    } finally {
-      await flagged.dispose();
-    }
+  it('lets --country override a stored, flagged country', async () => {
+    await ingest(store, { name: 'c.xml', data: channels });
+    await ingest(store, { name: 'c.xml', data: channels }, { country: 'GB', nowMs: NOW + 1 });
+    const rows = await temp.sql(
+      `SELECT country, needs_review, updated_at FROM channels WHERE xmltv_id = 'plain'`,
+    );
+    expect(rows).toEqual([{ country: 'GB', needs_review: 0, updated_at: NOW + 1 }]);
   });
 
   it('renames a channel from its <channel> element, but never from an undeclared reference', async () => {
