@@ -13,6 +13,7 @@ export const ERROR_STATUS = {
   INVALID_PARAMETERS: 400,
   BAD_REQUEST: 400,
   CHANNEL_NOT_FOUND: 404,
+  PROGRAMME_NOT_FOUND: 404,
   NOT_FOUND: 404,
   CROSS_SITE_REQUEST: 403,
   METHOD_NOT_ALLOWED: 405,
@@ -81,6 +82,8 @@ export const errors = {
       'CHANNEL_NOT_FOUND',
       'Channel not in the preview data: the playground shows a few channels; the API serves them all',
     ),
+  programmeNotFound: () =>
+    new AppError('PROGRAMME_NOT_FOUND', 'Programme not found'),
   notFound: () => new AppError('NOT_FOUND', 'Not found'),
   methodNotAllowed: () => new AppError('METHOD_NOT_ALLOWED', 'Method not allowed'),
   serviceUnavailable: (message = 'Service temporarily unavailable') =>

@@ -23,3 +23,8 @@ export function programmeIdFor(channelId: string, startKey: string): string {
   const value = BigInt(`0x${digest.slice(0, 16)}`) % 8_000_000_000_000_000_000n;
   return (1_000_000_000_000_000_000n + value).toString();
 }
+
+/** Whether `text` has the form of a programme id (programmeIdFor): 19 decimal digits. */
+export function isProgrammeId(text: string): boolean {
+  return /^[1-8][0-9]{18}$/.test(text);
+}

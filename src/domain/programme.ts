@@ -1,3 +1,5 @@
+import { decodeDetails, type ProgrammeDetails, type V1Texts } from './programme-details.js';
+
 /** A programme as the API shows it. */
 export interface Programme {
   id: string;
@@ -9,4 +11,30 @@ export interface Programme {
   sourceFileId: string;
   needsReview: boolean;
   updatedAt: string;
+}
+
+/**
+ * The v1 texts a programme's stored details share rather than repeat (see encodeDetails): its
+ * title, description and categories, the latter recovered from the joined `category`. A split
+ * that does not give back the guide's categories (one that holds ", ") makes the details keep
+ * them whole, so nothing is lost.
+ */
+export function v1TextsOf(programme: Pick<Programme, 'title' | 'desc' | 'category'>): V1Texts {
+  return {
+    title: programme.title,
+    desc: programme.desc,
+    categories: programme.category === '' ? [] : programme.category.split(', '),
+  };
+}
+
+/** A programme with everything its guide says of it: the programme detail route's entry. */
+export type RichProgramme = Programme & { channelId: string } & ProgrammeDetails;
+
+/** The rich entry of a channel's programme from its stored details text. */
+export function richProgrammeOf(
+  channelId: string,
+  programme: Programme,
+  storedDetails: string,
+): RichProgramme {
+  return { ...programme, channelId, ...decodeDetails(storedDetails, v1TextsOf(programme)) };
 }

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { CREDIT_ROLES } from '../domain/programme-details.js';
 
 /**
  * The customer contract as schemas. Responses are serialised through these, so a field that is
@@ -60,6 +61,117 @@ export const ProgrammeEntry = Type.Object({
   }),
 });
 
+const langText = Type.Object({
+  value: Type.String(),
+  lang: Type.String({ description: 'The `lang` attribute; empty when absent' }),
+});
+const systemValue = (what: string) =>
+  Type.Object({
+    system: Type.String({ description: 'The `system` attribute; empty when absent' }),
+    value: Type.String({ description: what }),
+  });
+const nullableString = Type.Union([Type.String(), Type.Null()]);
+const nullableCount = (description: string) =>
+  Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description });
+
+/**
+ * A programme with everything its guide says of it (the XMLTV `<programme>` children): the v1
+ * entry's fields, unchanged, then the channel and the rich data. Texts are trimmed; a text the
+ * guide leaves out is empty, a structure it leaves out null, a list empty.
+ */
+export const RichProgrammeEntry = Type.Object({
+  ...ProgrammeEntry.properties,
+  channelId: uuid,
+  subTitle: Type.String({ description: 'The first `<sub-title>`; empty when none' }),
+  titles: Type.Array(langText, { description: 'Every `<title>`, in guide order' }),
+  subTitles: Type.Array(langText, { description: 'Every `<sub-title>`' }),
+  descs: Type.Array(langText, { description: 'Every `<desc>`' }),
+  episodeNumber: Type.Union(
+    [
+      Type.Object({
+        season: nullableCount('Season, from 1 (`xmltv_ns` counts from 0)'),
+        episode: nullableCount('Episode within the season, from 1'),
+        part: nullableCount('Part within the episode, from 1'),
+        seasons: nullableCount('Seasons in all'),
+        episodes: nullableCount('Episodes in the season'),
+        parts: nullableCount('Parts of the episode'),
+        onScreen: Type.Union([Type.String(), Type.Null()], {
+          description: 'The `system="onscreen"` text, as shown to viewers',
+        }),
+      }),
+      Type.Null(),
+    ],
+    {
+      description:
+        'From the first `system="xmltv_ns"` `<episode-num>`; null when the programme has no `<episode-num>`',
+    },
+  ),
+  episodeIds: Type.Array(systemValue('The number as given'), {
+    description: 'Every `<episode-num>`, e.g. `{ "system": "dd_progid", "value": "EP01234567.0012" }`',
+  }),
+  categories: Type.Array(Type.String(), { description: 'Every `<category>`' }),
+  keywords: Type.Array(Type.String(), { description: 'Every `<keyword>`' }),
+  images: Type.Array(Type.String(), {
+    description: 'Every `<icon>` `src` and `<image>` URL, in guide order',
+  }),
+  urls: Type.Array(Type.String(), { description: 'Every `<url>`' }),
+  credits: Type.Array(
+    Type.Object({
+      role: Type.Enum([...CREDIT_ROLES]),
+      name: Type.String(),
+      character: Type.String({ description: 'The part an actor plays; empty otherwise' }),
+    }),
+    { description: 'Every person of `<credits>`, in guide order' },
+  ),
+  date: Type.String({ description: 'The `<date>` as given (e.g. the year made); empty when none' }),
+  productionCountries: Type.Array(Type.String(), { description: 'Every `<country>`' }),
+  language: Type.String({ description: 'The `<language>`; empty when none' }),
+  originalLanguage: Type.String({ description: 'The `<orig-language>`; empty when none' }),
+  lengthSeconds: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+    description: '`<length>` in seconds, whatever its units; null when none or unreadable',
+  }),
+  ratings: Type.Array(systemValue('The rating, e.g. `PG`'), { description: 'Every `<rating>`' }),
+  starRatings: Type.Array(systemValue('The rating, e.g. `3/4`'), {
+    description: 'Every `<star-rating>`',
+  }),
+  isNew: Type.Boolean({ description: '`<new>`: first showing anywhere' }),
+  premiere: Type.Boolean({ description: '`<premiere>`' }),
+  lastChance: Type.Boolean({ description: '`<last-chance>`' }),
+  previouslyShown: Type.Union(
+    [
+      Type.Object({
+        start: Type.String({
+          description: 'When, in the form of every time here; empty when the guide does not say',
+        }),
+        channel: Type.String({ description: 'The XMLTV channel id; empty when not given' }),
+      }),
+      Type.Null(),
+    ],
+    { description: '`<previously-shown>`; null when absent' },
+  ),
+  video: Type.Union(
+    [
+      Type.Object({
+        colour: Type.Union([Type.Boolean(), Type.Null()]),
+        aspect: nullableString,
+        quality: nullableString,
+      }),
+      Type.Null(),
+    ],
+    { description: '`<video>`; null when absent, each part null when the guide leaves it out' },
+  ),
+  audio: Type.Union([Type.Object({ stereo: nullableString }), Type.Null()], {
+    description: '`<audio>`; null when absent',
+  }),
+  subtitles: Type.Array(
+    Type.Object({
+      type: Type.String({ description: '`teletext`, `onscreen` or `deaf-signed`; may be empty' }),
+      language: Type.String(),
+    }),
+    { description: 'Every `<subtitles>`' },
+  ),
+});
+
 export const CountriesResponse = Type.Object({ countries: Type.Array(CountryEntry) });
 export const ChannelsResponse = Type.Object({
   country: countryCode,
@@ -71,6 +183,8 @@ export const ProgrammesResponse = Type.Object({
   programmes: Type.Array(ProgrammeEntry),
 });
 
+export const ProgrammeResponse = Type.Object({ programme: RichProgrammeEntry });
+
 export const CountryParams = Type.Object({
   country: Type.String({
     description: 'Country code: letters, digits and hyphens, at most 16 characters, any case',
@@ -81,6 +195,14 @@ export const ChannelParams = Type.Object({
   channelId: Type.String({
     description: 'Channel id (UUID): `id` from a channel list or `channelId` from a search',
     examples: ['dd41cb78-ddbb-5222-af7d-7173a2d56458'],
+  }),
+});
+
+export const ProgrammeParams = Type.Object({
+  channelId: ChannelParams.properties.channelId,
+  programmeId: Type.String({
+    description: 'Programme id: `id` of an entry of the channel’s schedule',
+    examples: ['4611686018427387904'],
   }),
 });
 

@@ -1,5 +1,5 @@
 import type { Channel, CountryCount } from '../domain/channel.js';
-import type { Programme } from '../domain/programme.js';
+import type { Programme, RichProgramme } from '../domain/programme.js';
 
 /** Read side of the channel catalogue, used by the v1 routes. */
 export interface CatalogueReader {
@@ -14,5 +14,7 @@ export interface CatalogueReader {
    * (windowRange in domain/schedule-window.ts).
    */
   listProgrammes(channelId: string): Promise<Programme[]>;
+  /** One programme of a channel with everything its guide says, or null when it has no such id. */
+  findProgramme(channelId: string, programmeId: string): Promise<RichProgramme | null>;
   countChannels(): Promise<number>;
 }

@@ -30,6 +30,8 @@ export interface ProgrammeRecord {
   title: string;
   desc: string;
   category: string;
+  /** Everything else the guide says of it, in its stored form ('' when nothing). */
+  details: string;
   needsReview: boolean;
   /** Line of the `<programme>` element in its file, for warnings. */
   line: number;
@@ -75,7 +77,7 @@ export interface DuplicateSample {
 export interface StagingStats {
   /** Programmes left once same (channel, start) are collapsed, the later in the file winning. */
   programmes: number;
-  /** Repeats of a slot identical (stop, title, desc, category) to the one they replace. */
+  /** Repeats of a slot identical (stop, title, desc, category, details) to the one they replace. */
   exactDuplicates: number;
   /** Repeats of a slot whose content differs from the one they replace. */
   conflictingDuplicates: number;

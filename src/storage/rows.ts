@@ -1,7 +1,7 @@
 import type { Account, ApiKey, AuditActor, AuditEvent } from '../domain/account.js';
 import type { Channel, ChannelDetails, ChannelScheduleEnd } from '../domain/channel.js';
 import type { DuplicateSample } from './catalogue-writer.js';
-import type { Programme } from '../domain/programme.js';
+import { richProgrammeOf, type Programme, type RichProgramme } from '../domain/programme.js';
 import type { RefreshOutcome, Source } from '../domain/source.js';
 
 /**
@@ -228,6 +228,15 @@ export function toProgramme(row: ProgrammeRow): Programme {
     needsReview: Boolean(row.needs_review),
     updatedAt: String(row.updated_at),
   };
+}
+
+/** A programme row with its stored details, for the programme detail route. */
+export interface RichProgrammeRow extends ProgrammeRow {
+  details: string;
+}
+
+export function toRichProgramme(row: RichProgrammeRow, channelId: string): RichProgramme {
+  return richProgrammeOf(channelId, toProgramme(row), row.details);
 }
 
 /** A duplicate-slot sample row of an ingest's staging analysis (counts may be bigint text). */

@@ -19,6 +19,7 @@ function row(channel: string, hour: number | null): ProgrammeRecord {
     title: 'A programme',
     desc: '',
     category: '',
+    details: '',
     needsReview: false,
     line: 1,
   };

@@ -21,6 +21,8 @@ export interface FixtureProgramme {
   title?: string;
   desc?: string;
   category?: string;
+  /** Stored details text (encodeDetails); none by default. */
+  details?: string;
   needsReview?: boolean;
 }
 
@@ -66,6 +68,7 @@ export async function seedCatalogue(
         title: p.title ?? 'A programme',
         desc: p.desc ?? '',
         category: p.category ?? '',
+        details: p.details ?? '',
         needsReview: Boolean(p.needsReview) || startMs === null,
         line: line + 1,
       });

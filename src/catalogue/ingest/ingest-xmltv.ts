@@ -11,6 +11,8 @@ import type {
 import { SOURCE_DEFAULTS } from '../../config.js';
 import { gunzipIfGzip, openByteSource, tallied, type IngestInput } from './byte-source.js';
 import { downloadLimits, type DownloadLimits } from './guide-download.js';
+import { detailsOf, encodeDetails } from '../../domain/programme-details.js';
+import { v1TextsOf } from '../../domain/programme.js';
 import { TimeConverter } from '../xmltv/time-converter.js';
 import { readXmltv, type XmltvChannel, type XmltvProgramme } from '../xmltv/xmltv-reader.js';
 
@@ -172,13 +174,22 @@ class IngestRun {
   /** True while every channel's parseable starts have come in non-decreasing order. */
   inStartOrder = true;
   private readonly time: TimeConverter;
+  /** Its own converter: `previously-shown` times would push the starts out of `time`'s memory. */
+  private readonly shownTime: TimeConverter;
 
   constructor(
     private readonly session: IngestSession,
     private readonly options: IngestOptions,
   ) {
     this.time = new TimeConverter(options.assumeOffsetMinutes);
+    this.shownTime = new TimeConverter(options.assumeOffsetMinutes);
   }
+
+  /** A `previously-shown` start in the catalogue's form, like every time (as given if it does not parse). */
+  private readonly shownUtc = (text: string): string => {
+    this.shownTime.convert(text.trim());
+    return this.shownTime.utc;
+  };
 
   private channelFor(xmltvId: string, line: number): ChannelState {
     let state = this.channels.get(xmltvId);
@@ -272,15 +283,20 @@ class IngestRun {
     if (stopMs !== null && stopMs > this.latestEndMs) this.latestEndMs = stopMs;
     if (startMs !== null && this.inStartOrder) this.trackOverlap(channel, startMs, stopMs);
 
+    const title = element.title ?? '';
+    const desc = element.desc ?? '';
+    const category = element.categories.join(', ');
+    const details = detailsOf(element.elements, this.shownUtc);
     this.session.stageProgramme({
       channelId: channel.id,
       start,
       stop,
       startMs,
       stopMs,
-      title: element.title ?? '',
-      desc: element.desc ?? '',
-      category: element.categories.join(', '),
+      title,
+      desc,
+      category,
+      details: encodeDetails(details, v1TextsOf({ title, desc, category })),
       needsReview: review,
       line,
     });

@@ -13,6 +13,7 @@ import {
   type XmlAttributes,
   type XmlHandler,
 } from './xml-scanner.js';
+import type { XmltvElement } from '../../domain/xmltv-element.js';
 
 export { IngestError } from '../ingest/ingest-error.js';
 
@@ -39,6 +40,8 @@ export interface XmltvProgramme {
   desc: string | null;
   /** Every `<category>` text, in document order. */
   categories: string[];
+  /** Every child element, whole, in document order: the rich data (domain/programme-details.ts). */
+  elements: XmltvElement[];
   /** Line of the `<programme` start tag. */
   line: number;
 }
@@ -80,6 +83,22 @@ export const MAX_ELEMENT_DEPTH = 64;
  * than held (guides have texts of a few kilobytes).
  */
 export const MAX_TOKEN_CHARS = 8 * 1024 * 1024;
+
+/**
+ * Most elements, and most characters of text and attributes, kept of one `<programme>`. The
+ * reader holds a programme's elements until it ends; the richest guides have a few hundred
+ * elements (credits) and a few kilobytes of text per programme.
+ */
+export const MAX_PROGRAMME_ELEMENTS = 10_000;
+export const MAX_PROGRAMME_CHARS = 16 * 1024 * 1024;
+
+/** An element being read; handed on as an XmltvElement once its programme ends. */
+interface OpenElement {
+  name: string;
+  attributes: [string, string][];
+  text: string;
+  children: OpenElement[];
+}
 
 const TOO_LONG = `more than ${MAX_TOKEN_CHARS / (1024 * 1024)} Mi characters of text, attribute, comment or DOCTYPE without markup; the input is refused`;
 
@@ -124,6 +143,11 @@ class XmltvReader implements XmlHandler {
   private progTitle: string | null = null;
   private progDesc: string | null = null;
   private progCategories: string[] = [];
+  private progElements: OpenElement[] = [];
+  /** The programme's open elements below it, innermost last. */
+  private readonly open: OpenElement[] = [];
+  private progElementCount = 0;
+  private progChars = 0;
 
   channelElements = 0;
   programmeElements = 0;
@@ -144,7 +168,7 @@ class XmltvReader implements XmlHandler {
   }
 
   get wantsText(): boolean {
-    return this.capture !== Capture.None;
+    return this.capture !== Capture.None || this.open.length > 0;
   }
 
   /** Feeds decoded text to the parser. */
@@ -207,6 +231,7 @@ class XmltvReader implements XmlHandler {
       );
     }
     const depth = ++this.depth;
+    if (depth >= 3 && this.mode === Mode.Programme) this.keepElement(name, attributes, line);
     if (depth === 2) {
       if (name === 'programme') this.startProgramme(attributes, line);
       else if (name === 'channel') this.startChannel(attributes, line);
@@ -239,6 +264,7 @@ class XmltvReader implements XmlHandler {
   endTag(): void {
     const depth = this.depth;
     if (this.capture !== Capture.None && depth === this.captureDepth) this.endCapture();
+    if (depth >= 3 && this.mode === Mode.Programme) this.open.pop();
     if (depth === 2) {
       if (this.mode === Mode.Programme) this.endProgramme();
       else if (this.mode === Mode.Channel) this.endChannel();
@@ -247,10 +273,46 @@ class XmltvReader implements XmlHandler {
   }
 
   text(piece: string): void {
-    this.captured += piece;
-    // Comments between its pieces would otherwise let one kept text grow without bound.
-    if (this.captured.length > MAX_TOKEN_CHARS) {
-      throw new IngestError(TOO_LONG, this.scanner.lineAtEnd());
+    if (this.capture !== Capture.None) {
+      this.captured += piece;
+      // Comments between its pieces would otherwise let one kept text grow without bound.
+      if (this.captured.length > MAX_TOKEN_CHARS) {
+        throw new IngestError(TOO_LONG, this.scanner.lineAtEnd());
+      }
+    }
+    const open = this.open;
+    if (open.length > 0) {
+      open[open.length - 1]!.text += piece;
+      this.countChars(piece.length, this.scanner.lineAtEnd());
+    }
+  }
+
+  /** Adds an element of the programme being read to its tree. */
+  private keepElement(name: string, attributes: XmlAttributes, line: number): void {
+    if (++this.progElementCount > MAX_PROGRAMME_ELEMENTS) {
+      throw new IngestError(
+        `a <programme> holds more than ${MAX_PROGRAMME_ELEMENTS} elements; the input is refused`,
+        line,
+      );
+    }
+    const entries = attributes.entries();
+    let chars = name.length;
+    for (const [key, value] of entries) chars += key.length + value.length;
+    this.countChars(chars, line);
+    const element: OpenElement = { name, attributes: entries, text: '', children: [] };
+    const open = this.open;
+    if (open.length === 0) this.progElements.push(element);
+    else open[open.length - 1]!.children.push(element);
+    open.push(element);
+  }
+
+  private countChars(chars: number, line: number): void {
+    this.progChars += chars;
+    if (this.progChars > MAX_PROGRAMME_CHARS) {
+      throw new IngestError(
+        `a <programme> holds more than ${MAX_PROGRAMME_CHARS / (1024 * 1024)} Mi characters of text and attributes; the input is refused`,
+        line,
+      );
     }
   }
 
@@ -309,6 +371,9 @@ class XmltvReader implements XmlHandler {
     this.progTitle = null;
     this.progDesc = null;
     this.progCategories = [];
+    this.progElements = [];
+    this.progElementCount = 0;
+    this.progChars = 0;
   }
 
   private endProgramme(): void {
@@ -321,6 +386,7 @@ class XmltvReader implements XmlHandler {
       title: this.progTitle,
       desc: this.progDesc,
       categories: this.progCategories,
+      elements: this.progElements,
       line: this.elementLine,
     });
   }

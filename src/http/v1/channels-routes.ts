@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { isUuid } from '../../domain/catalogue-ids.js';
 import { parseCountryCode } from '../../domain/country.js';
 import { errors } from '../../domain/errors.js';
+import { isProgrammeId } from '../../domain/programme-id.js';
 import { parseScheduleQuery } from '../../domain/schedule-window.js';
 import { MAX_SEARCH_RESULTS, searchNeedle } from '../../domain/search-folding.js';
 import type { CatalogueReader } from '../../storage/catalogue-reader.js';
@@ -11,6 +12,8 @@ import {
   ChannelParams,
   ErrorBody,
   keyedErrorResponses,
+  ProgrammeParams,
+  ProgrammeResponse,
   ProgrammesQuery,
   ProgrammesResponse,
   SearchQuery,
@@ -19,7 +22,10 @@ import {
 import type { CachedAnswers } from '../answers/cached-answers.js';
 import { refuseOtherMethods } from './method-guard.js';
 
-/** GET /api/v1/channels/search and GET /api/v1/channels/:channelId/programmes. */
+/**
+ * GET /api/v1/channels/search, GET /api/v1/channels/:channelId/programmes and
+ * GET /api/v1/channels/:channelId/programmes/:programmeId.
+ */
 export function registerChannelsRoutes(
   app: FastifyInstance,
   catalogue: CatalogueReader,
@@ -27,6 +33,7 @@ export function registerChannelsRoutes(
 ): void {
   const v1 = app.withTypeProvider<TypeBoxTypeProvider>();
   const searchJson = fastJson(SearchResponse as object);
+  const programmeJson = fastJson(ProgrammeResponse as object);
 
   v1.get(
     '/channels/search',
@@ -90,4 +97,31 @@ export function registerChannelsRoutes(
     },
   );
   refuseOtherMethods(app, '/channels/:channelId/programmes');
+
+  v1.get(
+    '/channels/:channelId/programmes/:programmeId',
+    {
+      schema: {
+        summary: 'One programme with everything its guide says',
+        params: ProgrammeParams,
+        response: { 200: ProgrammeResponse, 404: ErrorBody, ...keyedErrorResponses },
+      },
+    },
+    async (request, reply) => {
+      const channelId = request.params.channelId.toLowerCase();
+      if (!isUuid(channelId)) throw errors.channelNotFound();
+      const { programmeId } = request.params;
+      const answer = answers.body(`programme:${channelId}:${programmeId}`, async () => {
+        // A text that cannot be an id needs no read of the programmes, only of the channel.
+        const programme = isProgrammeId(programmeId)
+          ? await catalogue.findProgramme(channelId, programmeId)
+          : null;
+        if (programme !== null) return programmeJson({ programme });
+        if (!(await catalogue.channelExists(channelId))) throw errors.channelNotFound();
+        throw errors.programmeNotFound();
+      });
+      return answers.send(request, reply as unknown as FastifyReply, answer);
+    },
+  );
+  refuseOtherMethods(app, '/channels/:channelId/programmes/:programmeId');
 }

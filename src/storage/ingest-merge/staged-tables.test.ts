@@ -45,6 +45,7 @@ const programme: ProgrammeRecord = {
   title: 'News',
   desc: 'The day',
   category: 'News, Current affairs',
+  details: '{"s":"Part one"}',
   needsReview: true,
   line: 42,
 };
@@ -62,6 +63,7 @@ describe('the staged tables', () => {
         title: 'News',
         description: 'The day',
         category: 'News, Current affairs',
+        details: '{"s":"Part one"}',
         needs_review: 1,
         line: 42,
       },

@@ -57,6 +57,9 @@ export const PROGRAMME_COLUMNS: readonly ProgrammeColumn[] = [
   { name: 'title', type: 'text', role: 'content' },
   { name: 'description', type: 'text', role: 'content' },
   { name: 'category', type: 'text', role: 'content' },
+  // The rich data in its stored form (encodeDetails in domain/programme-details.ts): read only
+  // by the routes that need it, so the v1 reads never touch it.
+  { name: 'details', type: 'text', role: 'content' },
   { name: 'needs_review', type: 'boolean', role: 'form' },
 ];
 
@@ -220,6 +223,7 @@ export function writeStagedProgramme(sink: StagedRowSink, seq: number, p: Progra
   sink.text(p.title);
   sink.text(p.desc);
   sink.text(p.category);
+  sink.text(p.details);
   sink.number(p.needsReview ? 1 : 0);
   sink.number(p.line);
 }

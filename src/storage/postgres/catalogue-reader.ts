@@ -4,8 +4,10 @@ import {
   PROGRAMME_COLUMNS,
   toChannel,
   toProgramme,
+  toRichProgramme,
   type ChannelRow,
   type ProgrammeRow,
+  type RichProgrammeRow,
 } from '../rows.js';
 import type { CatalogueReader } from '../catalogue-reader.js';
 
@@ -65,6 +67,14 @@ export function createPostgresCatalogueReader(pool: pg.Pool): CatalogueReader {
         [channelId],
       );
       return rows.map(toProgramme);
+    },
+    async findProgramme(channelId, programmeId) {
+      const { rows } = await pool.query<RichProgrammeRow>(
+        `SELECT ${PROGRAMME_COLUMNS}, details FROM programmes WHERE channel_id = $1 AND id = $2`,
+        [channelId, programmeId],
+      );
+      const row = rows[0];
+      return row === undefined ? null : toRichProgramme(row, channelId);
     },
   };
 }

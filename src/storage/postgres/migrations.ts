@@ -250,4 +250,11 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         ON programmes (channel_id, id COLLATE "C") WHERE start_ms IS NULL;
     `,
   },
+  {
+    version: 7,
+    name: "programmes' rich data",
+    // As on SQLite (catalogue-file.ts, version 3): empty for the programmes stored before, until
+    // their guide is ingested again. A constant default rewrites no row.
+    sql: `ALTER TABLE programmes ADD COLUMN details TEXT NOT NULL DEFAULT '';`,
+  },
 ];

@@ -16,9 +16,10 @@ export const CATALOGUE_SCHEMA = 'catalogue';
 
 /**
  * The schema of the catalogue file, kept in its `user_version`. 1: as the catalogue had in the
- * accounts file (migrations 1–5). 2: programmes keyed by (channel, start), not by id.
+ * accounts file (migrations 1–5). 2: programmes keyed by (channel, start), not by id. 3: the
+ * programmes' rich data (`details`).
  */
-export const CATALOGUE_SCHEMA_VERSION = 2;
+export const CATALOGUE_SCHEMA_VERSION = 3;
 
 /**
  * Page size of a new catalogue file. Programmes are long rows (descriptions) appended in
@@ -38,7 +39,7 @@ export function cataloguePathFor(path: string): string {
 }
 
 // The tables and columns the catalogue had in the accounts file (migrations 1–5), with the
-// programme indexes of version 2. The version counter of the read caches moves with every
+// programme indexes of version 2: a new file is made at version 2 and upgraded from there. The version counter of the read caches moves with every
 // change, kept by triggers as before.
 const CATALOGUE_TABLES_SQL = `
   CREATE TABLE catalogue.channels (
@@ -121,7 +122,7 @@ function catalogueVersion(db: SqliteDatabase): number {
 function createCatalogueTables(db: SqliteDatabase, version: number): void {
   db.exec(CATALOGUE_TABLES_SQL);
   db.prepare('INSERT INTO catalogue.catalogue_version (id, version) VALUES (1, ?)').run(version);
-  db.pragma(`${CATALOGUE_SCHEMA}.user_version = ${CATALOGUE_SCHEMA_VERSION}`);
+  db.pragma(`${CATALOGUE_SCHEMA}.user_version = 2`);
 }
 
 /** A new version counter: a catalogue made anew never repeats the versions (ETags) of the last. */
@@ -181,12 +182,14 @@ export function ensureCatalogueSchema(db: SqliteDatabase): void {
   let rebuilt = false;
   db.transaction(() => {
     // Checked again under the lock: another process may have done it meanwhile.
-    const now = catalogueVersion(db);
+    let now = catalogueVersion(db);
     if (now === 0) createCatalogueTables(db, randomVersion(db));
     else if (now === 1) {
       keyProgrammesBySlot(db);
       rebuilt = true;
     }
+    now = catalogueVersion(db);
+    if (now === 2) addProgrammeDetails(db);
   }).immediate();
   // The old table's pages would stay in the file, free, doubling it (876 MB → 1.5 GB for 2
   // million programmes). VACUUM cannot run inside a transaction, so it follows the upgrade.
@@ -207,4 +210,14 @@ function keyProgrammesBySlot(db: SqliteDatabase): void {
     ALTER TABLE catalogue.programmes_by_slot RENAME TO programmes;
     ${programmeIndexesSql('catalogue.', 'slot')}`);
   db.pragma(`${CATALOGUE_SCHEMA}.user_version = 2`);
+}
+
+/**
+ * Version 2 → 3: the programmes' rich data, empty for the programmes stored before (the next
+ * ingest of their guide fills it in, as a change). Adding a column with a constant default
+ * rewrites nothing, so this is instant whatever the catalogue's size.
+ */
+function addProgrammeDetails(db: SqliteDatabase): void {
+  db.exec(`ALTER TABLE catalogue.programmes ADD COLUMN details TEXT NOT NULL DEFAULT ''`);
+  db.pragma(`${CATALOGUE_SCHEMA}.user_version = 3`);
 }

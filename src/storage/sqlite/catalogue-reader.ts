@@ -3,8 +3,10 @@ import {
   PROGRAMME_COLUMNS,
   toChannel,
   toProgramme,
+  toRichProgramme,
   type ChannelRow,
   type ProgrammeRow,
+  type RichProgrammeRow,
 } from '../rows.js';
 import type { CatalogueReader } from '../catalogue-reader.js';
 import type { CountryCount } from '../../domain/channel.js';
@@ -35,6 +37,10 @@ export function createSqliteCatalogueReader(db: SqliteDatabase): CatalogueReader
     `SELECT ${PROGRAMME_COLUMNS} FROM programmes WHERE channel_id = ?
      ORDER BY start_ms IS NULL, start_ms, id`,
   );
+  // The (channel, start, id) index holds the id: the channel's entries are scanned in it.
+  const programme = db.prepare<[string, string], RichProgrammeRow>(
+    `SELECT ${PROGRAMME_COLUMNS}, details FROM programmes WHERE channel_id = ? AND id = ?`,
+  );
 
   return {
     async listCountries() {
@@ -56,6 +62,10 @@ export function createSqliteCatalogueReader(db: SqliteDatabase): CatalogueReader
     },
     async listProgrammes(channelId) {
       return programmes.all(channelId).map(toProgramme);
+    },
+    async findProgramme(channelId, programmeId) {
+      const row = programme.get(channelId, programmeId);
+      return row === undefined ? null : toRichProgramme(row, channelId);
     },
   };
 }
