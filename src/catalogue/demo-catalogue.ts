@@ -128,8 +128,8 @@ const SHOW_DETAILS: Readonly<Record<string, ShowDetails>> = {
   },
   'Kitchen Stories': {
     credits: [
-      ['presenter', 'Rosa Lindqvist'],
       ['producer', 'Hal Pemberton'],
+      ['presenter', 'Rosa Lindqvist'],
     ],
     keywords: ['cooking', 'family'],
     minutesAsLength: true,
