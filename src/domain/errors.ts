@@ -82,8 +82,7 @@ export const errors = {
       'CHANNEL_NOT_FOUND',
       'Channel not in the preview data: the playground shows a few channels; the API serves them all',
     ),
-  programmeNotFound: () =>
-    new AppError('PROGRAMME_NOT_FOUND', 'Programme not found'),
+  programmeNotFound: () => new AppError('PROGRAMME_NOT_FOUND', 'Programme not found'),
   notFound: () => new AppError('NOT_FOUND', 'Not found'),
   methodNotAllowed: () => new AppError('METHOD_NOT_ALLOWED', 'Method not allowed'),
   serviceUnavailable: (message = 'Service temporarily unavailable') =>

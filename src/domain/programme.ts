@@ -19,7 +19,7 @@ export interface Programme {
  * that does not give back the guide's categories (one that holds ", ") makes the details keep
  * them whole, so nothing is lost.
  */
-export function v1TextsOf(programme: Pick<Programme, 'title' | 'desc' | 'category'>): V1Texts {
+export function storedV1Texts(programme: Pick<Programme, 'title' | 'desc' | 'category'>): V1Texts {
   return {
     title: programme.title,
     desc: programme.desc,
@@ -36,5 +36,5 @@ export function richProgrammeOf(
   programme: Programme,
   storedDetails: string,
 ): RichProgramme {
-  return { ...programme, channelId, ...decodeDetails(storedDetails, v1TextsOf(programme)) };
+  return { ...programme, channelId, ...decodeDetails(storedDetails, storedV1Texts(programme)) };
 }

@@ -107,7 +107,8 @@ export const RichProgrammeEntry = Type.Object({
     },
   ),
   episodeIds: Type.Array(systemValue('The number as given'), {
-    description: 'Every `<episode-num>`, e.g. `{ "system": "dd_progid", "value": "EP01234567.0012" }`',
+    description:
+      'Every `<episode-num>`, e.g. `{ "system": "dd_progid", "value": "EP01234567.0012" }`',
   }),
   categories: Type.Array(Type.String(), { description: 'Every `<category>`' }),
   keywords: Type.Array(Type.String(), { description: 'Every `<keyword>`' }),

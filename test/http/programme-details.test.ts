@@ -283,7 +283,10 @@ describe(`the programme detail route (${TEST_ENGINE})`, () => {
       expect(res.json()).toEqual({ error: 'Programme not found', code: 'PROGRAMME_NOT_FOUND' });
     }
     // The channel id matches in any case, as on the schedule route.
-    const upper = await rich.get(`/api/v1/channels/${DRAMA.toUpperCase()}/programmes/${first?.id}`, key);
+    const upper = await rich.get(
+      `/api/v1/channels/${DRAMA.toUpperCase()}/programmes/${first?.id}`,
+      key,
+    );
     expect(upper.statusCode).toBe(200);
   });
 

@@ -12,7 +12,7 @@ import { SOURCE_DEFAULTS } from '../../config.js';
 import { gunzipIfGzip, openByteSource, tallied, type IngestInput } from './byte-source.js';
 import { downloadLimits, type DownloadLimits } from './guide-download.js';
 import { detailsOf, encodeDetails } from '../../domain/programme-details.js';
-import { v1TextsOf } from '../../domain/programme.js';
+import { storedV1Texts } from '../../domain/programme.js';
 import { TimeConverter } from '../xmltv/time-converter.js';
 import { readXmltv, type XmltvChannel, type XmltvProgramme } from '../xmltv/xmltv-reader.js';
 
@@ -296,7 +296,7 @@ class IngestRun {
       title,
       desc,
       category,
-      details: encodeDetails(details, v1TextsOf({ title, desc, category })),
+      details: encodeDetails(details, storedV1Texts({ title, desc, category })),
       needsReview: review,
       line,
     });

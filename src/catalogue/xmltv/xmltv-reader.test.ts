@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import {
   IngestError,
   MAX_ELEMENT_DEPTH,
+  MAX_PROGRAMME_CHARS,
+  MAX_PROGRAMME_ELEMENTS,
   MAX_TOKEN_CHARS,
   readXmltv,
   type XmltvChannel,
@@ -61,6 +63,7 @@ describe('readXmltv: what it takes from a guide', () => {
       { xmltvId: 'tg4.ie', displayNames: ['TG4'], iconSrc: null, line: 13 },
     ]);
     expect(programmes[0]).toEqual({
+      elements: expect.any(Array),
       channel: 'rte1.ie',
       start: '20260822190000 +0100',
       stop: '20260822200000 +0100',
@@ -69,6 +72,18 @@ describe('readXmltv: what it takes from a guide', () => {
       categories: ['News', 'Current affairs'],
       line: 16,
     });
+    expect(programmes[0]?.elements.map((e) => e.name)).toEqual([
+      'title',
+      'title',
+      'sub-title',
+      'desc',
+      'desc',
+      'credits',
+      'category',
+      'category',
+      'episode-num',
+      'rating',
+    ]);
     // CDATA is text; surrounding whitespace is trimmed, inner line breaks kept.
     expect(programmes[1]).toMatchObject({
       title: 'Fair City <live>',
@@ -137,6 +152,50 @@ describe('readXmltv: what it takes from a guide', () => {
 </programme>`),
     );
     expect(programmes[0]).toMatchObject({ title: 'Real', desc: '', stop: null, categories: [] });
+  });
+
+  it('keeps every element of a programme whole: attributes in order, own text, children', async () => {
+    const { programmes } = await read(
+      doc(`<programme start="20260101000000 +0000" channel="a">
+  <title lang="en">A &amp; B</title>
+  <credits><actor role="Hero" guest="yes">Ann <![CDATA[Lee]]><image type="person">u</image> !</actor></credits>
+  <new/>
+</programme>
+<programme start="20260101010000 +0000" channel="a"><title>Next</title></programme>`),
+    );
+    expect(programmes[0]?.elements).toEqual([
+      { name: 'title', attributes: [['lang', 'en']], text: 'A & B', children: [] },
+      {
+        name: 'credits',
+        attributes: [],
+        text: '',
+        children: [
+          {
+            name: 'actor',
+            attributes: [
+              ['role', 'Hero'],
+              ['guest', 'yes'],
+            ],
+            text: 'Ann Lee !',
+            children: [
+              { name: 'image', attributes: [['type', 'person']], text: 'u', children: [] },
+            ],
+          },
+        ],
+      },
+      { name: 'new', attributes: [], text: '', children: [] },
+    ]);
+    expect(programmes[1]?.elements).toEqual([
+      { name: 'title', attributes: [], text: 'Next', children: [] },
+    ]);
+  });
+
+  it('keeps the elements the same whatever the chunk size', async () => {
+    const bytes = fixture('rich.xml');
+    const whole = (await read(bytes)).programmes;
+    for (const size of [1, 7, 64]) {
+      expect((await read(bytes, size)).programmes).toEqual(whole);
+    }
   });
 });
 
@@ -281,6 +340,27 @@ describe('readXmltv: refusals name the problem and the line', () => {
       () => `<!-- ${'c'.repeat(MAX_TOKEN_CHARS / 2)} -->`,
     ).join('\n');
     expect((await read(doc(many))).result.lines).toBe(6);
+  });
+
+  it('a programme with more elements, or more text, than one programme may hold', async () => {
+    const programme = (body: string) =>
+      doc(`<programme channel="a" start="20260101000000 +0000">\n${body}\n</programme>`);
+    const many = (n: number) => '<keyword>k</keyword>'.repeat(n);
+    expect((await read(programme(many(MAX_PROGRAMME_ELEMENTS)))).programmes).toHaveLength(1);
+    expect((await failure(programme(many(MAX_PROGRAMME_ELEMENTS + 1)))).message).toBe(
+      `line 3: a <programme> holds more than ${MAX_PROGRAMME_ELEMENTS} elements; the input is refused`,
+    );
+    // The count starts again with every programme.
+    const twice = doc(
+      `<programme channel="a" start="20260101000000 +0000">${many(MAX_PROGRAMME_ELEMENTS)}</programme>`.repeat(
+        2,
+      ),
+    );
+    expect((await read(twice)).programmes).toHaveLength(2);
+    // Texts each under the token limit that together pass the programme's.
+    const half = 'd'.repeat(MAX_PROGRAMME_CHARS / 2);
+    const error = await failure(programme(`<desc>${half}</desc>\n<desc>${half}</desc>`));
+    expect(error.message).toMatch(/^line 3: a <programme> holds more than 16 Mi characters/);
   });
 
   it('an error of the byte stream itself, placed at the line reached', async () => {

@@ -231,7 +231,7 @@ class XmltvReader implements XmlHandler {
       );
     }
     const depth = ++this.depth;
-    if (depth >= 3 && this.mode === Mode.Programme) this.keepElement(name, attributes, line);
+    if (depth >= 3 && this.mode === Mode.Programme) this.keepElement(name, attributes);
     if (depth === 2) {
       if (name === 'programme') this.startProgramme(attributes, line);
       else if (name === 'channel') this.startChannel(attributes, line);
@@ -283,22 +283,23 @@ class XmltvReader implements XmlHandler {
     const open = this.open;
     if (open.length > 0) {
       open[open.length - 1]!.text += piece;
-      this.countChars(piece.length, this.scanner.lineAtEnd());
+      this.countChars(piece.length);
     }
   }
 
   /** Adds an element of the programme being read to its tree. */
-  private keepElement(name: string, attributes: XmlAttributes, line: number): void {
+  private keepElement(name: string, attributes: XmlAttributes): void {
+    // Refusals name the programme's line: its text may end lines after it is counted.
     if (++this.progElementCount > MAX_PROGRAMME_ELEMENTS) {
       throw new IngestError(
         `a <programme> holds more than ${MAX_PROGRAMME_ELEMENTS} elements; the input is refused`,
-        line,
+        this.elementLine,
       );
     }
     const entries = attributes.entries();
     let chars = name.length;
     for (const [key, value] of entries) chars += key.length + value.length;
-    this.countChars(chars, line);
+    this.countChars(chars);
     const element: OpenElement = { name, attributes: entries, text: '', children: [] };
     const open = this.open;
     if (open.length === 0) this.progElements.push(element);
@@ -306,12 +307,12 @@ class XmltvReader implements XmlHandler {
     open.push(element);
   }
 
-  private countChars(chars: number, line: number): void {
+  private countChars(chars: number): void {
     this.progChars += chars;
     if (this.progChars > MAX_PROGRAMME_CHARS) {
       throw new IngestError(
         `a <programme> holds more than ${MAX_PROGRAMME_CHARS / (1024 * 1024)} Mi characters of text and attributes; the input is refused`,
-        line,
+        this.elementLine,
       );
     }
   }

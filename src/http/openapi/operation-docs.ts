@@ -225,7 +225,7 @@ export const V1_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       '',
       'A text the guide leaves out is empty (`""`), a structure it leaves out `null`, a list empty. `episodeNumber` counts from 1 (the guide\'s `xmltv_ns` numbering counts from 0): `"2.4/13.0/1"` is season 3, episode 5 of 13, part 1 of 1. `lengthSeconds` is `<length>` in seconds whatever its units. Times, also `previouslyShown.start`, are UTC (`YYYYMMDDHHMMSS +0000`).',
       '',
-      'The `id` comes from the schedule (`/channels/{channelId}/programmes`); a programme keeps it while its channel and start stay. An unknown channel gives 404 `CHANNEL_NOT_FOUND`; an id that is not one of the channel\'s programmes (whatever its form) gives 404 `PROGRAMME_NOT_FOUND`.',
+      "The `id` comes from the schedule (`/channels/{channelId}/programmes`); a programme keeps it while its channel and start stay. An unknown channel gives 404 `CHANNEL_NOT_FOUND`; an id that is not one of the channel's programmes (whatever its form) gives 404 `PROGRAMME_NOT_FOUND`.",
     ].join('\n'),
     routeErrors: { 400: ['BAD_REQUEST'], 404: ['CHANNEL_NOT_FOUND', 'PROGRAMME_NOT_FOUND'] },
     example: {

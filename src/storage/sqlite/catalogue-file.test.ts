@@ -142,8 +142,9 @@ describe('the catalogue file', () => {
       const db = store.db;
       expect(currentSchemaVersion(db)).toBe(CATALOGUE_FILE_VERSION);
       expect(tables(db, 'main')).not.toContain('channels');
+      // Moved as they were, then given the (empty) details of version 3.
       expect(db.prepare('SELECT * FROM catalogue.programmes ORDER BY id').all()).toEqual(
-        programmes,
+        programmes.map((row) => ({ ...(row as object), details: '' })),
       );
       expect(
         db.prepare('SELECT name_fixed, reviewed_at FROM catalogue.channels WHERE id = ?').get('c0'),
@@ -241,6 +242,40 @@ describe('the catalogue file', () => {
     }
   });
 
+  it('version 2 is upgraded on open: every programme gets empty details, answers and version kept', async () => {
+    const old = openSqliteStore({ path, nowMs: NOW });
+    old.db.exec(`
+      INSERT INTO channels (id, xmltv_id, name, name_key, name_folded, icon, country,
+        needs_review, created_at, updated_at) VALUES ('c0', 'one.ie', 'One', 'one', 'one', '', 'IE', 0, 0, 0);
+      INSERT INTO source_files (id, source, country, size_bytes, sha256, ingested_at, summary)
+        VALUES ('f1', 'guide.xml', 'IE', 10, 'abc', 0, '{}');
+      ALTER TABLE catalogue.programmes DROP COLUMN details;
+      INSERT INTO programmes (id, channel_id, start, stop, start_ms, stop_ms, title,
+         description, category, needs_review, source_file_id, updated_at)
+       VALUES ('1000000000000000001', 'c0', '20261101080000 +0000', '', ${NOW}, NULL, 'News', 'd',
+         'c', 0, 'f1', 0);`);
+    old.db.pragma('catalogue.user_version = 2');
+    const answer = await old.catalogue.listProgrammes('c0');
+    const version = old.db.prepare('SELECT version FROM catalogue_version').pluck().get();
+    await old.close();
+
+    const store = openSqliteStore({ path, nowMs: NOW });
+    try {
+      const db = store.db;
+      expect(db.pragma('catalogue.user_version', { simple: true })).toBe(3);
+      expect(db.prepare('SELECT details FROM programmes').pluck().all()).toEqual(['']);
+      expect(await store.catalogue.listProgrammes('c0')).toEqual(answer);
+      expect(await store.catalogue.findProgramme('c0', '1000000000000000001')).toMatchObject({
+        title: 'News',
+        titles: [{ value: 'News', lang: '' }],
+        credits: [],
+      });
+      expect(db.prepare('SELECT version FROM catalogue_version').pluck().get()).toBe(version);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('version 1 is upgraded on open: programmes keyed by slot, not id, rows and answers kept', async () => {
     // A catalogue file as version 1 left it: programmes with their id as primary key.
     const old = openSqliteStore({ path, nowMs: NOW });
@@ -266,10 +301,12 @@ describe('the catalogue file', () => {
     const store = openSqliteStore({ path, nowMs: NOW });
     try {
       const db = store.db;
-      expect(db.pragma('catalogue.user_version', { simple: true })).toBe(2);
+      expect(db.pragma('catalogue.user_version', { simple: true })).toBe(CATALOGUE_SCHEMA_VERSION);
       // The old table's pages went back to the file system.
       expect(db.pragma('catalogue.freelist_count', { simple: true })).toBe(0);
-      expect(db.prepare('SELECT * FROM programmes ORDER BY id').all()).toEqual(rows);
+      expect(db.prepare('SELECT * FROM programmes ORDER BY id').all()).toEqual(
+        rows.map((row) => ({ ...(row as object), details: '' })),
+      );
       expect(await store.catalogue.listProgrammes('c0')).toEqual(answer);
       // Unchanged answers keep their version, so their ETags stay valid.
       expect(db.prepare('SELECT version FROM catalogue_version').pluck().get()).toBe(version);
@@ -286,7 +323,7 @@ describe('the catalogue file', () => {
       // The slot is the key now, for a start that parsed and for one that did not.
       const again = db.prepare(
         `INSERT INTO programmes SELECT id, channel_id, start, stop, start_ms, stop_ms, title,
-           description, category, needs_review, source_file_id, updated_at
+           description, category, needs_review, source_file_id, updated_at, details
          FROM programmes WHERE title = ?`,
       );
       for (const title of ['Earlier', 'Unparsed']) {
