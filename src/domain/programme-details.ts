@@ -189,7 +189,17 @@ export function episodeNumberOf(ids: readonly SystemValue[]): EpisodeNumber | nu
   if (ids.length === 0) return null;
   const ns = ids.find((id) => id.system === 'xmltv_ns');
   const onScreen = ids.find((id) => id.system === 'onscreen');
-  return { ...parseXmltvNs(ns?.value ?? ''), onScreen: onScreen?.value ?? null };
+  const n = parseXmltvNs(ns?.value ?? '');
+  // Not `{ ...n, onScreen }`: V8 spreads this object some twenty times slower.
+  return {
+    season: n.season,
+    episode: n.episode,
+    part: n.part,
+    seasons: n.seasons,
+    episodes: n.episodes,
+    parts: n.parts,
+    onScreen: onScreen?.value ?? null,
+  };
 }
 
 const CREDIT_ROLE_SET: ReadonlySet<string> = new Set(CREDIT_ROLES);
@@ -643,8 +653,11 @@ const CODECS: readonly FieldCodec[] = [
     (x) => {
       if (x === null) return null;
       const [colour, aspect, quality] = tuple(x, 3);
-      if (colour !== null && typeof colour !== 'boolean') fail();
-      return { colour, aspect: strOrNull(aspect), quality: strOrNull(quality) };
+      return {
+        colour: colour === null || typeof colour === 'boolean' ? colour : fail(),
+        aspect: strOrNull(aspect),
+        quality: strOrNull(quality),
+      };
     },
   ),
   field(
