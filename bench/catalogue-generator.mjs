@@ -7,7 +7,40 @@ const COUNTRIES = ['UK', 'DE', 'FR', 'ES', 'IT', 'US', 'AU', 'IN', 'BR', 'JP'];
 const WORDS = ['News', 'Sport', 'Kids', 'Movies', 'Music', 'Drama', 'Télé', 'Info', 'Docs', 'Plus'];
 const DAY = 86_400_000;
 
-/** @param {{ ids: any; time: any; store: any }} lib */
+/**
+ * Stored details of a rich programme as series guides have them (a sub-title, episode numbers,
+ * a few credits, an image, flags), so the v1 routes are measured over a catalogue full of rich
+ * data and the programme detail route has some to serve.
+ */
+function richDetails(lib, c, d, p, v1) {
+  const { detailsOf, encodeDetails } = lib.details;
+  const element = (name, text, attributes = [], children = []) => ({
+    name,
+    attributes,
+    text,
+    children,
+  });
+  const elements = [
+    element('title', v1.title, [['lang', 'en']]),
+    element('sub-title', `Episode ${d + 1}`, [['lang', 'en']]),
+    element('desc', v1.desc, [['lang', 'en']]),
+    element('credits', '', [], [
+      element('actor', `Actor ${p}`, [['role', `Part ${c % 7}`]]),
+      element('actor', `Actor ${p + 1}`),
+      element('presenter', `Presenter ${c % 13}`),
+    ]),
+    ...v1.category.split(', ').map((name) => element('category', name, [['lang', 'en']])),
+    element('icon', '', [['src', `https://img.example/show-${p}.jpg`]]),
+    element('episode-num', `${c % 5}.${d}.`, [['system', 'xmltv_ns']]),
+    element('video', '', [], [element('aspect', '16:9'), element('quality', 'HDTV')]),
+    element('rating', '', [['system', 'BBFC']], [element('value', 'PG')]),
+  ];
+  if (d % 7 === 0) elements.push(element('new', ''));
+  const categories = v1.category.split(', ');
+  return encodeDetails(detailsOf(elements, (t) => t), { ...v1, categories });
+}
+
+/** @param {{ ids: any; time: any; details: any }} lib */
 export async function generateCatalogue(lib, store, options) {
   const { channels, days, perDay, futureDays, nowMs } = options;
   const session = await store.ingest.beginIngest();
@@ -30,15 +63,20 @@ export async function generateCatalogue(lib, store, options) {
       for (let p = 0; p < perDay; p++) {
         const startMs = firstDay + d * DAY + p * slot;
         const start = lib.time.formatXmltvUtc(startMs);
+        const title = `Programme ${p} of day ${d}`;
+        const desc =
+          'A programme of the synthetic benchmark catalogue, with a description of typical length for a guide.';
+        const category = p % 3 === 0 ? 'News, Current affairs' : 'Entertainment';
         session.stageProgramme({
           channelId,
           start,
           stop: lib.time.formatXmltvUtc(startMs + slot),
           startMs,
           stopMs: startMs + slot,
-          title: `Programme ${p} of day ${d}`,
-          desc: 'A programme of the synthetic benchmark catalogue, with a description of typical length for a guide.',
-          category: p % 3 === 0 ? 'News, Current affairs' : 'Entertainment',
+          title,
+          desc,
+          category,
+          details: richDetails(lib, c, d, p, { title, desc, category }),
           needsReview: false,
           line: 0,
         });

@@ -108,6 +108,7 @@ async function catalogue(engine, nowMs) {
       {
         ids: await dist('domain/catalogue-ids.js'),
         time: await dist('domain/xmltv-time.js'),
+        details: await dist('domain/programme-details.js'),
       },
       opened.store,
       { ...options, futureDays: 7, nowMs },
@@ -203,7 +204,11 @@ async function load(url, keys, pid, duration = options.duration) {
 const nowMs = Date.now();
 execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
 const { channelIdFor } = await dist('domain/catalogue-ids.js');
+const { programmeIdFor } = await dist('domain/programme-id.js');
+const { formatXmltvUtc } = await dist('domain/xmltv-time.js');
 const channel = channelIdFor('bench0.uk');
+// Today's first programme (every generated day has one at midnight UTC).
+const programme = programmeIdFor(channel, formatXmltvUtc(Math.floor(nowMs / DAY) * DAY));
 
 const scenarios = [
   ['countries', '/api/v1/countries'],
@@ -212,6 +217,7 @@ const scenarios = [
   ['programmes, 7 days (default)', `/api/v1/channels/${channel}/programmes`],
   ['programmes, today', `/api/v1/channels/${channel}/programmes?days=today`],
   ['programmes, days=all', `/api/v1/channels/${channel}/programmes?days=all`],
+  ['programme detail', `/api/v1/channels/${channel}/programmes/${programme}`],
 ].filter(([name]) => options.routes === null || options.routes.some((r) => name.startsWith(r)));
 
 const servers = [];

@@ -359,6 +359,7 @@ async function makeLarge(target, programmes) {
     {
       ids: await dist('domain/catalogue-ids.js'),
       time: await dist('domain/xmltv-time.js'),
+      details: await dist('domain/programme-details.js'),
     },
     store,
     { channels, days, perDay: Math.ceil(programmes / channels / days), futureDays: 7, nowMs: NOW },
