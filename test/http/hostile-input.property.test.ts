@@ -380,6 +380,58 @@ describe('hostile paths and queries, with a valid key', () => {
       { numRuns: RUNS * 2 },
     );
   });
+
+  it('GET /channels/{id}/programmes/{programmeId}: 404 for an unknown channel or id, else the one programme', async () => {
+    const schedules = await Promise.all(
+      channelIds.map((id) => t.temp.store.catalogue.listProgrammes(id)),
+    );
+    const known = schedules.flatMap((list, i) => list.map((p) => [channelIds[i] ?? '', p.id]));
+    const pair = fc.oneof(
+      fc.constantFrom(...known).map(([channel, id]) => ({
+        channel: { text: channel ?? '', url: channel ?? '', predictable: true },
+        id: { text: id ?? '', url: id ?? '', predictable: true },
+      })),
+      fc.record({ channel: urlValue, id: urlValue }),
+      fc.record({
+        channel: fc
+          .constantFrom(...channelIds)
+          .map((id) => ({ text: id, url: id, predictable: true })),
+        id: urlValue,
+      }),
+    );
+    await fc.assert(
+      fc.asyncProperty(pair, async ({ channel, id }) => {
+        const url = `/api/v1/channels/${channel.url}/programmes/${id.url}`;
+        const answer = await get(url);
+        const body = expectContract(answer, [200, 400, 404], url) as {
+          programme?: { id: string; channelId: string };
+        };
+        if (!channel.predictable || !id.predictable) return;
+        const segments = [channel.url, id.url];
+        if (segments.some((s) => s.includes('/') || s.includes('?') || s.includes('#'))) return;
+        if (segments.some((s) => /^(\.|%2e){1,2}$/i.test(s) || s === '')) return;
+        const [c, p] = segments.map(decodedSegment);
+        if (c === null || p === null || c === undefined || p === undefined) {
+          expectCode(answer, 400, 'BAD_REQUEST', url);
+          return;
+        }
+        if (c.length > 2048 || p.length > 2048) return;
+        const channelKnown = channelIds.includes(c.toLowerCase());
+        if (!channelKnown) {
+          expectCode(answer, 404, 'CHANNEL_NOT_FOUND', url);
+          return;
+        }
+        const holds = known.some(([kc, kp]) => kc === c.toLowerCase() && kp === p);
+        if (!holds) {
+          expectCode(answer, 404, 'PROGRAMME_NOT_FOUND', url);
+          return;
+        }
+        expect(answer.status, url).toBe(200);
+        expect(body.programme).toMatchObject({ id: p, channelId: c.toLowerCase() });
+      }),
+      { numRuns: RUNS * 2 },
+    );
+  });
 });
 
 /** The spec's rules for days/all, giving the error code or how many seeded programmes match. */
@@ -413,6 +465,7 @@ describe('hostile paths without a key', () => {
       fc.constantFrom(
         (v: string) => `/api/v1/countries/${v}/channels`,
         (v: string) => `/api/v1/channels/${v}/programmes?days=${v}`,
+        (v: string) => `/api/v1/channels/${v}/programmes/${v}`,
         (v: string) => `/api/v1/channels/search?q=${v}&country=${v}`,
         (v: string) => `/api/v1/${v}`,
       ),
