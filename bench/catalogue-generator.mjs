@@ -24,11 +24,16 @@ function richDetails(lib, c, d, p, v1) {
     element('title', v1.title, [['lang', 'en']]),
     element('sub-title', `Episode ${d + 1}`, [['lang', 'en']]),
     element('desc', v1.desc, [['lang', 'en']]),
-    element('credits', '', [], [
-      element('actor', `Actor ${p}`, [['role', `Part ${c % 7}`]]),
-      element('actor', `Actor ${p + 1}`),
-      element('presenter', `Presenter ${c % 13}`),
-    ]),
+    element(
+      'credits',
+      '',
+      [],
+      [
+        element('actor', `Actor ${p}`, [['role', `Part ${c % 7}`]]),
+        element('actor', `Actor ${p + 1}`),
+        element('presenter', `Presenter ${c % 13}`),
+      ],
+    ),
     ...v1.category.split(', ').map((name) => element('category', name, [['lang', 'en']])),
     element('icon', '', [['src', `https://img.example/show-${p}.jpg`]]),
     element('episode-num', `${c % 5}.${d}.`, [['system', 'xmltv_ns']]),
@@ -37,7 +42,10 @@ function richDetails(lib, c, d, p, v1) {
   ];
   if (d % 7 === 0) elements.push(element('new', ''));
   const categories = v1.category.split(', ');
-  return encodeDetails(detailsOf(elements, (t) => t), { ...v1, categories });
+  return encodeDetails(
+    detailsOf(elements, (t) => t),
+    { ...v1, categories },
+  );
 }
 
 /** @param {{ ids: any; time: any; details: any }} lib */

@@ -236,10 +236,13 @@ describe('detailsOf', () => {
       el('rating', el('value', 'PG')),
       el('star-rating', el('value', '3/5')),
       el('star-rating', { system: 'imdb' }),
+      el('rating', { system: 'DStv' }, '18'),
     );
     expect(d.ratings).toEqual([
       { system: 'IFCO', value: '12A' },
       { system: '', value: 'PG' },
+      // A value written as the rating's own text (DStv's guides) is kept.
+      { system: 'DStv', value: '18' },
     ]);
     expect(d.starRatings).toEqual([
       { system: '', value: '3/5' },

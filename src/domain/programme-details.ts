@@ -217,8 +217,13 @@ function langText(element: XmltvElement): LangText {
   return { value: element.text.trim(), lang: attributeOf(element, 'lang') ?? '' };
 }
 
+/**
+ * A rating's value is its `<value>`; some guides (DStv's) write the value as the rating's own
+ * text instead, which is taken rather than lost.
+ */
 function ratingOf(element: XmltvElement): SystemValue {
-  return { system: attributeOf(element, 'system') ?? '', value: childText(element, 'value') ?? '' };
+  const value = childText(element, 'value') ?? element.text.trim();
+  return { system: attributeOf(element, 'system') ?? '', value };
 }
 
 function creditsIn(element: XmltvElement, credits: Credit[]): void {

@@ -360,3 +360,9 @@ export function compareRichCountsOf(
   }
   return result;
 }
+
+/** Files without offsets whose SOURCES.md says local time is +08:00 (read so by both sides). */
+export const LOCAL_TIME: Record<string, { assumeOffsetMinutes: number; zone: string }> = {
+  'epgmn_mn_weekly_epg_updated.xml': { assumeOffsetMinutes: 480, zone: 'Asia/Ulaanbaatar' },
+  'burningc4_cn_guide.xml': { assumeOffsetMinutes: 480, zone: 'Asia/Shanghai' },
+};

@@ -11,6 +11,7 @@ import {
   compareRichCounts,
   ensureReferenceTools,
   limiter,
+  LOCAL_TIME,
   noRichCounts,
   ProgrammeKeys,
   RICH_COUNT_NAMES,
@@ -29,12 +30,6 @@ import {
  */
 const CORPUS =
   process.env['ONAIR_CORPUS_DIR'] ?? resolve(import.meta.dirname, '../fixtures/xmltv/corpus');
-
-/** Files without offsets read in local time, as in reference-tools.test.ts (see SOURCES.md). */
-const LOCAL_TIME: Record<string, { assumeOffsetMinutes: number; zone: string }> = {
-  'epgmn_mn_weekly_epg_updated.xml': { assumeOffsetMinutes: 480, zone: 'Asia/Ulaanbaatar' },
-  'burningc4_cn_guide.xml': { assumeOffsetMinutes: 480, zone: 'Asia/Shanghai' },
-};
 
 /** Onair's counts of one programme's rich data. */
 function countsOf(details: ReturnType<typeof detailsOf>): RichCounts {

@@ -8,6 +8,7 @@ import { openTempStore } from '../helpers/temp-store.js';
 import {
   ensureReferenceTools,
   limiter,
+  LOCAL_TIME,
   referenceView,
   type ReferenceProgramme,
   type ReferenceView,
@@ -24,12 +25,6 @@ import { NOW, ingest } from './ingest-helpers.js';
  */
 const CORPUS =
   process.env['ONAIR_CORPUS_DIR'] ?? resolve(import.meta.dirname, '../fixtures/xmltv/corpus');
-
-/** Files without offsets whose SOURCES.md says local time is +08:00 (read so by both sides). */
-const LOCAL_TIME: Record<string, { assumeOffsetMinutes: number; zone: string }> = {
-  'epgmn_mn_weekly_epg_updated.xml': { assumeOffsetMinutes: 480, zone: 'Asia/Ulaanbaatar' },
-  'burningc4_cn_guide.xml': { assumeOffsetMinutes: 480, zone: 'Asia/Shanghai' },
-};
 
 /** Files the reference library refuses to read, with the reason (none in the corpus today). */
 const REJECTED: Record<string, string> = {};

@@ -280,9 +280,9 @@ class XmltvReader implements XmlHandler {
         throw new IngestError(TOO_LONG, this.scanner.lineAtEnd());
       }
     }
-    const open = this.open;
-    if (open.length > 0) {
-      open[open.length - 1]!.text += piece;
+    const innermost = this.open[this.open.length - 1];
+    if (innermost !== undefined) {
+      innermost.text += piece;
       this.countChars(piece.length);
     }
   }
@@ -301,10 +301,10 @@ class XmltvReader implements XmlHandler {
     for (const [key, value] of entries) chars += key.length + value.length;
     this.countChars(chars);
     const element: OpenElement = { name, attributes: entries, text: '', children: [] };
-    const open = this.open;
-    if (open.length === 0) this.progElements.push(element);
-    else open[open.length - 1]!.children.push(element);
-    open.push(element);
+    const parent = this.open[this.open.length - 1];
+    if (parent === undefined) this.progElements.push(element);
+    else parent.children.push(element);
+    this.open.push(element);
   }
 
   private countChars(chars: number): void {
