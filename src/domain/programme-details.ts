@@ -1,4 +1,4 @@
-import type { XmltvElement } from './xmltv-element.js';
+import { attributeOf, type XmltvElement } from './xmltv-element.js';
 
 /** A text with its language (`lang` attribute, '' when absent). */
 export interface LangText {
@@ -101,4 +101,607 @@ export interface V1Texts {
   desc: string;
   /** The v1 categories, before they are joined. */
   categories: readonly string[];
+}
+
+/** XML whitespace: the only characters xmltv_ns lets appear anywhere. */
+function isXmlSpace(code: number): boolean {
+  return code === 32 || code === 9 || code === 10 || code === 13;
+}
+
+/**
+ * `system="xmltv_ns"`: `season[/seasons] . episode[/episodes] . part[/parts]`, each first number
+ * 0-based, each total a count. Lenient (a guide's typo must not cost the programme): a blank or
+ * non-numeric value is null, anything after a third dot or a second slash is ignored.
+ */
+export function parseXmltvNs(value: string): Omit<EpisodeNumber, 'onScreen'> {
+  // In text order: season, seasons, episode, episodes, part, parts.
+  const slots: (number | null)[] = [null, null, null, null, null, null];
+  let dots = 0;
+  let slashes = 0;
+  let digits = 0;
+  let number = 0;
+  let bad = false;
+  const close = () => {
+    if (slashes < 2 && digits > 0 && !bad && number < Number.MAX_SAFE_INTEGER) {
+      slots[dots * 2 + slashes] = number;
+    }
+    digits = 0;
+    number = 0;
+    bad = false;
+  };
+  for (let i = 0; i < value.length && dots < 3; i++) {
+    const code = value.charCodeAt(i);
+    if (code === 46 /* . */) {
+      close();
+      dots++;
+      slashes = 0;
+    } else if (code === 47 /* / */) {
+      close();
+      slashes++;
+    } else if (code >= 48 && code <= 57) {
+      number = number * 10 + (code - 48);
+      digits++;
+    } else if (!isXmlSpace(code)) bad = true;
+  }
+  if (dots < 3) close();
+  const [season, seasons, episode, episodes, part, parts] = slots;
+  const plusOne = (n: number | null | undefined) => (n == null ? null : n + 1);
+  return {
+    season: plusOne(season),
+    episode: plusOne(episode),
+    part: plusOne(part),
+    seasons: seasons ?? null,
+    episodes: episodes ?? null,
+    parts: parts ?? null,
+  };
+}
+
+const NON_NEGATIVE_DECIMAL = /^(?:\d+(?:\.\d*)?|\.\d+)$/;
+
+/** `<length units="…">text</length>` in whole seconds, or null when either is unreadable. */
+export function lengthInSeconds(text: string, units: string | undefined): number | null {
+  let perUnit: number;
+  switch (units?.trim()) {
+    case 'seconds':
+      perUnit = 1;
+      break;
+    case 'minutes':
+      perUnit = 60;
+      break;
+    case 'hours':
+      perUnit = 3600;
+      break;
+    default:
+      return null;
+  }
+  const trimmed = text.trim();
+  if (!NON_NEGATIVE_DECIMAL.test(trimmed)) return null;
+  const seconds = Math.round(Number(trimmed) * perUnit);
+  return Number.isSafeInteger(seconds) ? seconds : null;
+}
+
+/**
+ * The episode numbering a list of `<episode-num>`s gives: null without any, else the first
+ * xmltv_ns one (all null without one) and the first onscreen text. A function of the ids alone,
+ * so the stored form need not repeat it (see encodeDetails).
+ */
+export function episodeNumberOf(ids: readonly SystemValue[]): EpisodeNumber | null {
+  if (ids.length === 0) return null;
+  const ns = ids.find((id) => id.system === 'xmltv_ns');
+  const onScreen = ids.find((id) => id.system === 'onscreen');
+  return { ...parseXmltvNs(ns?.value ?? ''), onScreen: onScreen?.value ?? null };
+}
+
+const CREDIT_ROLE_SET: ReadonlySet<string> = new Set(CREDIT_ROLES);
+function isCreditRole(name: string): name is CreditRole {
+  return CREDIT_ROLE_SET.has(name);
+}
+
+/** The trimmed text of the element's first child by that name, or undefined. */
+function childText(element: XmltvElement, name: string): string | undefined {
+  for (const child of element.children) if (child.name === name) return child.text.trim();
+  return undefined;
+}
+
+function langText(element: XmltvElement): LangText {
+  return { value: element.text.trim(), lang: attributeOf(element, 'lang') ?? '' };
+}
+
+function ratingOf(element: XmltvElement): SystemValue {
+  return { system: attributeOf(element, 'system') ?? '', value: childText(element, 'value') ?? '' };
+}
+
+function creditsIn(element: XmltvElement, credits: Credit[]): void {
+  for (const person of element.children) {
+    if (!isCreditRole(person.name)) continue;
+    const character = person.name === 'actor' ? (attributeOf(person, 'role')?.trim() ?? '') : '';
+    // Own text only: an actor's <image>/<url> children are not part of the name.
+    credits.push({ role: person.name, name: person.text.trim(), character });
+  }
+}
+
+function videoOf(element: XmltvElement): Video {
+  const colour = childText(element, 'colour');
+  return {
+    colour: colour === 'yes' ? true : colour === 'no' ? false : null,
+    aspect: childText(element, 'aspect') ?? null,
+    quality: childText(element, 'quality') ?? null,
+  };
+}
+
+/** What a programme with no element at all has; every list fresh. */
+export function emptyDetails(): ProgrammeDetails {
+  return {
+    subTitle: '',
+    titles: [],
+    subTitles: [],
+    descs: [],
+    episodeNumber: null,
+    episodeIds: [],
+    categories: [],
+    keywords: [],
+    images: [],
+    urls: [],
+    credits: [],
+    date: '',
+    productionCountries: [],
+    language: '',
+    originalLanguage: '',
+    lengthSeconds: null,
+    ratings: [],
+    starRatings: [],
+    isNew: false,
+    premiere: false,
+    lastChance: false,
+    previouslyShown: null,
+    video: null,
+    audio: null,
+    subtitles: [],
+  };
+}
+
+/**
+ * The rich data of one `<programme>` from its child elements (document order), by the XMLTV
+ * DTD's names. Unknown elements are ignored; a value that cannot be read is left at its default.
+ * `utcForm` converts a previously-shown start to the API's UTC form.
+ */
+export function detailsOf(
+  elements: readonly XmltvElement[],
+  utcForm: (text: string) => string,
+): ProgrammeDetails {
+  const d = emptyDetails();
+  // "First one wins" fields: whether one has been seen yet.
+  let date = false;
+  let language = false;
+  let originalLanguage = false;
+  let length = false;
+  for (const element of elements) {
+    switch (element.name) {
+      case 'title':
+        d.titles.push(langText(element));
+        break;
+      case 'sub-title':
+        d.subTitles.push(langText(element));
+        break;
+      case 'desc':
+        d.descs.push(langText(element));
+        break;
+      case 'episode-num':
+        d.episodeIds.push({
+          system: attributeOf(element, 'system') ?? '',
+          value: element.text.trim(),
+        });
+        break;
+      case 'category':
+        d.categories.push(element.text.trim());
+        break;
+      case 'keyword':
+        d.keywords.push(element.text.trim());
+        break;
+      case 'icon': {
+        const src = attributeOf(element, 'src');
+        if (src !== undefined) d.images.push(src.trim());
+        break;
+      }
+      case 'image':
+        d.images.push(element.text.trim());
+        break;
+      case 'url':
+        d.urls.push(element.text.trim());
+        break;
+      case 'credits':
+        creditsIn(element, d.credits);
+        break;
+      case 'date':
+        if (!date) d.date = element.text.trim();
+        date = true;
+        break;
+      case 'country':
+        d.productionCountries.push(element.text.trim());
+        break;
+      case 'language':
+        if (!language) d.language = element.text.trim();
+        language = true;
+        break;
+      case 'orig-language':
+        if (!originalLanguage) d.originalLanguage = element.text.trim();
+        originalLanguage = true;
+        break;
+      case 'length':
+        if (!length) d.lengthSeconds = lengthInSeconds(element.text, attributeOf(element, 'units'));
+        length = true;
+        break;
+      case 'rating':
+        d.ratings.push(ratingOf(element));
+        break;
+      case 'star-rating':
+        d.starRatings.push(ratingOf(element));
+        break;
+      case 'new':
+        d.isNew = true;
+        break;
+      case 'premiere':
+        d.premiere = true;
+        break;
+      case 'last-chance':
+        d.lastChance = true;
+        break;
+      case 'previously-shown':
+        if (d.previouslyShown === null) {
+          const start = attributeOf(element, 'start');
+          d.previouslyShown = {
+            start: start === undefined ? '' : utcForm(start),
+            channel: attributeOf(element, 'channel') ?? '',
+          };
+        }
+        break;
+      case 'video':
+        d.video ??= videoOf(element);
+        break;
+      case 'audio':
+        d.audio ??= { stereo: childText(element, 'stereo') ?? null };
+        break;
+      case 'subtitles':
+        d.subtitles.push({
+          type: attributeOf(element, 'type') ?? '',
+          language: childText(element, 'language') ?? '',
+        });
+        break;
+    }
+  }
+  d.subTitle = d.subTitles[0]?.value ?? '';
+  d.episodeNumber = episodeNumberOf(d.episodeIds);
+  return d;
+}
+
+/** The v1 texts as the ingest derives them: first title, first desc, every category, trimmed. */
+export function v1TextsOf(elements: readonly XmltvElement[]): V1Texts {
+  let title: string | undefined;
+  let desc: string | undefined;
+  const categories: string[] = [];
+  for (const element of elements) {
+    if (element.name === 'title') title ??= element.text.trim();
+    else if (element.name === 'desc') desc ??= element.text.trim();
+    else if (element.name === 'category') categories.push(element.text.trim());
+  }
+  return { title: title ?? '', desc: desc ?? '', categories };
+}
+
+/*
+ * The stored form: one text per programme, '' for the common programme that says nothing beyond
+ * its v1 fields, else a JSON object holding only the fields that differ from their default. A
+ * field's default may depend on v1 (titles, descs, categories) or on fields decoded before it
+ * (subTitle, episodeNumber), so neither is stored twice. Lists of texts with an attribute store an
+ * item as the value alone when the attribute is '', else [value, attribute]; the first title or
+ * desc stores 0 for a value equal to the v1 text.
+ */
+
+type Stored = Record<string, unknown>;
+
+interface FieldCodec {
+  key: string;
+  encode(d: ProgrammeDetails, v1: V1Texts, out: Stored): void;
+  decode(stored: unknown, d: ProgrammeDetails, v1: V1Texts): void;
+}
+
+/** Deep equality of plain data (what ProgrammeDetails is made of). */
+function same(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!same(a[i], b[i])) return false;
+    return true;
+  }
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  return keys.every((key) => same((a as Stored)[key], (b as Stored)[key]));
+}
+
+function field<K extends keyof ProgrammeDetails>(
+  key: string,
+  name: K,
+  fallback: (d: ProgrammeDetails, v1: V1Texts) => ProgrammeDetails[K],
+  write: (value: ProgrammeDetails[K], v1: V1Texts) => unknown,
+  read: (stored: unknown, v1: V1Texts) => ProgrammeDetails[K],
+): FieldCodec {
+  return {
+    key,
+    encode: (d, v1, out) => {
+      if (!same(d[name], fallback(d, v1))) out[key] = write(d[name], v1);
+    },
+    decode: (stored, d, v1) => {
+      d[name] = stored === undefined ? fallback(d, v1) : read(stored, v1);
+    },
+  };
+}
+
+function fail(): never {
+  throw new Error('unexpected value');
+}
+function list(x: unknown): unknown[] {
+  return Array.isArray(x) ? (x as unknown[]) : fail();
+}
+function str(x: unknown): string {
+  return typeof x === 'string' ? x : fail();
+}
+function strOrNull(x: unknown): string | null {
+  return x === null ? null : str(x);
+}
+function strs(x: unknown): string[] {
+  return list(x).map(str);
+}
+function tuple(x: unknown, length: number): unknown[] {
+  const items = list(x);
+  return items.length === length ? items : fail();
+}
+
+/** A value with an attribute: the value alone when the attribute is '', else [value, attribute]. */
+function writePair(value: unknown, attribute: string): unknown {
+  return attribute === '' ? value : [value, attribute];
+}
+function readPair(x: unknown): [value: unknown, attribute: string] {
+  if (!Array.isArray(x)) return [x, ''];
+  const [value, attribute] = tuple(x, 2);
+  return [value, str(attribute)];
+}
+
+/** LangTexts; `v1Text` given, a first value equal to it is stored as 0. */
+function writeLangTexts(texts: readonly LangText[], v1Text?: string): unknown {
+  return texts.map((t, i) => writePair(i === 0 && t.value === v1Text ? 0 : t.value, t.lang));
+}
+function readLangTexts(x: unknown, v1Text?: string): LangText[] {
+  return list(x).map((item, i) => {
+    const [value, lang] = readPair(item);
+    const isV1 = i === 0 && value === 0 && v1Text !== undefined;
+    return { value: isV1 ? v1Text : str(value), lang };
+  });
+}
+/** The titles (or descs) a programme with only that v1 text has. */
+function v1LangTexts(text: string): LangText[] {
+  return text === '' ? [] : [{ value: text, lang: '' }];
+}
+
+function writeSystemValues(values: readonly SystemValue[]): unknown {
+  return values.map((v) => writePair(v.value, v.system));
+}
+function readSystemValues(x: unknown): SystemValue[] {
+  return list(x).map((item) => {
+    const [value, system] = readPair(item);
+    return { system, value: str(value) };
+  });
+}
+
+function readCredit(x: unknown): Credit {
+  const items = list(x);
+  if (items.length !== 2 && items.length !== 3) fail();
+  const role = str(items[0]);
+  if (!isCreditRole(role)) fail();
+  return { role, name: str(items[1]), character: items.length === 3 ? str(items[2]) : '' };
+}
+
+function countOrNull(x: unknown): number | null {
+  return x === null
+    ? null
+    : typeof x === 'number' && Number.isSafeInteger(x) && x >= 0
+      ? x
+      : fail();
+}
+function readEpisodeNumber(x: unknown): EpisodeNumber | null {
+  if (x === null) return null;
+  const [season, episode, part, seasons, episodes, parts, onScreen] = tuple(x, 7);
+  return {
+    season: countOrNull(season),
+    episode: countOrNull(episode),
+    part: countOrNull(part),
+    seasons: countOrNull(seasons),
+    episodes: countOrNull(episodes),
+    parts: countOrNull(parts),
+    onScreen: strOrNull(onScreen),
+  };
+}
+
+function flag(key: string, name: 'isNew' | 'premiere' | 'lastChance'): FieldCodec {
+  return field(
+    key,
+    name,
+    () => false,
+    () => 1,
+    (x) => (x === 1 ? true : fail()),
+  );
+}
+function strings(
+  key: string,
+  name: 'keywords' | 'images' | 'urls' | 'productionCountries',
+): FieldCodec {
+  return field(
+    key,
+    name,
+    () => [],
+    (value) => value,
+    strs,
+  );
+}
+function text(key: string, name: 'date' | 'language' | 'originalLanguage'): FieldCodec {
+  return field(
+    key,
+    name,
+    () => '',
+    (value) => value,
+    str,
+  );
+}
+
+/** In decode order: a fallback may read only the fields before it. The keys are stored data. */
+const CODECS: readonly FieldCodec[] = [
+  field(
+    't',
+    'titles',
+    (_, v1) => v1LangTexts(v1.title),
+    (value, v1) => writeLangTexts(value, v1.title),
+    (x, v1) => readLangTexts(x, v1.title),
+  ),
+  field(
+    's',
+    'subTitles',
+    () => [],
+    (value) => writeLangTexts(value),
+    (x) => readLangTexts(x),
+  ),
+  field(
+    'st',
+    'subTitle',
+    (d) => d.subTitles[0]?.value ?? '',
+    (value) => value,
+    str,
+  ),
+  field(
+    'd',
+    'descs',
+    (_, v1) => v1LangTexts(v1.desc),
+    (value, v1) => writeLangTexts(value, v1.desc),
+    (x, v1) => readLangTexts(x, v1.desc),
+  ),
+  field('e', 'episodeIds', () => [], writeSystemValues, readSystemValues),
+  field(
+    'n',
+    'episodeNumber',
+    (d) => episodeNumberOf(d.episodeIds),
+    (n) => n && [n.season, n.episode, n.part, n.seasons, n.episodes, n.parts, n.onScreen],
+    readEpisodeNumber,
+  ),
+  field(
+    'c',
+    'categories',
+    (_, v1) => [...v1.categories],
+    (value) => value,
+    strs,
+  ),
+  strings('k', 'keywords'),
+  strings('i', 'images'),
+  strings('u', 'urls'),
+  field(
+    'cr',
+    'credits',
+    () => [],
+    (credits) =>
+      credits.map((c) => (c.character === '' ? [c.role, c.name] : [c.role, c.name, c.character])),
+    (x) => list(x).map(readCredit),
+  ),
+  text('dt', 'date'),
+  strings('pc', 'productionCountries'),
+  text('l', 'language'),
+  text('ol', 'originalLanguage'),
+  field(
+    'len',
+    'lengthSeconds',
+    () => null,
+    (value) => value,
+    (x) => countOrNull(x),
+  ),
+  field('r', 'ratings', () => [], writeSystemValues, readSystemValues),
+  field('sr', 'starRatings', () => [], writeSystemValues, readSystemValues),
+  flag('nw', 'isNew'),
+  flag('pr', 'premiere'),
+  flag('lc', 'lastChance'),
+  field(
+    'ps',
+    'previouslyShown',
+    () => null,
+    (p) => p && [p.start, p.channel],
+    (x) => {
+      if (x === null) return null;
+      const [start, channel] = tuple(x, 2);
+      return { start: str(start), channel: str(channel) };
+    },
+  ),
+  field(
+    'v',
+    'video',
+    () => null,
+    (v) => v && [v.colour, v.aspect, v.quality],
+    (x) => {
+      if (x === null) return null;
+      const [colour, aspect, quality] = tuple(x, 3);
+      if (colour !== null && typeof colour !== 'boolean') fail();
+      return { colour, aspect: strOrNull(aspect), quality: strOrNull(quality) };
+    },
+  ),
+  field(
+    'a',
+    'audio',
+    () => null,
+    (a) => a && [a.stereo],
+    (x) => (x === null ? null : { stereo: strOrNull(tuple(x, 1)[0]) }),
+  ),
+  field(
+    'sb',
+    'subtitles',
+    () => [],
+    (value) => value.map((s) => [s.type, s.language]),
+    (x) =>
+      list(x).map((item) => {
+        const [type, language] = tuple(item, 2);
+        return { type: str(type), language: str(language) };
+      }),
+  ),
+];
+
+/**
+ * The stored text of a programme's details: '' when they are what its v1 texts alone give, else
+ * JSON of the fields that differ. Deterministic (the merge compares texts to decide "changed").
+ */
+export function encodeDetails(details: ProgrammeDetails, v1: V1Texts): string {
+  const out: Stored = {};
+  for (const codec of CODECS) codec.encode(details, v1, out);
+  const json = JSON.stringify(out);
+  return json === '{}' ? '' : json;
+}
+
+/** The details from their stored text and the programme's v1 texts; throws on a broken text. */
+export function decodeDetails(text: string, v1: V1Texts): ProgrammeDetails {
+  let stored: unknown = {};
+  if (text !== '') {
+    try {
+      stored = JSON.parse(text);
+    } catch {
+      throw new Error(`Stored programme details are not JSON: ${text.slice(0, 60)}`);
+    }
+  }
+  if (typeof stored !== 'object' || stored === null || Array.isArray(stored)) {
+    throw new Error(`Stored programme details are not a JSON object: ${text.slice(0, 60)}`);
+  }
+  const d = emptyDetails();
+  for (const codec of CODECS) {
+    // Unknown keys are ignored: a later version may store more than this one reads.
+    const value = Object.hasOwn(stored, codec.key) ? (stored as Stored)[codec.key] : undefined;
+    try {
+      codec.decode(value, d, v1);
+    } catch {
+      throw new Error(
+        `Stored programme details have a broken "${codec.key}": ${JSON.stringify(value).slice(0, 60)}`,
+      );
+    }
+  }
+  return d;
 }
