@@ -175,6 +175,7 @@ export async function buildApp(
   await registerPlaygroundApi(app, {
     versions: () => deps.store.versions(),
     playground: deps.store.playground,
+    catalogue: deps.store.catalogue,
     schedules,
     bodies,
     sendBody: sender.send,

@@ -50,11 +50,11 @@ async function watchedPage(): Promise<{ page: Page; problems: string[]; requests
 }
 
 describe.skipIf(SKIP_BROWSER)('developer pages in Chromium', () => {
-  it('/docs renders the reference of the four routes from /openapi.json', async () => {
+  it('/docs renders the reference of the five routes from /openapi.json', async () => {
     const { page, problems, requests } = await watchedPage();
     await page.goto(`${server.url}/docs`);
     const paths = page.locator('.opblock-summary-path');
-    await expect.poll(() => paths.count(), { timeout: 20_000 }).toBe(4);
+    await expect.poll(() => paths.count(), { timeout: 20_000 }).toBe(5);
     expect(
       await paths.evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-path'))),
     ).toEqual([
@@ -62,8 +62,9 @@ describe.skipIf(SKIP_BROWSER)('developer pages in Chromium', () => {
       '/api/v1/countries/{country}/channels',
       '/api/v1/channels/search',
       '/api/v1/channels/{channelId}/programmes',
+      '/api/v1/channels/{channelId}/programmes/{programmeId}',
     ]);
-    expect(await page.locator('.opblock-get').count()).toBe(4);
+    expect(await page.locator('.opblock-get').count()).toBe(5);
     // The server list names this deployment.
     expect(await page.locator('.servers select').textContent()).toContain(server.url);
 
@@ -75,6 +76,22 @@ describe.skipIf(SKIP_BROWSER)('developer pages in Chromium', () => {
     for (const code of ['INVALID_DAYS', 'CHANNEL_NOT_FOUND', 'UNAUTHORIZED', 'RATE_LIMITED']) {
       expect(responses).toContain(code);
     }
+    await page.locator('.opblock-summary-path[data-path$="/programmes"]').click();
+
+    // The programme detail operation shows its example answer and its own 404 code.
+    await page.locator('.opblock-summary-path[data-path$="/{programmeId}"]').click();
+    const detail = page.locator('.opblock.is-open');
+    await expect.poll(() => detail.locator('.parameters').textContent()).toMatch(/programmeId/);
+    const detailResponses = detail.locator('.responses-wrapper');
+    await expect.poll(() => detailResponses.textContent()).toContain('PROGRAMME_NOT_FOUND');
+    const example = detailResponses.locator('.response[data-code="200"] .microlight').first();
+    const shown = JSON.parse((await example.textContent()) ?? '{}');
+    expect(shown.programme).toMatchObject({
+      title: 'Garden Rescue',
+      subTitle: 'The Orchard',
+      episodeNumber: { season: 3, episode: 5, episodes: 13 },
+      credits: [{ role: 'presenter', name: 'Ada Moss', character: '' }, expect.anything()],
+    });
 
     // The getting-started curl line is this deployment's, and copies.
     const curl = `curl -H "Authorization: Bearer YOUR_KEY" ${server.url}/api/v1/countries`;
@@ -122,6 +139,73 @@ describe.skipIf(SKIP_BROWSER)('developer pages in Chromium', () => {
     );
     await page.screenshot({ path: join(RESULTS, 'playground.png'), fullPage: true });
 
+    // A title is a button: pressing it shows the programme's details under it, from the preview
+    // detail route; pressing it again hides them.
+    const garden = page.locator('.timeline-item', { hasText: 'Garden Rescue' }).first();
+    const gardenTitle = garden.getByRole('button', { name: 'Garden Rescue' });
+    expect(await gardenTitle.getAttribute('aria-expanded')).toBe('false');
+    await gardenTitle.click();
+    expect(await gardenTitle.getAttribute('aria-expanded')).toBe('true');
+    const gardenDetails = page.locator(`#${await gardenTitle.getAttribute('aria-controls')}`);
+    await expect.poll(() => gardenDetails.locator('dl').isVisible()).toBe(true);
+    const facts = async (details: typeof gardenDetails) =>
+      Object.fromEntries(
+        await details
+          .locator('dt')
+          .evaluateAll((terms) =>
+            terms.map((dt) => [dt.textContent, dt.nextElementSibling?.textContent]),
+          ),
+      );
+    const gardenFacts = await facts(gardenDetails);
+    expect(gardenFacts).toMatchObject({
+      Presenter: 'Ada Moss',
+      Guest: 'Ben Thorn',
+      Date: '2025',
+      Length: '1 h',
+      Rating: 'U (BBFC)',
+      Stars: '4/5',
+      Video: 'HDTV, 16:9, colour',
+      Audio: 'stereo',
+      Subtitles: 'teletext, en',
+      Images: 'https://img.onair.example/garden-rescue.jpg',
+      Links: 'https://onair.example/shows/garden-rescue',
+    });
+    expect(gardenFacts.Episode).toMatch(/^Season 3, episode \d+ of 13 \(S3 E\d+\)$/);
+    expect(await gardenDetails.locator('.pg-subtitle').textContent()).toMatch(/\w/);
+    // Images and links are links, never images loaded from another site.
+    expect(
+      await gardenDetails
+        .getByRole('link')
+        .evaluateAll((a) => a.map((n) => n.getAttribute('href'))),
+    ).toEqual([
+      'https://img.onair.example/garden-rescue.jpg',
+      'https://onair.example/shows/garden-rescue',
+    ]);
+    expect(await gardenDetails.locator('img').count()).toBe(0);
+    await page.screenshot({ path: join(RESULTS, 'playground-details.png'), fullPage: true });
+    await gardenTitle.click();
+    expect(await gardenTitle.getAttribute('aria-expanded')).toBe('false');
+    expect(await gardenDetails.isHidden()).toBe(true);
+
+    // By keyboard: focus the film's title and press Enter; its cast comes with their parts.
+    const filmTitle = page
+      .locator('.timeline-item', { hasText: 'The Long Film' })
+      .first()
+      .getByRole('button', { name: 'The Long Film' });
+    await filmTitle.focus();
+    await page.keyboard.press('Enter');
+    const filmDetails = page.locator(`#${await filmTitle.getAttribute('aria-controls')}`);
+    await expect.poll(() => filmDetails.locator('dl').isVisible()).toBe(true);
+    expect(await facts(filmDetails)).toMatchObject({
+      Director: 'Mara Ellison',
+      Cast: 'Nico Aldana (Captain Reyes), June Park (Dr. Hale)',
+      Writer: 'Mara Ellison',
+      Composer: 'Oskar Veit',
+      Rating: 'PG-13 (MPAA)',
+    });
+    await page.keyboard.press('Space');
+    await expect.poll(() => filmDetails.isHidden()).toBe(true);
+
     await page.getByLabel('Tomorrow', { exact: true }).check();
     await expect.poll(() => dayHeadings.allTextContents()).toEqual([tomorrow]);
     // Even "all" and a long lookback show only today and tomorrow: preview data.
@@ -148,6 +232,12 @@ describe.skipIf(SKIP_BROWSER)('developer pages in Chromium', () => {
     expect(
       paths.filter((url) => url.pathname.startsWith('/playground/api/')).length,
     ).toBeGreaterThan(4);
+    // Each programme's details were asked for once, from the preview detail route.
+    expect(
+      paths.filter((url) =>
+        /^\/playground\/api\/channels\/[0-9a-f-]{36}\/programmes\/\d{19}$/.test(url.pathname),
+      ).length,
+    ).toBe(2);
     expect(problems, problems.join('\n')).toEqual([]);
     await page.context().close();
   });

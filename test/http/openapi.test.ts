@@ -13,6 +13,8 @@ import {
   ChannelsResponse,
   CountriesResponse,
   CountryParams,
+  ProgrammeParams,
+  ProgrammeResponse,
   ProgrammesQuery,
   ProgrammesResponse,
   SearchQuery,
@@ -52,6 +54,7 @@ let t: TestApp;
 let doc: Document;
 let key: string;
 let channelId: string;
+let programmeId: string;
 
 beforeAll(async () => {
   t = await createTestApp({ PUBLIC_URL });
@@ -62,6 +65,8 @@ beforeAll(async () => {
   );
   channelId = channelIds.get('news.uk') ?? '';
   key = (await t.customer()).key;
+  const schedule = await t.get(`/api/v1/channels/${channelId}/programmes?days=all`, key);
+  programmeId = schedule.json().programmes[0].id;
   const res = await t.get('/openapi.json');
   expect(res.statusCode).toBe(200);
   doc = res.json();
@@ -93,7 +98,7 @@ describe('GET /openapi.json', () => {
     expect(doc.servers.map((s) => s.url)).toEqual([PUBLIC_URL]);
   });
 
-  it('has exactly the four v1 routes, GET only, each with its operation id', () => {
+  it('has exactly the v1 routes, GET only, each with its operation id', () => {
     expect(Object.keys(doc.paths).sort()).toEqual(Object.keys(V1_OPERATIONS).sort());
     for (const [path, methods] of Object.entries(doc.paths)) {
       expect(Object.keys(methods), path).toEqual(['get']);
@@ -120,6 +125,12 @@ describe('GET /openapi.json', () => {
         ChannelParams,
         ProgrammesQuery,
       ],
+      [
+        '/api/v1/channels/{channelId}/programmes/{programmeId}',
+        ProgrammeResponse,
+        ProgrammeParams,
+        null,
+      ],
     ];
     for (const [path, response, params, query] of routes) {
       const op = operation(path);
@@ -144,6 +155,7 @@ describe('GET /openapi.json', () => {
       listChannels: ChannelsResponse,
       searchChannels: SearchResponse,
       listProgrammes: ProgrammesResponse,
+      getProgramme: ProgrammeResponse,
     };
     for (const path of Object.keys(doc.paths)) {
       const op = operation(path);
@@ -189,6 +201,7 @@ describe('GET /openapi.json', () => {
         'ACCOUNT_DISABLED',
         'BAD_REQUEST',
         'CHANNEL_NOT_FOUND',
+        'PROGRAMME_NOT_FOUND',
         'EMAIL_NOT_VERIFIED',
         'INTERNAL_ERROR',
         'INVALID_COUNTRY',
@@ -213,6 +226,13 @@ describe('the documented errors are the ones the routes answer', () => {
       .replace(
         '{channelId}',
         code === 'CHANNEL_NOT_FOUND' ? channelId.replace(/.$/, '0') : channelId,
+      )
+      .replace(
+        '{programmeId}',
+        // Another programme id of the same form: the channel has only the one programme.
+        code === 'PROGRAMME_NOT_FOUND'
+          ? programmeId.replace(/.$/, (d) => (d === '0' ? '1' : '0'))
+          : programmeId,
       );
     const send = async (target: string, withKey: string | null) => {
       const res = await t.get(target, withKey);
@@ -253,6 +273,7 @@ describe('the documented errors are the ones the routes answer', () => {
       case 'BAD_REQUEST':
         return send(url.replace(path.includes('country') ? 'UK' : channelId, '%E0%A4%A'), key);
       case 'CHANNEL_NOT_FOUND':
+      case 'PROGRAMME_NOT_FOUND':
         return send(url, key);
       default:
         // INTERNAL_ERROR and SERVICE_UNAVAILABLE need a broken server (see postgres-outage).
@@ -280,8 +301,8 @@ describe('the documented errors are the ones the routes answer', () => {
         }
       }
     }
-    // 5 guard codes on each of 4 routes, and the routes' own 2 + 2 + 4.
-    expect(checked).toBe(28);
+    // 5 guard codes on each of 5 routes, and the routes' own 2 + 2 + 4 + 3.
+    expect(checked).toBe(36);
   });
 
   it('and a 200 answer of each route is valid against the documented schema', async () => {
@@ -290,6 +311,7 @@ describe('the documented errors are the ones the routes answer', () => {
       ['/api/v1/countries/uk/channels', ChannelsResponse],
       ['/api/v1/channels/search?q=news', SearchResponse],
       [`/api/v1/channels/${channelId}/programmes?days=3`, ProgrammesResponse],
+      [`/api/v1/channels/${channelId}/programmes/${programmeId}`, ProgrammeResponse],
     ] as const) {
       const res = await t.get(url, key);
       expect(res.statusCode).toBe(200);

@@ -1,12 +1,15 @@
 import type { TSchema } from 'typebox';
 import { Value } from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { detailsOf, encodeDetails } from '../../src/domain/programme-details.js';
 import { DAY_MS } from '../../src/domain/schedule-window.js';
+import type { XmltvElement } from '../../src/domain/xmltv-element.js';
 import {
   PREVIEW_HEADER,
   PREVIEW_NOTICE,
   PreviewChannelsResponse,
   PreviewCountriesResponse,
+  PreviewProgrammeResponse,
   PreviewProgrammesResponse,
   PreviewSearchResponse,
 } from '../../src/http/playground/playground-routes.js';
@@ -31,6 +34,34 @@ function daysOf(channel: string) {
   ];
 }
 
+const el = (
+  name: string,
+  text: string,
+  attributes: [string, string][] = [],
+  children: XmltvElement[] = [],
+): XmltvElement => ({ name, text, attributes, children });
+
+/** The rich data of "news.uk today early", as the ingest would store it. */
+const RICH_TITLE = 'news.uk today early';
+const richDetails = encodeDetails(
+  detailsOf(
+    [
+      el('title', RICH_TITLE, [['lang', 'en']]),
+      el('sub-title', 'The <Orchard> & "more"', [['lang', 'en']]),
+      el(
+        'credits',
+        '',
+        [],
+        [el('presenter', 'Ada Moss'), el('actor', 'Nico', [['role', 'Reyes']])],
+      ),
+      el('episode-num', '2.4/13.', [['system', 'xmltv_ns']]),
+      el('new', ''),
+    ],
+    (text) => text,
+  ),
+  { title: RICH_TITLE, desc: '', categories: [] },
+);
+
 beforeAll(async () => {
   t = await createTestApp({ PLAYGROUND_LIMIT: '1000' });
   ({ channelIds: ids } = await seedCatalogue(
@@ -41,7 +72,9 @@ beforeAll(async () => {
       { xmltvId: 'tele.fr', name: 'Télé Lumière', country: 'FR' },
       { xmltvId: 'hidden.uk', name: 'Hidden News', country: 'UK' },
     ],
-    ['news.uk', 'kids.uk', 'tele.fr', 'hidden.uk'].flatMap(daysOf),
+    ['news.uk', 'kids.uk', 'tele.fr', 'hidden.uk']
+      .flatMap(daysOf)
+      .map((p) => (p.title === RICH_TITLE ? { ...p, details: richDetails } : p)),
   ));
   for (const xmltvId of ['news.uk', 'kids.uk', 'tele.fr']) {
     expect(await t.temp.store.playground.add(ids.get(xmltvId) ?? '', TEST_NOW)).toBe('added');
@@ -164,6 +197,110 @@ describe('playground API', () => {
     }
     expect((await preview('/countries')).body).toEqual(before.body);
     expect((await preview(`/channels/${id('tele.fr')}/programmes?days=today`)).status).toBe(200);
+  });
+
+  /** Every programme of a channel by title, with its id, from the v1 schedule (`all`). */
+  async function v1Ids(channel: string): Promise<Map<string, string>> {
+    const v1 = (await t.get(`/api/v1/channels/${id(channel)}/programmes?days=all`, key)).json();
+    return new Map(v1.programmes.map((p: { title: string; id: string }) => [p.title, p.id]));
+  }
+
+  it('gives the v1 detail answer of each programme the preview schedule lists, and only those', async () => {
+    const listed = (await preview(`/channels/${id('news.uk')}/programmes?days=all`)).body
+      .programmes as { id: string; title: string }[];
+    expect(listed.map((p) => p.title)).toEqual([
+      'news.uk today early',
+      'news.uk today late',
+      'news.uk tomorrow',
+    ]);
+    for (const programme of listed) {
+      const url = `/channels/${id('news.uk')}/programmes/${programme.id}`;
+      const mine = await preview(url, PreviewProgrammeResponse);
+      expect(mine.status).toBe(200);
+      const v1 = await t.get(`/api/v1${url}`, key);
+      expect(v1.statusCode).toBe(200);
+      expect(mine.body).toEqual({ preview: true, notice: PREVIEW_NOTICE, ...v1.json() });
+    }
+    // Outside today and tomorrow, or with a start that does not parse: v1 has it, not the preview.
+    const ids = await v1Ids('news.uk');
+    for (const title of ['news.uk yesterday', 'news.uk day after', 'news.uk unparsed']) {
+      const url = `/channels/${id('news.uk')}/programmes/${ids.get(title)}`;
+      expect((await t.get(`/api/v1${url}`, key)).statusCode, title).toBe(200);
+      const res = await preview(url);
+      expect([title, res.status, res.body.code]).toEqual([title, 404, 'PROGRAMME_NOT_FOUND']);
+    }
+  });
+
+  it("shows a programme's rich data, the same as v1", async () => {
+    const ids = await v1Ids('news.uk');
+    const { body } = await preview(
+      `/channels/${id('news.uk')}/programmes/${ids.get(RICH_TITLE)}`,
+      PreviewProgrammeResponse,
+    );
+    expect(body.programme).toMatchObject({
+      title: RICH_TITLE,
+      channelId: id('news.uk'),
+      subTitle: 'The <Orchard> & "more"',
+      episodeNumber: { season: 3, episode: 5, episodes: 13, part: null, onScreen: null },
+      credits: [
+        { role: 'presenter', name: 'Ada Moss', character: '' },
+        { role: 'actor', name: 'Nico', character: 'Reyes' },
+      ],
+      isNew: true,
+      video: null,
+    });
+    const plain = await preview(
+      `/channels/${id('news.uk')}/programmes/${ids.get('news.uk tomorrow')}`,
+      PreviewProgrammeResponse,
+    );
+    expect(plain.body.programme).toMatchObject({ subTitle: '', episodeNumber: null, credits: [] });
+  });
+
+  it("refuses channels outside the preview, and ids that are not that channel's", async () => {
+    const hidden = await v1Ids('hidden.uk');
+    const kids = await v1Ids('kids.uk');
+    const cases: [string, string, string][] = [
+      [id('hidden.uk'), hidden.get('hidden.uk today early') ?? '', 'CHANNEL_NOT_FOUND'],
+      ['00000000-0000-5000-8000-000000000000', '1000000000000000000', 'CHANNEL_NOT_FOUND'],
+      ['nope', 'nope', 'CHANNEL_NOT_FOUND'],
+      // Another preview channel's programme of today.
+      [id('news.uk'), kids.get('kids.uk today early') ?? '', 'PROGRAMME_NOT_FOUND'],
+      [id('news.uk'), '1000000000000000000', 'PROGRAMME_NOT_FOUND'],
+      [id('news.uk'), 'abc', 'PROGRAMME_NOT_FOUND'],
+      [id('news.uk'), '%20', 'PROGRAMME_NOT_FOUND'],
+    ];
+    for (const [channel, programme, code] of cases) {
+      const res = await preview(`/channels/${channel}/programmes/${programme}`);
+      expect([channel, programme, res.status, res.body.code]).toEqual([
+        channel,
+        programme,
+        404,
+        code,
+      ]);
+    }
+    const hiddenRes = await preview(`/channels/${id('hidden.uk')}/programmes/1`);
+    expect(hiddenRes.body.error).toMatch(/not in the preview/);
+    const post = await t.inject({
+      method: 'POST',
+      url: `${API}/channels/${id('news.uk')}/programmes/${kids.get('kids.uk today early')}`,
+    });
+    expect([post.statusCode, post.json().code]).toEqual([405, 'METHOD_NOT_ALLOWED']);
+  });
+
+  it('follows the preview window as the days pass, with no change to the catalogue', async () => {
+    const ids = await v1Ids('news.uk');
+    const status = async (title: string) =>
+      (await preview(`/channels/${id('news.uk')}/programmes/${ids.get(title)}`)).status;
+    expect(await status('news.uk today early')).toBe(200);
+    expect(await status('news.uk day after')).toBe(404);
+    t.clock.advance(DAY_MS);
+    try {
+      expect(await status('news.uk today early')).toBe(404);
+      expect(await status('news.uk day after')).toBe(200);
+    } finally {
+      t.clock.advance(-DAY_MS);
+    }
+    expect(await status('news.uk today early')).toBe(200);
   });
 
   it('sends ETags, and 304 while the answer is the same', async () => {

@@ -2,7 +2,9 @@ import { OnairError } from './errors.js';
 import type {
   ChannelsResponse,
   CountriesResponse,
+  ProgrammeResponse,
   ProgrammesResponse,
+  RichProgramme,
   ScheduleDays,
   SearchResponse,
 } from './types.js';
@@ -154,6 +156,24 @@ export class OnairClient {
   ): Promise<ProgrammesResponse> {
     const query = options.days === undefined ? '' : `?days=${encodeURIComponent(options.days)}`;
     return this.#get(`/channels/${encodeURIComponent(channelId)}/programmes${query}`, options);
+  }
+
+  /**
+   * One programme of a channel with everything its guide says of it (episode numbering,
+   * sub-titles, credits, images, ratings, flags…). `programmeId` is the `id` of an entry of the
+   * channel's schedule; one that is not throws `PROGRAMME_NOT_FOUND`. Returns the answer's
+   * `programme`, the only field it has.
+   */
+  async getProgramme(
+    channelId: string,
+    programmeId: string,
+    options: CallOptions = {},
+  ): Promise<RichProgramme> {
+    const answer = await this.#get<ProgrammeResponse>(
+      `/channels/${encodeURIComponent(channelId)}/programmes/${encodeURIComponent(programmeId)}`,
+      options,
+    );
+    return answer.programme;
   }
 
   async #get<T>(path: string, options: CallOptions): Promise<T> {

@@ -48,6 +48,124 @@ export interface Programme {
   updatedAt: string;
 }
 
+/** A text with its language: the `lang` attribute, `""` when the guide gives none. */
+export interface LangText {
+  value: string;
+  lang: string;
+}
+
+/** A value with the system it is given in: the `system` attribute, `""` when absent. */
+export interface SystemValue {
+  system: string;
+  value: string;
+}
+
+/**
+ * A programme's episode numbering, counted from 1 (the guide's `xmltv_ns` counts from 0); each
+ * number is null where the guide leaves it blank.
+ */
+export interface EpisodeNumber {
+  season: number | null;
+  episode: number | null;
+  part: number | null;
+  /** Seasons in all. */
+  seasons: number | null;
+  /** Episodes in the season. */
+  episodes: number | null;
+  /** Parts of the episode. */
+  parts: number | null;
+  /** The `system="onscreen"` text, as shown to viewers, or null. */
+  onScreen: string | null;
+}
+
+/** The XMLTV `<credits>` roles. */
+export type CreditRole =
+  | 'director'
+  | 'actor'
+  | 'writer'
+  | 'adapter'
+  | 'producer'
+  | 'composer'
+  | 'editor'
+  | 'presenter'
+  | 'commentator'
+  | 'guest';
+
+/** A person of a programme's credits. */
+export interface Credit {
+  role: CreditRole;
+  name: string;
+  /** The part an actor plays; `""` otherwise. */
+  character: string;
+}
+
+/** When and where a programme was shown before. */
+export interface PreviouslyShown {
+  /** `YYYYMMDDHHMMSS +0000` like every time; `""` when the guide does not say. */
+  start: string;
+  /** The XMLTV channel id; `""` when not given. */
+  channel: string;
+}
+
+/** `<video>`: each part null when the guide leaves it out. */
+export interface Video {
+  colour: boolean | null;
+  aspect: string | null;
+  quality: string | null;
+}
+
+/** `<audio>`. */
+export interface Audio {
+  stereo: string | null;
+}
+
+/** One `<subtitles>`. */
+export interface Subtitles {
+  /** `teletext`, `onscreen` or `deaf-signed`; may be `""`. */
+  type: string;
+  language: string;
+}
+
+/**
+ * A programme with everything its guide says of it: the schedule entry's fields, unchanged,
+ * then its channel and the rich data. A text the guide leaves out is `""`, a structure `null`,
+ * a list empty; lists are in guide order.
+ */
+export interface RichProgramme extends Programme {
+  channelId: string;
+  /** The first `<sub-title>`. */
+  subTitle: string;
+  titles: LangText[];
+  subTitles: LangText[];
+  descs: LangText[];
+  /** Null when the programme has no `<episode-num>`. */
+  episodeNumber: EpisodeNumber | null;
+  /** Every `<episode-num>` as given, e.g. `{ system: 'dd_progid', value: 'EP01234567.0012' }`. */
+  episodeIds: SystemValue[];
+  categories: string[];
+  keywords: string[];
+  /** Every `<icon>` `src` and `<image>` URL. */
+  images: string[];
+  urls: string[];
+  credits: Credit[];
+  /** The `<date>` as given (e.g. the year made). */
+  date: string;
+  productionCountries: string[];
+  language: string;
+  originalLanguage: string;
+  /** `<length>` in seconds whatever its units; null when none or unreadable. */
+  lengthSeconds: number | null;
+  ratings: SystemValue[];
+  starRatings: SystemValue[];
+  isNew: boolean;
+  premiere: boolean;
+  lastChance: boolean;
+  previouslyShown: PreviouslyShown | null;
+  video: Video | null;
+  audio: Audio | null;
+  subtitles: Subtitles[];
+}
+
 export interface CountriesResponse {
   countries: Country[];
 }
@@ -64,6 +182,10 @@ export interface SearchResponse {
 export interface ProgrammesResponse {
   channelId: string;
   programmes: Programme[];
+}
+
+export interface ProgrammeResponse {
+  programme: RichProgramme;
 }
 
 /**

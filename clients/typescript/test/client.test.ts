@@ -12,7 +12,9 @@ import type { ApiErrorCode } from '../../../src/http/openapi/operation-docs.js';
 import type {
   ChannelsResponse as ServerChannels,
   CountriesResponse as ServerCountries,
+  ProgrammeResponse as ServerProgramme,
   ProgrammesResponse as ServerProgrammes,
+  RichProgrammeEntry as ServerRichProgramme,
   SearchResponse as ServerSearch,
 } from '../../../src/http/schemas.js';
 import { startServer, type RunningServer } from '../../../src/server.js';
@@ -23,8 +25,10 @@ import {
   type ChannelsResponse,
   type CountriesResponse,
   type OnairErrorCode,
+  type ProgrammeResponse,
   type ProgrammesResponse,
   type RetryInfo,
+  type RichProgramme,
   type SearchResponse,
 } from '../src/index.js';
 
@@ -116,6 +120,46 @@ describe('OnairClient', () => {
     ).toBeGreaterThan(5);
   });
 
+  it("gets a programme in full: the detail route's entry, its schedule fields unchanged", async () => {
+    const onair = new OnairClient({ baseUrl: deploymentA.url, apiKey: key });
+    const { programmes } = await onair.listProgrammes(channelId, { days: 'today' });
+    for (const entry of programmes) {
+      const programme = await onair.getProgramme(channelId, entry.id);
+      const route = `/channels/${channelId}/programmes/${entry.id}`;
+      expect({ programme }).toEqual(await raw(deploymentA.url, route));
+      expect(programme).toMatchObject({ ...entry, channelId });
+    }
+    // The demo guide's richest show: its details come through typed.
+    const { programmes: all } = await onair.listProgrammes(channelId, { days: 'all' });
+    const garden = all.find((p) => p.title === 'Garden Rescue');
+    expect(garden).toBeDefined();
+    const rich: RichProgramme = await onair.getProgramme(channelId, garden?.id ?? '');
+    expect(rich.episodeNumber).toMatchObject({ season: 3, episodes: 13, part: null });
+    expect(rich.episodeNumber?.episode).toBeGreaterThanOrEqual(1);
+    expect(rich.credits).toEqual([
+      { role: 'presenter', name: 'Ada Moss', character: '' },
+      { role: 'guest', name: 'Ben Thorn', character: '' },
+    ]);
+    expect(rich.images).toEqual(['https://img.onair.example/garden-rescue.jpg']);
+    expect(rich.lengthSeconds).toBe(3600);
+    expect(rich.ratings).toEqual([{ system: 'BBFC', value: 'U' }]);
+  });
+
+  it('encodes the ids it is given, so any text reaches the route as one segment', async () => {
+    const onair = new OnairClient({ baseUrl: deploymentA.url, apiKey: key });
+    const { programmes } = await onair.listProgrammes(channelId, { days: 'all' });
+    const first = programmes[0]?.id ?? '';
+    // "a/b" and "?x" would be another path or a query if sent as they are.
+    for (const programmeId of ['a/b', '?x', '../programmes', `${first}/`, ' ']) {
+      const error = await failure(onair.getProgramme(channelId, programmeId));
+      expect([programmeId, error.status, error.code]).toEqual([
+        programmeId,
+        404,
+        'PROGRAMME_NOT_FOUND',
+      ]);
+    }
+  });
+
   it('works the same with either deployment, and either way of writing its base URL', async () => {
     const a = new OnairClient({ baseUrl: deploymentA.url, apiKey: key });
     for (const baseUrl of [deploymentB.url, `${deploymentB.url}/`, `${deploymentB.url}/api/v1/`]) {
@@ -146,6 +190,9 @@ describe('OnairClient', () => {
       [onair.listProgrammes(channelId, { days: 0 }), 400, 'INVALID_DAYS'],
       [onair.listProgrammes('6a3c1e9f-0000-5000-8000-000000000000'), 404, 'CHANNEL_NOT_FOUND'],
       [onair.searchChannels('a', { country: 'x'.repeat(17) }), 400, 'INVALID_COUNTRY'],
+      [onair.getProgramme('6a3c1e9f-0000-5000-8000-000000000000', '1'), 404, 'CHANNEL_NOT_FOUND'],
+      [onair.getProgramme(channelId, '1'), 404, 'PROGRAMME_NOT_FOUND'],
+      [onair.getProgramme(channelId, 'not-an-id'), 404, 'PROGRAMME_NOT_FOUND'],
     ];
     for (const [call, status, code] of cases) {
       const error = await failure(call);
@@ -280,6 +327,8 @@ describe('client types', () => {
     expectTypeOf<ChannelsResponse>().toEqualTypeOf<Static<typeof ServerChannels>>();
     expectTypeOf<SearchResponse>().toEqualTypeOf<Static<typeof ServerSearch>>();
     expectTypeOf<ProgrammesResponse>().toEqualTypeOf<Static<typeof ServerProgrammes>>();
+    expectTypeOf<ProgrammeResponse>().toEqualTypeOf<Static<typeof ServerProgramme>>();
+    expectTypeOf<RichProgramme>().toEqualTypeOf<Static<typeof ServerRichProgramme>>();
     expectTypeOf<ApiErrorCode>().toExtend<OnairErrorCode>();
   });
 });

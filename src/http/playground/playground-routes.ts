@@ -6,11 +6,14 @@ import { isUuid } from '../../domain/catalogue-ids.js';
 import { parseCountryCode } from '../../domain/country.js';
 import { errors } from '../../domain/errors.js';
 import { clipToPreview } from '../../domain/preview-window.js';
+import { isProgrammeId } from '../../domain/programme-id.js';
 import { retryAfterSeconds } from '../../domain/rate-window.js';
 import { parseScheduleWindow } from '../../domain/schedule-window.js';
 import { foldForSearch, MAX_SEARCH_RESULTS, searchNeedle } from '../../domain/search-folding.js';
+import { parseXmltvTime } from '../../domain/xmltv-time.js';
 import type { RateLimiter } from '../../ratelimit/types.js';
 import type { Channel, CountryCount } from '../../domain/channel.js';
+import type { CatalogueReader } from '../../storage/catalogue-reader.js';
 import type { DataVersions } from '../../storage/store.js';
 import type { PlaygroundStore } from '../../storage/playground-store.js';
 import { versionsOf } from '../api-guard.js';
@@ -21,6 +24,8 @@ import {
   CountriesResponse,
   CountryParams,
   ErrorBody,
+  ProgrammeParams,
+  ProgrammeResponse,
   ProgrammesQuery,
   ProgrammesResponse,
   SearchQuery,
@@ -52,6 +57,7 @@ export const PreviewCountriesResponse = previewOf(CountriesResponse);
 export const PreviewChannelsResponse = previewOf(ChannelsResponse);
 export const PreviewSearchResponse = previewOf(SearchResponse);
 export const PreviewProgrammesResponse = previewOf(ProgrammesResponse);
+export const PreviewProgrammeResponse = previewOf(ProgrammeResponse);
 
 const PREVIEW_HEAD = `{"preview":true,"notice":${JSON.stringify(PREVIEW_NOTICE)},`;
 
@@ -71,6 +77,8 @@ export interface PlaygroundDeps {
   /** The store's data versions, read once per request (see Store.versions). */
   versions: () => Promise<DataVersions>;
   playground: PlaygroundStore;
+  /** Reads one programme in full, for the programme detail route. */
+  catalogue: Pick<CatalogueReader, 'findProgramme'>;
   schedules: ScheduleCache;
   bodies: BodyCache;
   sendBody: SendBody;
@@ -93,9 +101,9 @@ function countriesOf(channels: Channel[]): CountryCount[] {
 }
 
 /**
- * The keyless preview API under `/playground/api`: the four v1 routes with the same parameters,
+ * The keyless preview API under `/playground/api`: the v1 routes with the same parameters,
  * rules, response schemas and caches, over the channels the operator marked for the playground
- * and only today and tomorrow of their schedules. Limited per client IP; every answer carries
+ * and only today and tomorrow of their schedules (a programme's details too). Limited per client IP; every answer carries
  * the `Onair-Preview` header and every 200 body says `"preview": true`.
  */
 export async function registerPlaygroundApi(
@@ -105,6 +113,7 @@ export async function registerPlaygroundApi(
   const countriesJson = fastJson(CountriesResponse as object);
   const channelsJson = fastJson(ChannelsResponse as object);
   const searchJson = fastJson(SearchResponse as object);
+  const programmeJson = fastJson(ProgrammeResponse as object);
   const { bodies, sendBody } = deps;
 
   /** The preview body cached under `key`, built from the v1 serialisation. */
@@ -258,6 +267,43 @@ export async function registerPlaygroundApi(
         },
       );
       refuseOtherMethods(api, '/channels/:channelId/programmes');
+
+      typed.get(
+        '/channels/:channelId/programmes/:programmeId',
+        {
+          schema: {
+            params: ProgrammeParams,
+            response: { 200: PreviewProgrammeResponse, 404: ErrorBody, 429: ErrorBody },
+          },
+        },
+        async (request, reply) => {
+          // Exactly the programmes the preview schedule lists: a parsed start today or tomorrow.
+          const preview = clipToPreview({ kind: 'all' }, deps.now());
+          const channelId = request.params.channelId.toLowerCase();
+          const { programmeId } = request.params;
+          const version = versionsOf(request).catalogue;
+          if (!isUuid(channelId) || !(await markedIds(version)).has(channelId)) {
+            throw errors.channelNotInPreview();
+          }
+          // The day is in the key: a kept answer must not outlive the window it was allowed in.
+          const key = `programme:${preview.fromMs}:${channelId}:${programmeId}`;
+          return sendBody(
+            request,
+            reply as unknown as FastifyReply,
+            await cachedPreview(request, key, async () => {
+              const programme = isProgrammeId(programmeId)
+                ? await deps.catalogue.findProgramme(channelId, programmeId)
+                : null;
+              const startMs = programme === null ? null : parseXmltvTime(programme.start);
+              if (startMs === null || startMs < preview.fromMs || startMs >= preview.toMs) {
+                throw errors.programmeNotFound();
+              }
+              return programmeJson({ programme });
+            }),
+          );
+        },
+      );
+      refuseOtherMethods(api, '/channels/:channelId/programmes/:programmeId');
     },
     { prefix: PLAYGROUND_API_PREFIX },
   );

@@ -13,7 +13,7 @@ export interface PlaygroundView {
 
 /**
  * The playground: pick a country, find a channel, read its schedule as a timeline and as the
- * raw JSON. Everything comes from the keyless preview API (public/playground.js); the page
+ * raw JSON, open a programme's details. Everything comes from the keyless preview API (public/playground.js); the page
  * itself is static.
  */
 export function playgroundPage(view: PlaygroundView): SafeHtml {
@@ -97,6 +97,10 @@ export function playgroundPage(view: PlaygroundView): SafeHtml {
           </button>
         </div>
         <div id="pg-timeline-panel" role="tabpanel" aria-labelledby="pg-tab-timeline">
+          <p class="muted">
+            Press a programme's title for everything its guide says: episode, credits, ratings,
+            images and more (the programme detail route).
+          </p>
           <ol id="pg-timeline" class="timeline"></ol>
         </div>
         <div id="pg-json-panel" role="tabpanel" aria-labelledby="pg-tab-json" hidden>
