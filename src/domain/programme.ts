@@ -38,3 +38,16 @@ export function richProgrammeOf(
 ): RichProgramme {
   return { ...programme, channelId, ...decodeDetails(storedDetails, storedV1Texts(programme)) };
 }
+
+/**
+ * A programme of a channel with its parsed times and its stored details text, as the guide
+ * routes read them: `richProgrammeOf` makes the entry of the few that are answered.
+ */
+export interface TimedProgramme {
+  channelId: string;
+  startMs: number;
+  stopMs: number;
+  id: string;
+  programme: Programme;
+  details: string;
+}

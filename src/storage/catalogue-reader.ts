@@ -1,5 +1,5 @@
 import type { Channel, CountryCount } from '../domain/channel.js';
-import type { Programme, RichProgramme } from '../domain/programme.js';
+import type { Programme, RichProgramme, TimedProgramme } from '../domain/programme.js';
 
 /** Read side of the channel catalogue, used by the v1 routes. */
 export interface CatalogueReader {
@@ -16,5 +16,18 @@ export interface CatalogueReader {
   listProgrammes(channelId: string): Promise<Programme[]>;
   /** One programme of a channel with everything its guide says, or null when it has no such id. */
   findProgramme(channelId: string, programmeId: string): Promise<RichProgramme | null>;
+  /** The channels of these ids that exist, in no particular order. */
+  findChannels(ids: readonly string[]): Promise<Channel[]>;
+  /**
+   * Every programme of these channels that starts before `toMs` and stops after `fromMs`, with
+   * a parsed start and stop; per channel in (start, id) order. Channels with none are absent.
+   */
+  programmesBetween(
+    channelIds: readonly string[],
+    fromMs: number,
+    toMs: number,
+  ): Promise<Map<string, TimedProgramme[]>>;
+  /** Each channel's first programme starting after `atMs` (parsed start and stop), by (start, id). */
+  programmesAfter(channelIds: readonly string[], atMs: number): Promise<Map<string, TimedProgramme>>;
   countChannels(): Promise<number>;
 }

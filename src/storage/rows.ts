@@ -1,7 +1,12 @@
 import type { Account, ApiKey, AuditActor, AuditEvent } from '../domain/account.js';
 import type { Channel, ChannelDetails, ChannelScheduleEnd } from '../domain/channel.js';
 import type { DuplicateSample } from './catalogue-writer.js';
-import { richProgrammeOf, type Programme, type RichProgramme } from '../domain/programme.js';
+import {
+  richProgrammeOf,
+  type Programme,
+  type RichProgramme,
+  type TimedProgramme,
+} from '../domain/programme.js';
 import type { RefreshOutcome, Source } from '../domain/source.js';
 
 /**
@@ -234,6 +239,35 @@ export function toProgramme(row: ProgrammeRow): Programme {
 export interface RichProgrammeRow extends ProgrammeRow {
   details: string;
 }
+
+/** A programme row with its channel, parsed times and details, for the guide routes. */
+export interface TimedProgrammeRow extends RichProgrammeRow {
+  channel_id: string;
+  start_ms: number | string;
+  stop_ms: number | string;
+}
+
+export const TIMED_PROGRAMME_COLUMNS = `${PROGRAMME_COLUMNS}, details, channel_id, start_ms, stop_ms`;
+
+export function toTimedProgramme(row: TimedProgrammeRow): TimedProgramme {
+  return {
+    channelId: row.channel_id,
+    startMs: Number(row.start_ms),
+    stopMs: Number(row.stop_ms),
+    id: row.id,
+    programme: toProgramme(row),
+    details: row.details,
+  };
+}
+
+/**
+ * Programmes longer than this have an index of their own (`programmes_long`), so a window's read
+ * looks back only this far for the rest: the programme running at the window's start is found
+ * without scanning the channel's history. SQLite uses a partial index only for a query that
+ * repeats its condition, so the SQL of both engines is built from this one number.
+ */
+export const LONG_PROGRAMME_MS = 6 * 3_600_000;
+export const LONG_PROGRAMME_CONDITION = `stop_ms - start_ms > ${LONG_PROGRAMME_MS}`;
 
 export function toRichProgramme(row: RichProgrammeRow, channelId: string): RichProgramme {
   return richProgrammeOf(channelId, toProgramme(row), row.details);

@@ -416,6 +416,71 @@ async function settle(store: Store): Promise<void> {
   else await new Promise((resolve) => setTimeout(resolve, OTHER_PROCESS_CHECK_MS + 1));
 }
 
+describe.each(ENGINES)('guide reads: %s', (engine) => {
+  let s: EngineStore;
+  beforeAll(async () => {
+    s = await openEngineStore(engine, NOW);
+  });
+  afterAll(async () => {
+    await s?.dispose();
+  });
+
+  const H = 3_600_000;
+  const base = Date.UTC(2026, 2, 1, 0, 0, 0);
+  const at = (hours: number) => {
+    const d = new Date(base + hours * H);
+    const pad = (n: number) => String(n).padStart(2, '0');
+    return `${d.getUTCFullYear()}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}${pad(d.getUTCHours())}${pad(d.getUTCMinutes())}00 +0000`;
+  };
+  const programme = (channel: string, title: string, start: string, stop: string) =>
+    `<programme start="${start}" stop="${stop}" channel="${channel}"><title>${title}</title></programme>`;
+
+  it('finds the programmes of a window, long ones too, and each channel’s next', async () => {
+    const xml = `<tv>
+<channel id="a.uk"><display-name>A</display-name></channel>
+<channel id="b.uk"><display-name>B</display-name></channel>
+${programme('a.uk', 'marathon', at(-30), at(14))}
+${programme('a.uk', 'long gone', at(-20), at(9))}
+${programme('a.uk', 'overnight', at(4), at(11))}
+${programme('a.uk', 'ends at from', at(9), at(10))}
+${programme('a.uk', 'running', at(9.5), at(10.5))}
+${programme('a.uk', 'zero', at(11), at(11))}
+${programme('a.uk', 'starts at to', at(13), at(14))}
+${programme('a.uk', 'unparsed stop', at(11.5), 'soon')}
+${programme('b.uk', 'later', at(20), at(21))}
+${programme('b.uk', 'no stop', at(18), '')}
+</tv>`;
+    await run(s.store, Buffer.from(xml));
+    const a = channelIdFor('a.uk');
+    const b = channelIdFor('b.uk');
+    const c = s.store.catalogue;
+    expect(
+      (await c.findChannels([a, b, channelIdFor('nowhere')])).map((x) => x.name).sort(),
+    ).toEqual(['A', 'B']);
+    expect(await c.findChannels([])).toEqual([]);
+    const window = await c.programmesBetween([a, b], base + 10 * H, base + 13 * H);
+    expect([...window.keys()]).toEqual([a]);
+    expect(window.get(a)?.map((p) => p.programme.title)).toEqual([
+      'marathon',
+      'overnight',
+      'running',
+      'zero',
+    ]);
+    expect(window.get(a)?.[0]).toMatchObject({
+      channelId: a,
+      startMs: base - 30 * H,
+      stopMs: base + 14 * H,
+      id: programmeIdFor(a, at(-30)),
+      details: '',
+    });
+    const next = await c.programmesAfter([a, b, channelIdFor('nowhere')], base + 10 * H);
+    expect(next.get(a)?.programme.title).toBe('zero');
+    // A programme without a parsed stop is never next.
+    expect(next.get(b)?.programme.title).toBe('later');
+    expect(next.size).toBe(2);
+  });
+});
+
 describe.each(ENGINES)('migration 3 on %s', (engine) => {
   it('marks the demo preview channels a database already has, and only those', async () => {
     const demoIds = DEMO_PLAYGROUND_XMLTV_IDS.map(channelIdFor);

@@ -5,11 +5,29 @@ import {
   toChannel,
   toProgramme,
   toRichProgramme,
+  toTimedProgramme,
+  LONG_PROGRAMME_CONDITION,
+  LONG_PROGRAMME_MS,
+  TIMED_PROGRAMME_COLUMNS,
   type ChannelRow,
   type ProgrammeRow,
   type RichProgrammeRow,
+  type TimedProgrammeRow,
 } from '../rows.js';
 import type { CatalogueReader } from '../catalogue-reader.js';
+import type { TimedProgramme } from '../../domain/programme.js';
+
+/** Rows in (channel, start, id) order grouped by channel, as the port returns them. */
+function byChannel(rows: readonly TimedProgrammeRow[]): Map<string, TimedProgramme[]> {
+  const found = new Map<string, TimedProgramme[]>();
+  for (const row of rows) {
+    const programme = toTimedProgramme(row);
+    const list = found.get(programme.channelId);
+    if (list === undefined) found.set(programme.channelId, [programme]);
+    else list.push(programme);
+  }
+  return found;
+}
 
 // Byte order, as on SQLite, so both engines list in exactly the same order.
 const CHANNEL_ORDER = 'ORDER BY name_key, id COLLATE "C"';
@@ -75,6 +93,44 @@ export function createPostgresCatalogueReader(pool: pg.Pool): CatalogueReader {
       );
       const row = rows[0];
       return row === undefined ? null : toRichProgramme(row, channelId);
+    },
+    async findChannels(ids) {
+      const { rows } = await pool.query<ChannelRow>(
+        `SELECT ${CHANNEL_COLUMNS} FROM channels WHERE id = ANY($1::text[])`,
+        [ids],
+      );
+      return rows.map(toChannel);
+    },
+    async programmesBetween(channelIds, fromMs, toMs) {
+      // As on SQLite: starting in the window or up to LONG_PROGRAMME_MS before it, and the long
+      // ones that started earlier, on their partial index.
+      const { rows } = await pool.query<TimedProgrammeRow>(
+        `SELECT * FROM (
+           SELECT ${TIMED_PROGRAMME_COLUMNS} FROM programmes
+           WHERE channel_id = ANY($1::text[]) AND start_ms >= $2 AND start_ms < $3 AND stop_ms > $4
+           UNION ALL
+           SELECT ${TIMED_PROGRAMME_COLUMNS} FROM programmes
+           WHERE channel_id = ANY($1::text[]) AND ${LONG_PROGRAMME_CONDITION}
+             AND stop_ms > $4 AND start_ms < $2
+         ) AS window_programmes
+         ORDER BY channel_id, start_ms, id COLLATE "C"`,
+        [channelIds, fromMs - LONG_PROGRAMME_MS, toMs, fromMs],
+      );
+      return byChannel(rows);
+    },
+    async programmesAfter(channelIds, atMs) {
+      const { rows } = await pool.query<TimedProgrammeRow>(
+        `SELECT next.* FROM unnest($1::text[]) AS wanted (id)
+         CROSS JOIN LATERAL (
+           SELECT ${TIMED_PROGRAMME_COLUMNS} FROM programmes
+           WHERE channel_id = wanted.id AND start_ms > $2 AND stop_ms IS NOT NULL
+           ORDER BY start_ms, id COLLATE "C" LIMIT 1
+         ) AS next`,
+        [channelIds, atMs],
+      );
+      const found = new Map<string, TimedProgramme>();
+      for (const row of rows) found.set(row.channel_id, toTimedProgramme(row));
+      return found;
     },
   };
 }

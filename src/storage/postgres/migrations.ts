@@ -257,4 +257,12 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     // their guide is ingested again. A constant default rewrites no row.
     sql: `ALTER TABLE programmes ADD COLUMN details TEXT NOT NULL DEFAULT '';`,
   },
+  {
+    version: 8,
+    name: 'an index of the long programmes, for the guide routes',
+    // As on SQLite (catalogue-file.ts, version 4): the condition is LONG_PROGRAMME_CONDITION
+    // (rows.ts) as this version made it; a new length would be a new migration.
+    sql: `CREATE INDEX programmes_long ON programmes (channel_id, stop_ms)
+      WHERE stop_ms - start_ms > 21600000;`,
+  },
 ];

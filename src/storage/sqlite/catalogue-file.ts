@@ -17,9 +17,9 @@ export const CATALOGUE_SCHEMA = 'catalogue';
 /**
  * The schema of the catalogue file, kept in its `user_version`. 1: as the catalogue had in the
  * accounts file (migrations 1–5). 2: programmes keyed by (channel, start), not by id. 3: the
- * programmes' rich data (`details`).
+ * programmes' rich data (`details`). 4: an index of the long programmes, for the guide routes.
  */
-export const CATALOGUE_SCHEMA_VERSION = 3;
+export const CATALOGUE_SCHEMA_VERSION = 4;
 
 /**
  * Page size of a new catalogue file. Programmes are long rows (descriptions) appended in
@@ -190,6 +190,7 @@ export function ensureCatalogueSchema(db: SqliteDatabase): void {
     }
     now = catalogueVersion(db);
     if (now === 2) addProgrammeDetails(db);
+    if (catalogueVersion(db) === 3) indexLongProgrammes(db);
   }).immediate();
   // The old table's pages would stay in the file, free, doubling it (876 MB → 1.5 GB for 2
   // million programmes). VACUUM cannot run inside a transaction, so it follows the upgrade.
@@ -220,4 +221,16 @@ function keyProgrammesBySlot(db: SqliteDatabase): void {
 function addProgrammeDetails(db: SqliteDatabase): void {
   db.exec(`ALTER TABLE catalogue.programmes ADD COLUMN details TEXT NOT NULL DEFAULT ''`);
   db.pragma(`${CATALOGUE_SCHEMA}.user_version = 3`);
+}
+
+/**
+ * Version 3 → 4: the programmes longer than LONG_PROGRAMME_MS by channel and stop, so a guide
+ * window finds the one running at its start without reading the channel's history. Partial:
+ * few programmes are that long. 2 million programmes: one pass over the table.
+ */
+function indexLongProgrammes(db: SqliteDatabase): void {
+  // LONG_PROGRAMME_CONDITION (rows.ts) as this version made it; a new length is a new version.
+  db.exec(`CREATE INDEX catalogue.programmes_long ON programmes (channel_id, stop_ms)
+    WHERE stop_ms - start_ms > 21600000`);
+  db.pragma(`${CATALOGUE_SCHEMA}.user_version = 4`);
 }

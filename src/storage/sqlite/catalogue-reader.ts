@@ -4,12 +4,18 @@ import {
   toChannel,
   toProgramme,
   toRichProgramme,
+  toTimedProgramme,
+  LONG_PROGRAMME_CONDITION,
+  LONG_PROGRAMME_MS,
+  TIMED_PROGRAMME_COLUMNS,
   type ChannelRow,
   type ProgrammeRow,
   type RichProgrammeRow,
+  type TimedProgrammeRow,
 } from '../rows.js';
 import type { CatalogueReader } from '../catalogue-reader.js';
 import type { CountryCount } from '../../domain/channel.js';
+import type { TimedProgramme } from '../../domain/programme.js';
 import type { SqliteDatabase } from './connection.js';
 
 /** Catalogue reads over one SQLite connection, with every statement prepared once. */
@@ -41,6 +47,26 @@ export function createSqliteCatalogueReader(db: SqliteDatabase): CatalogueReader
   const programme = db.prepare<[string, string], RichProgrammeRow>(
     `SELECT ${PROGRAMME_COLUMNS}, details FROM programmes WHERE channel_id = ? AND id = ?`,
   );
+  const channelsById = db.prepare<[string], ChannelRow>(
+    `SELECT ${CHANNEL_COLUMNS} FROM channels WHERE id IN (SELECT value FROM json_each(?))`,
+  );
+  // A window's programmes: those starting in it or up to LONG_PROGRAMME_MS before it (on the
+  // (channel, start) index), and the long ones that started earlier (on their partial index).
+  const recentInWindow = db.prepare<[string, number, number, number], TimedProgrammeRow>(
+    `SELECT ${TIMED_PROGRAMME_COLUMNS} FROM programmes
+     WHERE channel_id = ? AND start_ms >= ? AND start_ms < ? AND stop_ms > ?
+     ORDER BY start_ms, id`,
+  );
+  const longInWindow = db.prepare<[string, number, number], TimedProgrammeRow>(
+    `SELECT ${TIMED_PROGRAMME_COLUMNS} FROM programmes
+     WHERE channel_id = ? AND ${LONG_PROGRAMME_CONDITION} AND stop_ms > ? AND start_ms < ?
+     ORDER BY start_ms, id`,
+  );
+  const firstAfter = db.prepare<[string, number], TimedProgrammeRow>(
+    `SELECT ${TIMED_PROGRAMME_COLUMNS} FROM programmes
+     WHERE channel_id = ? AND start_ms > ? AND stop_ms IS NOT NULL
+     ORDER BY start_ms, id LIMIT 1`,
+  );
 
   return {
     async listCountries() {
@@ -66,6 +92,27 @@ export function createSqliteCatalogueReader(db: SqliteDatabase): CatalogueReader
     async findProgramme(channelId, programmeId) {
       const row = programme.get(channelId, programmeId);
       return row === undefined ? null : toRichProgramme(row, channelId);
+    },
+    async findChannels(ids) {
+      return channelsById.all(JSON.stringify(ids)).map(toChannel);
+    },
+    async programmesBetween(channelIds, fromMs, toMs) {
+      const found = new Map<string, TimedProgramme[]>();
+      const lookBack = fromMs - LONG_PROGRAMME_MS;
+      for (const channelId of channelIds) {
+        const rows = longInWindow.all(channelId, fromMs, lookBack);
+        for (const row of recentInWindow.all(channelId, lookBack, toMs, fromMs)) rows.push(row);
+        if (rows.length > 0) found.set(channelId, rows.map(toTimedProgramme));
+      }
+      return found;
+    },
+    async programmesAfter(channelIds, atMs) {
+      const found = new Map<string, TimedProgramme>();
+      for (const channelId of channelIds) {
+        const row = firstAfter.get(channelId, atMs);
+        if (row !== undefined) found.set(channelId, toTimedProgramme(row));
+      }
+      return found;
     },
   };
 }
