@@ -22,6 +22,7 @@ import { registerCountriesRoutes } from './http/v1/countries-routes.js';
 import { createBodySender } from './http/answers/body-sender.js';
 import { createFastLane } from './http/answers/fast-lane.js';
 import { createBodyCache } from './http/answers/body-cache.js';
+import { createMovingCache } from './http/answers/moving-cache.js';
 import { createScheduleCache } from './http/answers/schedule-cache.js';
 import { createRequestIds, createRequestLog, OneLinePerRequest } from './http/request-log.js';
 import type { SiteAddress } from './http/site-address.js';
@@ -151,9 +152,11 @@ export async function buildApp(
     now: deps.now,
   });
 
+  const moving = createMovingCache();
   const answers = createCachedAnswers({
     bodies,
     schedules,
+    moving,
     sender,
     remember: fastLane.remember,
     now: deps.now,

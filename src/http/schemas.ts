@@ -186,6 +186,96 @@ export const ProgrammesResponse = Type.Object({
 
 export const ProgrammeResponse = Type.Object({ programme: RichProgrammeEntry });
 
+/** A channel of a guide or now/next answer: what a channel list says of it. */
+const guideChannelFields = {
+  channelId: uuid,
+  name: Type.String(),
+  icon: Type.String({ description: 'Icon URL; can be empty' }),
+  country: countryCode,
+  needsReview: Type.Boolean(),
+};
+const missingIds = Type.Array(Type.String(), {
+  description: 'Ids of `channels=` that no channel has, in the order given',
+});
+const nextOffset = Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+  description: 'The `offset` of the next page of a country’s channels, or null on the last page',
+});
+
+export const GuideChannelEntry = Type.Object({
+  ...guideChannelFields,
+  programmes: Type.Array(RichProgrammeEntry, {
+    description: 'Programmes starting before `to` and stopping after `from`, by start',
+  }),
+});
+export const GuideResponse = Type.Object({
+  from: xmltvUtc,
+  to: xmltvUtc,
+  channels: Type.Array(GuideChannelEntry),
+  missing: missingIds,
+  next: nextOffset,
+});
+
+const nullableRich = (description: string) =>
+  Type.Union([RichProgrammeEntry, Type.Null()], { description });
+export const NowChannelEntry = Type.Object({
+  ...guideChannelFields,
+  now: nullableRich('The programme running at `at` (of overlapping ones, the latest start)'),
+  next: nullableRich('The first programme starting after `at`'),
+});
+export const NowResponse = Type.Object({
+  at: xmltvUtc,
+  channels: Type.Array(NowChannelEntry),
+  missing: missingIds,
+  next: nextOffset,
+});
+
+const instantText = (what: string) =>
+  Type.String({
+    description: `${what}: \`now\` (default), or an instant as \`YYYYMMDDHHMMSS +HHMM\` or ISO 8601 with an offset or \`Z\``,
+    examples: ['now', '2026-08-22T18:00:00Z'],
+  });
+const selectionQuery = {
+  country: Type.Optional(
+    Type.String({
+      description:
+        'Every channel of this country, in the order of its channel list. Not with `channels`',
+      examples: ['UK'],
+    }),
+  ),
+  channels: Type.Optional(
+    Type.String({
+      description: '1–100 channel ids, comma-separated, answered in this order. Not with `country`',
+      examples: ['dd41cb78-ddbb-5222-af7d-7173a2d56458'],
+    }),
+  ),
+  limit: Type.Optional(
+    Type.String({
+      description: 'Channels per page of a country, 1–500 (default 500)',
+      examples: ['100'],
+    }),
+  ),
+  offset: Type.Optional(
+    Type.String({
+      description: 'Channels of the country to skip (default 0): `next` of the last page',
+      examples: ['0'],
+    }),
+  ),
+};
+export const GuideQuery = Type.Object({
+  ...selectionQuery,
+  from: Type.Optional(instantText('Start of the window')),
+  hours: Type.Optional(
+    Type.String({
+      description: 'Length of the window in hours, 1–48 (default 3)',
+      examples: ['3'],
+    }),
+  ),
+});
+export const NowQuery = Type.Object({
+  ...selectionQuery,
+  at: Type.Optional(instantText('The instant')),
+});
+
 export const CountryParams = Type.Object({
   country: Type.String({
     description: 'Country code: letters, digits and hyphens, at most 16 characters, any case',

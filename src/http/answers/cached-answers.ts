@@ -4,6 +4,7 @@ import type { WindowAt } from '../../domain/schedule-window.js';
 import { versionsOf } from '../api-guard.js';
 import type { BodyCache } from './body-cache.js';
 import type { BodySender, PreparedBody } from './body-sender.js';
+import type { MovingAnswer, MovingCache } from './moving-cache.js';
 import type { ScheduleCache } from './schedule-cache.js';
 
 /**
@@ -30,6 +31,15 @@ export interface CachedAnswers {
   /** A window of a channel's schedule, resolved at the time of each answer; 404 without one. */
   schedule(channelId: string, windowAt: WindowAt): KeptAnswer;
   /**
+   * An answer for the instant `instantAt` gives at the time of each request (the request's
+   * own, or `now`), kept under `key` while the programmes it shows stay the same (moving-cache.ts).
+   */
+  moving(
+    key: string,
+    instantAt: (nowMs: number) => number,
+    build: (instantMs: number) => Promise<MovingAnswer>,
+  ): KeptAnswer;
+  /**
    * Sends `answer` at the request's data versions, with its ETag (304 when the client has it),
    * compression and caching headers, and lets the fast lane answer the same URL next time.
    */
@@ -39,6 +49,7 @@ export interface CachedAnswers {
 export interface CachedAnswersDeps {
   bodies: BodyCache;
   schedules: ScheduleCache;
+  moving: MovingCache;
   sender: BodySender;
   /** Notes that a GET of `url` is answered by `answer` (see fast-lane.ts). */
   remember: (url: string, answer: KeptAnswer) => void;
@@ -50,7 +61,7 @@ export interface CachedAnswersDeps {
  * hand, and send it here: so every cached v1 answer gets the same headers, and the fast lane.
  */
 export function createCachedAnswers(deps: CachedAnswersDeps): CachedAnswers {
-  const { bodies, schedules, sender } = deps;
+  const { bodies, schedules, moving, sender } = deps;
   return {
     body: (key, build) => ({
       fetch: (version) => bodies.get(key, version, build),
@@ -64,6 +75,11 @@ export function createCachedAnswers(deps: CachedAnswersDeps): CachedAnswers {
         return body;
       },
       peek: (version, nowMs) => schedules.peek(channelId, windowAt(nowMs), version),
+    }),
+
+    moving: (key, instantAt, build) => ({
+      fetch: (version, nowMs) => moving.get(key, version, instantAt(nowMs), build),
+      peek: (version, nowMs) => moving.peek(key, version, instantAt(nowMs)),
     }),
 
     async send(request, reply, answer) {
