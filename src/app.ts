@@ -18,6 +18,7 @@ import {
   securityHeaders,
 } from './http/security-headers.js';
 import { registerChannelsRoutes } from './http/v1/channels-routes.js';
+import { registerGuideRoutes } from './http/v1/guide-routes.js';
 import { registerCountriesRoutes } from './http/v1/countries-routes.js';
 import { createBodySender } from './http/answers/body-sender.js';
 import { createFastLane } from './http/answers/fast-lane.js';
@@ -170,6 +171,7 @@ export async function buildApp(
       v1.setNotFoundHandler((_request, reply) => sendError(reply, errors.notFound()));
       registerCountriesRoutes(v1, deps.store.catalogue, answers);
       registerChannelsRoutes(v1, deps.store.catalogue, answers);
+      registerGuideRoutes(v1, deps.store.catalogue, answers);
     },
     { prefix: '/api/v1' },
   );

@@ -28,6 +28,9 @@ export interface CatalogueReader {
     toMs: number,
   ): Promise<Map<string, TimedProgramme[]>>;
   /** Each channel's first programme starting after `atMs` (parsed start and stop), by (start, id). */
-  programmesAfter(channelIds: readonly string[], atMs: number): Promise<Map<string, TimedProgramme>>;
+  programmesAfter(
+    channelIds: readonly string[],
+    atMs: number,
+  ): Promise<Map<string, TimedProgramme>>;
   countChannels(): Promise<number>;
 }
