@@ -6,6 +6,14 @@ import { randomUUID } from 'node:crypto';
 const COUNTRIES = ['UK', 'DE', 'FR', 'ES', 'IT', 'US', 'AU', 'IN', 'BR', 'JP'];
 const WORDS = ['News', 'Sport', 'Kids', 'Movies', 'Music', 'Drama', 'Télé', 'Info', 'Docs', 'Plus'];
 const DAY = 86_400_000;
+/**
+ * Channels 1000–1499 form a country of their own, `XG`, for the guide grid's measures (500
+ * channels in one country); the others cycle through COUNTRIES.
+ */
+export const GRID_COUNTRY = 'XG';
+const GRID_CHANNELS = [1000, 1500];
+const countryOf = (c) =>
+  c >= GRID_CHANNELS[0] && c < GRID_CHANNELS[1] ? GRID_COUNTRY : COUNTRIES[c % COUNTRIES.length];
 
 /**
  * Stored details of a rich programme as series guides have them (a sub-title, episode numbers,
@@ -56,14 +64,14 @@ export async function generateCatalogue(lib, store, options) {
   const slot = Math.floor(DAY / perDay);
   let programmes = 0;
   for (let c = 0; c < channels; c++) {
-    const xmltvId = `bench${c}.${COUNTRIES[c % COUNTRIES.length].toLowerCase()}`;
+    const xmltvId = `bench${c}.${countryOf(c).toLowerCase()}`;
     const channelId = lib.ids.channelIdFor(xmltvId);
     session.stageChannel({
       id: channelId,
       xmltvId,
       name: `${WORDS[c % WORDS.length]} ${WORDS[Math.floor(c / 10) % WORDS.length]} ${c}`,
       icon: `https://img.example/${c}.png`,
-      country: COUNTRIES[c % COUNTRIES.length],
+      country: countryOf(c),
       fallbackCountry: 'ZZ',
       declared: true,
     });

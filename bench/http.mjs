@@ -10,7 +10,7 @@
 //          bench/http-results.md) --routes countries,search (only those) --rounds N (1: plain and
 //          full in turn N times per route, the median ratio reported). PostgreSQL (scaled mode,
 //          with the rate limit in Redis) uses BENCH_POSTGRES_URL (default: database
-//          onair_bench_http on the local server, created when missing) and BENCH_REDIS_URL
+//          onair_bench_http_v2 on the local server, created when missing) and BENCH_REDIS_URL
 //          (default redis://127.0.0.1:6379, keys under a prefix of their own).
 //          --server-cpu-prof DIR writes a V8 CPU profile of each Onair server to DIR.
 // The catalogue is cached (bench/out/, or the PostgreSQL database) and regenerated when its
@@ -23,7 +23,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
 import autocannon from 'autocannon';
-import { generateCatalogue } from './catalogue-generator.mjs';
+import { GRID_COUNTRY, generateCatalogue } from './catalogue-generator.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = join(ROOT, 'bench/out');
@@ -48,7 +48,7 @@ const options = {
   serverCpuProf: arg('--server-cpu-prof', null),
 };
 const POSTGRES_URL =
-  process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/onair_bench_http';
+  process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/onair_bench_http_v2';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 const dist = (path) => import(join(ROOT, 'dist', path));
@@ -64,7 +64,7 @@ async function freePort() {
 async function openBenchStore(engine, nowMs) {
   if (engine === 'sqlite') {
     const { openSqliteStore } = await dist('storage/sqlite/sqlite-store.js');
-    const path = join(OUT, `catalogue-${options.channels}x${options.days}x${options.perDay}.db`);
+    const path = join(OUT, `catalogue-v2-${options.channels}x${options.days}x${options.perDay}.db`);
     return { store: openSqliteStore({ path, nowMs }), databaseUrl: path, path };
   }
   const { default: pg } = await import('pg');
@@ -89,12 +89,12 @@ async function catalogue(engine, nowMs) {
   mkdirSync(OUT, { recursive: true });
   const metaPath = join(
     OUT,
-    `catalogue-${engine}-${options.channels}x${options.days}x${options.perDay}.json`,
+    `catalogue-v2-${engine}-${options.channels}x${options.days}x${options.perDay}.json`,
   );
   const today = Math.floor(nowMs / DAY);
   const meta = existsSync(metaPath) ? JSON.parse(readFileSync(metaPath, 'utf8')) : null;
   if (engine === 'sqlite' && meta?.day !== today) {
-    const path = join(OUT, `catalogue-${options.channels}x${options.days}x${options.perDay}.db`);
+    const path = join(OUT, `catalogue-v2-${options.channels}x${options.days}x${options.perDay}.db`);
     for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
   }
   const opened = await openBenchStore(engine, nowMs);
@@ -218,6 +218,8 @@ const scenarios = [
   ['programmes, today', `/api/v1/channels/${channel}/programmes?days=today`],
   ['programmes, days=all', `/api/v1/channels/${channel}/programmes?days=all`],
   ['programme detail', `/api/v1/channels/${channel}/programmes/${programme}`],
+  ['guide, 100 channels, 3 hours', `/api/v1/guide?country=${GRID_COUNTRY}&limit=100`],
+  ['now/next, 100 channels', `/api/v1/now?country=${GRID_COUNTRY}&limit=100`],
 ].filter(([name]) => options.routes === null || options.routes.some((r) => name.startsWith(r)));
 
 const servers = [];
@@ -293,6 +295,31 @@ for (const [name, path] of scenarios) {
     );
   }
 }
+/**
+ * The cold guide: a 500-channel grid of 3 hours for an instant never asked before (so nothing is
+ * cached), one request at a time, timed from request to last byte, uncompressed (compression
+ * is a separate cost, paid once per answer). Median and slowest of 21.
+ */
+const cold = [];
+for (const server of servers) {
+  const times = [];
+  let bytes = 0;
+  for (let i = 0; i < 21; i++) {
+    const from = new Date(Math.floor(nowMs / 60_000) * 60_000 + (i + 1) * 7 * 60_000);
+    const url = `${server.url}/api/v1/guide?country=${GRID_COUNTRY}&limit=500&from=${from.toISOString()}`;
+    const started = performance.now();
+    const res = await fetch(url, {
+      headers: { 'x-api-key': server.keys[i % server.keys.length], 'accept-encoding': 'identity' },
+    });
+    bytes = (await res.arrayBuffer()).byteLength;
+    times.push(performance.now() - started);
+    if (res.status !== 200) throw new Error(`cold guide answered ${res.status}`);
+  }
+  times.sort((a, b) => a - b);
+  cold.push(
+    `Cold guide, 500 channels × 3 hours (${server.engine}): median ${times[10].toFixed(1)} ms, slowest ${times[20].toFixed(1)} ms for ${(bytes / 1024).toFixed(0)} KB.`,
+  );
+}
 const rss = servers.map((s) => `${s.engine} ${peakRssMb(s.child.pid)} MB`).join(', ');
 for (const server of servers) server.child.kill('SIGTERM');
 plain.kill('SIGTERM');
@@ -314,13 +341,13 @@ const summary = [
     `Onair peak RSS: ${rss}.`,
   `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${Math.round(totalmem() / 2 ** 30)} GB; Node ${process.version}; commit ${commit}.`,
 ];
-console.log([...summary, '', ...table].join('\n'));
+console.log([...summary, '', ...table, '', ...cold].join('\n'));
 if (options.write) {
   // Written as the repository's formatter would write it, so `npm run lint` passes after a run.
   const file = join(ROOT, 'bench/http-results.md');
   const prettier = await import('prettier');
   const config = (await prettier.resolveConfig(file)) ?? {};
-  const text = [...summary, '', ...table, ''].join('\n');
+  const text = [...summary, '', ...table, '', ...cold, ''].join('\n');
   writeFileSync(file, await prettier.format(text, { ...config, filepath: file }));
 }
 process.exit(0);
