@@ -1,6 +1,16 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { CREDIT_ROLES, type CreditRole } from '../../src/domain/programme-details.js';
@@ -117,6 +127,44 @@ function runScript(file: string, zone: string): Promise<RawRun> {
   });
 }
 
+/** How long a run of the library may hold its lock before another process takes over. */
+const LOCK_STALE_MS = 15 * 60_000;
+
+/**
+ * Runs the library on a file once across processes: the two reference test files ask for the
+ * same views at the same time (vitest runs them in parallel), and on a machine with nothing
+ * cached (CI) the second waits for the first's run rather than running the library again.
+ */
+async function runOnce(cached: string, file: string, zone: string): Promise<RawRun> {
+  mkdirSync(cacheDir(), { recursive: true });
+  const lock = `${cached}.lock`;
+  for (;;) {
+    let fd: number;
+    try {
+      fd = openSync(lock, 'wx');
+    } catch {
+      if (existsSync(cached)) return JSON.parse(readFileSync(cached, 'utf8')) as RawRun;
+      const held = statSync(lock, { throwIfNoEntry: false });
+      if (held !== undefined && Date.now() - held.mtimeMs > LOCK_STALE_MS)
+        rmSync(lock, { force: true });
+      await new Promise((r) => setTimeout(r, 250));
+      continue;
+    }
+    try {
+      // Another process may have finished the run between our look and our lock.
+      if (existsSync(cached)) return JSON.parse(readFileSync(cached, 'utf8')) as RawRun;
+      const raw = await runScript(file, zone);
+      // Written whole, then renamed: a waiting process never reads half a file.
+      writeFileSync(`${cached}.part`, JSON.stringify(raw));
+      renameSync(`${cached}.part`, cached);
+      return raw;
+    } finally {
+      closeSync(fd);
+      rmSync(lock, { force: true });
+    }
+  }
+}
+
 /** The XMLTV library's view of a guide file, with times without offset read in `zone`. */
 export async function referenceView(file: string, zone: string): Promise<ReferenceView> {
   const key = createHash('sha256')
@@ -132,9 +180,7 @@ export async function referenceView(file: string, zone: string): Promise<Referen
     raw = JSON.parse(readFileSync(cached, 'utf8')) as RawRun;
     fromCache = true;
   } else {
-    raw = await runScript(file, zone);
-    mkdirSync(cacheDir(), { recursive: true });
-    writeFileSync(cached, JSON.stringify(raw));
+    raw = await runOnce(cached, file, zone);
   }
   const lines = raw.stderr.split('\n').filter((l) => l.trim() !== '');
   if (raw.code !== 0) {
