@@ -13,6 +13,10 @@ import {
   ChannelsResponse,
   CountriesResponse,
   CountryParams,
+  GuideQuery,
+  GuideResponse,
+  NowQuery,
+  NowResponse,
   ProgrammeParams,
   ProgrammeResponse,
   ProgrammesQuery,
@@ -131,6 +135,8 @@ describe('GET /openapi.json', () => {
         ProgrammeParams,
         null,
       ],
+      ['/api/v1/guide', GuideResponse, null, GuideQuery],
+      ['/api/v1/now', NowResponse, null, NowQuery],
     ];
     for (const [path, response, params, query] of routes) {
       const op = operation(path);
@@ -156,6 +162,8 @@ describe('GET /openapi.json', () => {
       searchChannels: SearchResponse,
       listProgrammes: ProgrammesResponse,
       getProgramme: ProgrammeResponse,
+      getGuide: GuideResponse,
+      getNowNext: NowResponse,
     };
     for (const path of Object.keys(doc.paths)) {
       const op = operation(path);
@@ -221,6 +229,8 @@ describe('the documented errors are the ones the routes answer', () => {
     path: string,
     code: ApiErrorCode,
   ): Promise<{ statusCode: number; body: { error: string; code: string } } | null> => {
+    /** The guide and now/next: no path parameters, a channel selection in the query. */
+    const grid = path === '/api/v1/guide' || path === '/api/v1/now';
     const url = path
       .replace('{country}', code === 'INVALID_COUNTRY' ? 'U$' : 'UK')
       .replace(
@@ -265,12 +275,17 @@ describe('the documented errors are the ones the routes answer', () => {
         return send(url, slowKey);
       }
       case 'INVALID_COUNTRY':
+        if (grid) return send(`${url}?country=U$`, key);
         return send(path.includes('search') ? `${url}?q=a&country=U$` : url, key);
       case 'INVALID_DAYS':
         return send(`${url}?days=366`, key);
       case 'INVALID_PARAMETERS':
+        // Both selections at once: exactly one is allowed.
+        if (grid) return send(`${url}?country=UK&channels=${channelId}`, key);
         return send(path.includes('search') ? `${url}?q=a&q=b` : `${url}?days=1&all=1`, key);
       case 'BAD_REQUEST':
+        // No path parameter to break: the path itself, which is decoded before any route.
+        if (grid) return send(`${url}%E0%A4%A?country=UK`, key);
         return send(url.replace(path.includes('country') ? 'UK' : channelId, '%E0%A4%A'), key);
       case 'CHANNEL_NOT_FOUND':
       case 'PROGRAMME_NOT_FOUND':
@@ -301,22 +316,35 @@ describe('the documented errors are the ones the routes answer', () => {
         }
       }
     }
-    // 5 guard codes on each of 5 routes, and the routes' own 2 + 2 + 4 + 3.
-    expect(checked).toBe(36);
+    // 5 guard codes on each of 7 routes, and the routes' own 2 + 2 + 4 + 3 + 3 + 3.
+    expect(checked).toBe(52);
   });
 
   it('and a 200 answer of each route is valid against the documented schema', async () => {
+    // The seeded programme is on a day ago: the grid and now/next look there to show it.
+    const during = new Date(TEST_NOW - DAY_MS + 10 * 60_000).toISOString();
     for (const [url, schema] of [
       ['/api/v1/countries', CountriesResponse],
       ['/api/v1/countries/uk/channels', ChannelsResponse],
       ['/api/v1/channels/search?q=news', SearchResponse],
       [`/api/v1/channels/${channelId}/programmes?days=3`, ProgrammesResponse],
       [`/api/v1/channels/${channelId}/programmes/${programmeId}`, ProgrammeResponse],
+      [`/api/v1/guide?channels=${channelId}&from=${during}&hours=1`, GuideResponse],
+      [`/api/v1/now?country=uk&at=${during}`, NowResponse],
+      ['/api/v1/guide?country=uk', GuideResponse],
+      ['/api/v1/now?country=uk', NowResponse],
     ] as const) {
       const res = await t.get(url, key);
-      expect(res.statusCode).toBe(200);
+      expect(res.statusCode, url).toBe(200);
       expect(Value.Check(schema, res.json()), url).toBe(true);
     }
+    // The checks above saw full entries, not only empty lists.
+    const grid = await t.get(`/api/v1/guide?channels=${channelId}&from=${during}`, key);
+    expect(grid.json().channels[0].programmes.map((p: { id: string }) => p.id)).toEqual([
+      programmeId,
+    ]);
+    const now = await t.get(`/api/v1/now?country=uk&at=${during}`, key);
+    expect(now.json().channels[0].now.id).toBe(programmeId);
   });
 });
 

@@ -1,7 +1,11 @@
 import { OnairError } from './errors.js';
 import type {
+  ChannelSelection,
   ChannelsResponse,
   CountriesResponse,
+  GuideResponse,
+  Instant,
+  NowResponse,
   ProgrammeResponse,
   ProgrammesResponse,
   RichProgramme,
@@ -46,6 +50,49 @@ export interface OnairClientOptions {
 export interface CallOptions {
   /** Aborts the call, including a wait between retries. */
   signal?: AbortSignal;
+}
+
+/** Options of `guide()`: the channels, and the window from `from` (default now), `hours` long. */
+export type GuideOptions = CallOptions &
+  ChannelSelection & {
+    /** Start of the window (default `'now'`). */
+    from?: Instant;
+    /** Length of the window in hours, 1 to 48 (default 3). */
+    hours?: number;
+  };
+
+/** Options of `now()`: the channels, and the instant (default now). */
+export type NowOptions = CallOptions &
+  ChannelSelection & {
+    /** The instant (default `'now'`). */
+    at?: Instant;
+  };
+
+/** An instant as the API reads it: a Date in ISO 8601 (UTC), a string as it is. */
+function instantText(name: string, value: Instant): string {
+  if (typeof value === 'string') return value;
+  // toISOString would throw a bare "Invalid time value" without saying which option.
+  if (Number.isNaN(value.getTime())) throw new RangeError(`${name} is an invalid Date`);
+  return value.toISOString();
+}
+
+/**
+ * The query of a guide or now/next call. What the caller gives is sent as it is, so the server
+ * judges it (and answers 400 INVALID_PARAMETERS for both or neither selection, say) rather than
+ * the client repeating its rules.
+ */
+function gridQuery(
+  options: ChannelSelection,
+  extra: Record<string, string | number | undefined>,
+): URLSearchParams {
+  const query = new URLSearchParams();
+  if (options.country !== undefined) query.set('country', options.country);
+  if (options.channels !== undefined) query.set('channels', options.channels.join(','));
+  const rest = { limit: options.limit, offset: options.offset, ...extra };
+  for (const [name, value] of Object.entries(rest)) {
+    if (value !== undefined) query.set(name, String(value));
+  }
+  return query;
 }
 
 const NO_RETRY: Required<RetryOptions> = { retries: 0, maxDelayMs: 0, onRetry: () => {} };
@@ -174,6 +221,35 @@ export class OnairClient {
       options,
     );
     return answer.programme;
+  }
+
+  /**
+   * The programmes of many channels in a window, in one request (one against the rate limit):
+   * a TV guide grid. Give `country` (every channel of it, paged by `limit` and `offset`; `next`
+   * is the next `offset` or null) or `channels` (1 to 100 ids; unknown ones come back in
+   * `missing`). The window is [`from`, `from` + `hours`): `from` defaults to now, `hours` to 3
+   * (at most 48). A channel's programmes are those running in the window, by start, each a
+   * full `RichProgramme`. Returns the whole answer.
+   *
+   * ```ts
+   * const grid = await onair.guide({ country: 'UK', hours: 4 });
+   * const evening = await onair.guide({ channels: [a, b], from: new Date('2026-08-22T18:00Z') });
+   * ```
+   */
+  guide(options: GuideOptions): Promise<GuideResponse> {
+    const from = options.from === undefined ? undefined : instantText('from', options.from);
+    const query = gridQuery(options, { from, hours: options.hours });
+    return this.#get(`/guide?${query}`, options);
+  }
+
+  /**
+   * What is on at `at` (default now) and what comes next on many channels, in one request.
+   * Channels as in `guide()`. `now` is the programme running at `at` (of overlapping ones, the
+   * latest start), `next` the first starting after it; either may be null.
+   */
+  now(options: NowOptions): Promise<NowResponse> {
+    const at = options.at === undefined ? undefined : instantText('at', options.at);
+    return this.#get(`/now?${gridQuery(options, { at })}`, options);
   }
 
   async #get<T>(path: string, options: CallOptions): Promise<T> {

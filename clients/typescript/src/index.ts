@@ -1,17 +1,31 @@
 export { OnairClient } from './client.js';
-export type { CallOptions, OnairClientOptions, RetryInfo, RetryOptions } from './client.js';
+export type {
+  CallOptions,
+  GuideOptions,
+  NowOptions,
+  OnairClientOptions,
+  RetryInfo,
+  RetryOptions,
+} from './client.js';
 export { OnairError } from './errors.js';
 export type { OnairErrorCode } from './errors.js';
 export type {
   Audio,
   Channel,
+  ChannelSelection,
   ChannelsResponse,
   CountriesResponse,
   Country,
   Credit,
   CreditRole,
   EpisodeNumber,
+  GridChannel,
+  GuideChannel,
+  GuideResponse,
+  Instant,
   LangText,
+  NowChannel,
+  NowResponse,
   PreviouslyShown,
   Programme,
   ProgrammeResponse,

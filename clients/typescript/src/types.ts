@@ -188,6 +188,70 @@ export interface ProgrammeResponse {
   programme: RichProgramme;
 }
 
+/** A channel of a guide or now/next answer: what a channel list says of it. */
+export interface GridChannel {
+  channelId: string;
+  name: string;
+  /** Icon URL; can be empty. */
+  icon: string;
+  country: string;
+  needsReview: boolean;
+}
+
+/** A channel of the guide with its programmes in the window. */
+export interface GuideChannel extends GridChannel {
+  /** Programmes starting before `to` and stopping after `from`, by start. */
+  programmes: RichProgramme[];
+}
+
+/** The guide grid: many channels' programmes in the window [`from`, `to`). */
+export interface GuideResponse {
+  /** Start of the window, `YYYYMMDDHHMMSS +0000`. */
+  from: string;
+  /** End of the window (excluded), `YYYYMMDDHHMMSS +0000`. */
+  to: string;
+  channels: GuideChannel[];
+  /** Ids of `channels` that no channel has, in the order given. */
+  missing: string[];
+  /** The `offset` of the next page of a country's channels, or null on the last page. */
+  next: number | null;
+}
+
+/** A channel with what is on at `at` and what comes next. */
+export interface NowChannel extends GridChannel {
+  /** The programme running at `at` (of overlapping ones, the latest start), or null. */
+  now: RichProgramme | null;
+  /** The first programme starting after `at`, or null. */
+  next: RichProgramme | null;
+}
+
+/** Now and next on many channels. */
+export interface NowResponse {
+  /** The instant asked about, `YYYYMMDDHHMMSS +0000`. */
+  at: string;
+  channels: NowChannel[];
+  /** Ids of `channels` that no channel has, in the order given. */
+  missing: string[];
+  /** The `offset` of the next page of a country's channels, or null on the last page. */
+  next: number | null;
+}
+
+/**
+ * Which channels a guide or now/next call is for: every channel of a country (in the order of
+ * its channel list, paged by `limit`, 1 to 500, default 500, and `offset`), or 1 to 100 channel
+ * ids (answered in the order given, each once). Exactly one of the two; paging is for a
+ * country only.
+ */
+export type ChannelSelection =
+  | { country: string; channels?: never; limit?: number; offset?: number }
+  | { channels: readonly string[]; country?: never; limit?: never; offset?: never };
+
+/**
+ * An instant: a `Date` (sent as ISO 8601 in UTC), `'now'`, or a string the API reads:
+ * `YYYYMMDDHHMMSS +HHMM` (XMLTV) or ISO 8601 with `Z` or an offset. Whole seconds count.
+ */
+export type Instant = Date | string;
+
 /**
  * Which programmes to get: a lookback of 1 to 365 days (every future programme included), a
  * UTC calendar day, or all of them (also those whose start does not parse).

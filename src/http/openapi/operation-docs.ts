@@ -51,7 +51,7 @@ export const API_ERRORS: Record<ApiErrorCode, { meaning: string; example: AppErr
   },
   INVALID_PARAMETERS: {
     meaning:
-      '`days` and `all` given together, an `all` value other than `1` or `true`, or a parameter given more than once.',
+      '`days` and `all` given together, an `all` value other than `1` or `true`, a parameter given more than once, or a parameter of the guide or now/next out of its rules (the message names it).',
     example: errors.invalidParameters('Use either days or all, not both'),
   },
   BAD_REQUEST: {
@@ -117,6 +117,139 @@ export interface OperationDoc {
 }
 
 const ONAIR_NEWS = 'dd41cb78-ddbb-5222-af7d-7173a2d56458';
+
+/**
+ * The demo guide's richest show, as the detail route answers it; the guide and now/next examples
+ * show it too, so the examples agree with one another.
+ */
+const GARDEN_RESCUE = {
+  id: '1298405571003348172',
+  start: '20260822080000 +0000',
+  stop: '20260822090000 +0000',
+  title: 'Garden Rescue',
+  desc: 'A tired garden gets a second life.',
+  category: 'Lifestyle',
+  sourceFileId: '0b9f6a2e-41c4-4f0e-9d7a-3f8e2c1d5b6a',
+  needsReview: false,
+  updatedAt: '1787378400000',
+  channelId: ONAIR_NEWS,
+  subTitle: 'The Orchard',
+  titles: [{ value: 'Garden Rescue', lang: 'en' }],
+  subTitles: [{ value: 'The Orchard', lang: 'en' }],
+  descs: [{ value: 'A tired garden gets a second life.', lang: 'en' }],
+  episodeNumber: {
+    season: 3,
+    episode: 5,
+    part: null,
+    seasons: null,
+    episodes: 13,
+    parts: null,
+    onScreen: 'S3 E5',
+  },
+  episodeIds: [
+    { system: 'xmltv_ns', value: '2.4/13.' },
+    { system: 'onscreen', value: 'S3 E5' },
+  ],
+  categories: ['Lifestyle'],
+  keywords: ['gardening'],
+  images: ['https://img.example/garden-rescue.jpg'],
+  urls: ['https://example.com/garden-rescue'],
+  credits: [
+    { role: 'presenter', name: 'Ada Moss', character: '' },
+    { role: 'guest', name: 'Ben Thorn', character: '' },
+  ],
+  date: '2025',
+  productionCountries: ['UK'],
+  language: 'en',
+  originalLanguage: '',
+  lengthSeconds: 3600,
+  ratings: [{ system: 'BBFC', value: 'U' }],
+  starRatings: [{ system: '', value: '4/5' }],
+  isNew: true,
+  premiere: false,
+  lastChance: false,
+  previouslyShown: null,
+  video: { colour: true, aspect: '16:9', quality: 'HDTV' },
+  audio: { stereo: 'stereo' },
+  subtitles: [{ type: 'teletext', language: 'en' }],
+};
+
+/** The show after it on the same channel, with less rich data (lists empty, structures null). */
+const QUIZ_HOUR = {
+  id: '8093757922743478732',
+  start: '20260822090000 +0000',
+  stop: '20260822100000 +0000',
+  title: 'The Quiz Hour',
+  desc: 'Four contestants, one trophy.',
+  category: 'Game show',
+  sourceFileId: '0b9f6a2e-41c4-4f0e-9d7a-3f8e2c1d5b6a',
+  needsReview: false,
+  updatedAt: '1787378400000',
+  channelId: ONAIR_NEWS,
+  subTitle: '',
+  titles: [{ value: 'The Quiz Hour', lang: '' }],
+  subTitles: [],
+  descs: [{ value: 'Four contestants, one trophy.', lang: '' }],
+  episodeNumber: {
+    season: 7,
+    episode: 12,
+    part: null,
+    seasons: null,
+    episodes: 20,
+    parts: null,
+    onScreen: 'S7 E12',
+  },
+  episodeIds: [
+    { system: 'xmltv_ns', value: '6.11/20.' },
+    { system: 'onscreen', value: 'S7 E12' },
+  ],
+  categories: ['Game show'],
+  keywords: [],
+  images: ['https://img.example/quiz-hour.jpg'],
+  urls: ['https://example.com/quiz-hour'],
+  credits: [{ role: 'presenter', name: 'Cleo Fairweather', character: '' }],
+  date: '',
+  productionCountries: [],
+  language: '',
+  originalLanguage: '',
+  lengthSeconds: null,
+  ratings: [],
+  starRatings: [],
+  isNew: true,
+  premiere: false,
+  lastChance: false,
+  previouslyShown: null,
+  video: null,
+  audio: { stereo: 'stereo' },
+  subtitles: [],
+};
+
+/** What a channel list says of the example channel, as the guide and now/next repeat it. */
+const ONAIR_NEWS_CHANNEL = {
+  channelId: ONAIR_NEWS,
+  name: 'Onair News',
+  icon: '',
+  country: 'UK',
+  needsReview: false,
+};
+
+/** How the guide and now/next choose their channels and page them (both routes, same words). */
+const SELECTION_RULES = [
+  '**Channels**: exactly one of',
+  '',
+  '- `country=CC`: every channel of the country, in the order of its channel list (`/countries/{country}/channels`), paged by `limit` (1-500 channels, default 500) and `offset` (default 0); `next` is the `offset` of the next page, or `null` on the last. An unknown valid code gives 200 with no channels, as the channel list does.',
+  '- `channels=ID,ID,…`: 1-100 channel ids (UUIDs, any case), comma-separated, answered in the order given, each once; ids no channel has are listed in `missing` (in the order given). `limit` and `offset` are refused with it; `next` is `null`.',
+  '',
+  'Both or neither, a `channels` entry that is not a UUID, more than 100 distinct ids, or another parameter out of its range or form give 400 `INVALID_PARAMETERS`, with a message naming the parameter; a malformed country code gives 400 `INVALID_COUNTRY`.',
+];
+
+/** The instant forms `from` and `at` take. */
+const INSTANT_RULE =
+  '`now` (the default: the time of the request, in whole seconds) or an instant, as the XMLTV `YYYYMMDDHHMMSS +HHMM` or ISO 8601 with `Z` or an offset (`2026-08-22T18:30:00+02:00`; a fraction of a second is dropped). A time without an offset is refused; send `+` as `%2B`.';
+
+/** How the two answers are kept, and what they cost. */
+const GRID_CACHING =
+  '**Cost and caching**: one request against the rate limit, however many channels. Answers for the same parameters are kept per catalogue version like every v1 answer; at `now` the answer moves with the clock, so its programmes are read once per programme boundary (when one shown ends or the next one begins) and only the instant in it changes between (so does its `ETag`, each second). Times are UTC (`YYYYMMDDHHMMSS +0000`); each programme is a full entry, as `/channels/{channelId}/programmes/{programmeId}` answers it.';
 
 /** Every v1 GET route by its path; a route missing here fails the document's generation. */
 export const V1_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
@@ -228,58 +361,53 @@ export const V1_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       "The `id` comes from the schedule (`/channels/{channelId}/programmes`); a programme keeps it while its channel and start stay. An unknown channel gives 404 `CHANNEL_NOT_FOUND`; an id that is not one of the channel's programmes (whatever its form) gives 404 `PROGRAMME_NOT_FOUND`.",
     ].join('\n'),
     routeErrors: { 400: ['BAD_REQUEST'], 404: ['CHANNEL_NOT_FOUND', 'PROGRAMME_NOT_FOUND'] },
+    example: { programme: GARDEN_RESCUE },
+  },
+  '/api/v1/guide': {
+    operationId: 'getGuide',
+    tag: 'Schedules',
+    description: [
+      'The programmes of many channels in a window, in one request: a TV guide grid.',
+      '',
+      ...SELECTION_RULES,
+      '',
+      `**Window**: \`from\` is ${INSTANT_RULE} \`hours\` is 1-48 (default 3). The window is [\`from\`, \`from\` + \`hours\`), given back as \`from\` and \`to\`.`,
+      '',
+      '**Programmes** of a channel: those starting before `to` and stopping after `from` (so the one running at `from` is in, one ending exactly at `from` is not), ordered by start, then id. Programmes whose start or stop does not parse are left out.',
+      '',
+      GRID_CACHING,
+    ].join('\n'),
+    routeErrors: { 400: ['INVALID_PARAMETERS', 'INVALID_COUNTRY', 'BAD_REQUEST'] },
+    // channels=ONAIR_NEWS,6a3c1e9f-0000-5000-8000-000000000000&from=20260822083000 %2B0000&hours=1
     example: {
-      programme: {
-        id: '1298405571003348172',
-        start: '20260822080000 +0000',
-        stop: '20260822090000 +0000',
-        title: 'Garden Rescue',
-        desc: 'A tired garden gets a second life.',
-        category: 'Lifestyle',
-        sourceFileId: '0b9f6a2e-41c4-4f0e-9d7a-3f8e2c1d5b6a',
-        needsReview: false,
-        updatedAt: '1787378400000',
-        channelId: ONAIR_NEWS,
-        subTitle: 'The Orchard',
-        titles: [{ value: 'Garden Rescue', lang: 'en' }],
-        subTitles: [{ value: 'The Orchard', lang: 'en' }],
-        descs: [{ value: 'A tired garden gets a second life.', lang: 'en' }],
-        episodeNumber: {
-          season: 3,
-          episode: 5,
-          part: null,
-          seasons: null,
-          episodes: 13,
-          parts: null,
-          onScreen: 'S3 E5',
-        },
-        episodeIds: [
-          { system: 'xmltv_ns', value: '2.4/13.' },
-          { system: 'onscreen', value: 'S3 E5' },
-        ],
-        categories: ['Lifestyle'],
-        keywords: ['gardening'],
-        images: ['https://img.example/garden-rescue.jpg'],
-        urls: ['https://example.com/garden-rescue'],
-        credits: [
-          { role: 'presenter', name: 'Ada Moss', character: '' },
-          { role: 'guest', name: 'Ben Thorn', character: '' },
-        ],
-        date: '2025',
-        productionCountries: ['UK'],
-        language: 'en',
-        originalLanguage: '',
-        lengthSeconds: 3600,
-        ratings: [{ system: 'BBFC', value: 'U' }],
-        starRatings: [{ system: '', value: '4/5' }],
-        isNew: true,
-        premiere: false,
-        lastChance: false,
-        previouslyShown: null,
-        video: { colour: true, aspect: '16:9', quality: 'HDTV' },
-        audio: { stereo: 'stereo' },
-        subtitles: [{ type: 'teletext', language: 'en' }],
-      },
+      from: '20260822083000 +0000',
+      to: '20260822093000 +0000',
+      channels: [{ ...ONAIR_NEWS_CHANNEL, programmes: [GARDEN_RESCUE, QUIZ_HOUR] }],
+      missing: ['6a3c1e9f-0000-5000-8000-000000000000'],
+      next: null,
+    },
+  },
+  '/api/v1/now': {
+    operationId: 'getNowNext',
+    tag: 'Schedules',
+    description: [
+      'What is on now and what comes next on many channels, in one request.',
+      '',
+      ...SELECTION_RULES,
+      '',
+      `**Instant**: \`at\` is ${INSTANT_RULE}`,
+      '',
+      '**Now and next** of a channel: `now` is the programme running at `at` (start ≤ `at` < stop; of overlapping ones the latest start), `next` the first that starts after `at`; either is `null` when there is none. Programmes whose start or stop does not parse never count.',
+      '',
+      GRID_CACHING,
+    ].join('\n'),
+    routeErrors: { 400: ['INVALID_PARAMETERS', 'INVALID_COUNTRY', 'BAD_REQUEST'] },
+    // country=UK&limit=1&offset=1&at=2026-08-22T08:30:00Z: the second of the three UK channels.
+    example: {
+      at: '20260822083000 +0000',
+      channels: [{ ...ONAIR_NEWS_CHANNEL, now: GARDEN_RESCUE, next: QUIZ_HOUR }],
+      missing: [],
+      next: 2,
     },
   },
 };
