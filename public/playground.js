@@ -1,5 +1,6 @@
-// The playground page: country → channel → schedule → a programme's details, all from the
-// keyless preview API named by #playground (never the customer API). Guide text goes into the
+// The playground page: country → what is on (now/next, a guide grid) and channel → schedule →
+// a programme's details, all from the keyless preview API named by #playground (never the
+// customer API). Guide text goes into the
 // page with textContent only, and only http(s) URLs become links.
 (() => {
   const root = document.getElementById('playground');
@@ -13,7 +14,8 @@
   const status = $('pg-status');
   const schedule = $('pg-schedule');
   const lookback = $('pg-lookback');
-  const state = { channel: null, listRequest: 0, scheduleRequest: 0 };
+  const whatsOn = $('pg-on');
+  const state = { channel: null, listRequest: 0, scheduleRequest: 0, onView: 'now', onRequest: 0 };
 
   /** GET a preview route; resolves to the parsed body, or throws an Error with the API's message. */
   async function preview(path) {
@@ -260,24 +262,49 @@
 
   let detailCount = 0;
 
+  /**
+   * Fills `panel` with a programme's details from the preview detail route, after `heading`
+   * nodes when given; true when they came. `stillWanted` says whether the panel still shows
+   * this programme when the answer arrives (the guide's panel is shared).
+   */
+  async function loadDetails(channelId, programme, panel, heading, stillWanted = () => true) {
+    const path = `/channels/${encodeURIComponent(channelId)}/programmes/${encodeURIComponent(programme.id)}`;
+    panel.setAttribute('aria-busy', 'true');
+    panel.replaceChildren(element('p', 'muted', 'Loading details…'));
+    try {
+      const body = await preview(path);
+      if (!stillWanted()) return false;
+      renderDetails(panel, body.programme, path);
+      if (heading) panel.prepend(...heading);
+      return true;
+    } catch (error) {
+      if (stillWanted()) panel.replaceChildren(element('p', 'error', error.message));
+      return false;
+    } finally {
+      if (stillWanted()) panel.removeAttribute('aria-busy');
+    }
+  }
+
   /** Shows or hides a programme's details under its title, loading them the first time. */
   async function toggleDetails(channelId, programme, button, panel) {
     const open = button.getAttribute('aria-expanded') !== 'true';
     button.setAttribute('aria-expanded', String(open));
     panel.hidden = !open;
     if (!open || panel.getAttribute('data-loaded') === 'true') return;
-    const path = `/channels/${encodeURIComponent(channelId)}/programmes/${encodeURIComponent(programme.id)}`;
-    panel.setAttribute('aria-busy', 'true');
-    panel.replaceChildren(element('p', 'muted', 'Loading details…'));
-    try {
-      const body = await preview(path);
-      renderDetails(panel, body.programme, path);
-      panel.setAttribute('data-loaded', 'true');
-    } catch (error) {
-      panel.replaceChildren(element('p', 'error', error.message));
-    } finally {
-      panel.removeAttribute('aria-busy');
-    }
+    if (await loadDetails(channelId, programme, panel)) panel.setAttribute('data-loaded', 'true');
+  }
+
+  /** A programme's title as a button that opens its details in a panel below it (keyboard too). */
+  function titleWithDetails(channelId, programme, className) {
+    const title = element('button', className, programme.title || '(untitled)');
+    title.type = 'button';
+    const panel = element('div', 'pg-details');
+    panel.id = `pg-details-${++detailCount}`;
+    panel.hidden = true;
+    title.setAttribute('aria-expanded', 'false');
+    title.setAttribute('aria-controls', panel.id);
+    title.addEventListener('click', () => toggleDetails(channelId, programme, title, panel));
+    return { title, panel };
   }
 
   function renderTimeline(programmes, channelId) {
@@ -301,19 +328,7 @@
       const item = element('li', onAir ? 'timeline-item on-air' : 'timeline-item');
       item.append(element('span', 'timeline-time', `${clock(start)}–${clock(stop)}`));
       const body = element('div', 'timeline-body');
-      // The title is a button that opens the programme's details below it (keyboard too).
-      const title = element(
-        'button',
-        'link-button timeline-title',
-        programme.title || '(untitled)',
-      );
-      title.type = 'button';
-      const panel = element('div', 'pg-details');
-      panel.id = `pg-details-${++detailCount}`;
-      panel.hidden = true;
-      title.setAttribute('aria-expanded', 'false');
-      title.setAttribute('aria-controls', panel.id);
-      title.addEventListener('click', () => toggleDetails(channelId, programme, title, panel));
+      const { title, panel } = titleWithDetails(channelId, programme, 'link-button timeline-title');
       body.append(title);
       if (onAir) body.append(element('span', 'badge', 'On now'));
       if (programme.category) body.append(element('span', 'chip', programme.category));
@@ -344,6 +359,185 @@
     }
   }
 
+  /** One line of now/next: "Now 10:00–11:00 Title", the title opening the details below. */
+  function slot(label, channelId, programme) {
+    const line = element('div', 'pg-slot');
+    line.append(element('span', 'pg-slot-label', label));
+    if (programme === null) {
+      line.append(element('span', 'muted', 'Nothing in the preview'));
+      return line;
+    }
+    const start = parseStart(programme.start);
+    const stop = parseStart(programme.stop);
+    line.append(element('span', 'timeline-time', `${clock(start)}–${clock(stop)}`));
+    const { title, panel } = titleWithDetails(channelId, programme, 'link-button timeline-title');
+    line.append(title);
+    if (programme.category) line.append(element('span', 'chip', programme.category));
+    line.append(panel);
+    return line;
+  }
+
+  function renderNow(body) {
+    const list = $('pg-now');
+    list.replaceChildren();
+    if (body.channels.length === 0) {
+      list.append(element('li', 'muted', 'No preview channels in this country.'));
+      return;
+    }
+    for (const channel of body.channels) {
+      const item = element('li', 'pg-now-channel');
+      item.setAttribute('data-channel-id', channel.channelId);
+      item.append(
+        element('h3', 'pg-now-name', channel.name),
+        slot('Now', channel.channelId, channel.now),
+        slot('Next', channel.channelId, channel.next),
+      );
+      list.append(item);
+    }
+  }
+
+  const MINUTE = 60_000;
+
+  /**
+   * The guide grid: a row per channel, a column per minute of the window, each programme a
+   * button spanning its minutes (cut at the window's edges). Its details open below the grid.
+   */
+  function renderGuide(body) {
+    const container = $('pg-guide');
+    const details = $('pg-guide-details');
+    container.replaceChildren();
+    details.hidden = true;
+    details.replaceChildren();
+    const from = parseStart(body.from);
+    const to = parseStart(body.to);
+    const minutes = from === null || to === null ? 0 : Math.round((to - from) / MINUTE);
+    if (minutes === 0 || body.channels.length === 0) {
+      container.append(element('p', 'muted', 'Nothing in the preview for this window.'));
+      return;
+    }
+    const columns = `repeat(${minutes}, minmax(0, 1fr))`;
+    const place = (node, startMinute, endMinute) => {
+      node.style.gridColumn = `${startMinute + 1} / ${Math.max(endMinute, startMinute + 1) + 1}`;
+    };
+    const grid = element('div', 'pg-grid');
+    // The time ruler: the window's start, then each full hour in it.
+    const head = element('div', 'pg-grid-row pg-grid-head');
+    head.append(element('span', 'pg-grid-name', 'UTC'));
+    const ruler = element('div', 'pg-grid-track');
+    ruler.style.gridTemplateColumns = columns;
+    const marks = [from];
+    for (let hour = Math.floor(from / 3_600_000 + 1) * 3_600_000; hour < to; hour += 3_600_000) {
+      marks.push(hour);
+    }
+    marks.forEach((mark, index) => {
+      const label = element('span', 'pg-grid-hour', clock(mark));
+      const end = index + 1 < marks.length ? marks[index + 1] : to;
+      place(label, Math.round((mark - from) / MINUTE), Math.round((end - from) / MINUTE));
+      ruler.append(label);
+    });
+    head.append(ruler);
+    grid.append(head);
+
+    let selected = null;
+    for (const channel of body.channels) {
+      const row = element('div', 'pg-grid-row');
+      row.setAttribute('data-channel-id', channel.channelId);
+      row.append(element('span', 'pg-grid-name', channel.name));
+      const track = element('div', 'pg-grid-track');
+      track.style.gridTemplateColumns = columns;
+      if (channel.programmes.length === 0) {
+        const empty = element('span', 'muted pg-grid-empty', 'Nothing in the preview');
+        place(empty, 0, minutes);
+        track.append(empty);
+      }
+      for (const programme of channel.programmes) {
+        const start = parseStart(programme.start);
+        const stop = parseStart(programme.stop);
+        const button = element('button', 'pg-grid-programme');
+        button.type = 'button';
+        button.append(
+          element('span', 'pg-grid-time', clock(start)),
+          element('span', 'pg-grid-title', programme.title || '(untitled)'),
+        );
+        button.title = `${clock(start)}–${clock(stop)} ${programme.title}`;
+        button.setAttribute('aria-expanded', 'false');
+        button.setAttribute('aria-controls', details.id);
+        place(
+          button,
+          Math.max(0, Math.round((start - from) / MINUTE)),
+          Math.min(minutes, Math.round((stop - from) / MINUTE)),
+        );
+        button.addEventListener('click', async () => {
+          if (selected !== null) selected.setAttribute('aria-expanded', 'false');
+          if (selected === button) {
+            selected = null;
+            details.hidden = true;
+            return;
+          }
+          selected = button;
+          button.setAttribute('aria-expanded', 'true');
+          details.hidden = false;
+          const heading = element('p', 'pg-guide-heading');
+          heading.append(
+            element('strong', '', programme.title || '(untitled)'),
+            ` ${clock(start)}–${clock(stop)} UTC, ${channel.name}`,
+          );
+          if (programme.desc) heading.append(element('span', 'muted', ` ${programme.desc}`));
+          await loadDetails(
+            channel.channelId,
+            programme,
+            details,
+            [heading],
+            () => selected === button,
+          );
+        });
+        track.append(button);
+      }
+      row.append(track);
+      grid.append(row);
+    }
+    container.append(grid);
+  }
+
+  /** Now/next or the guide of the chosen country's preview channels: one request for all. */
+  async function loadWhatsOn() {
+    const country = countrySelect.value;
+    whatsOn.hidden = country === '';
+    if (country === '') return;
+    const request = ++state.onRequest;
+    const showGuide = state.onView === 'guide';
+    const params = new URLSearchParams({ country });
+    if (showGuide) params.set('hours', '3');
+    const path = `/${showGuide ? 'guide' : 'now'}?${params}`;
+    $('pg-on-heading').textContent = `What's on (${country})`;
+    $('pg-on-request').textContent = previewApi + path;
+    const target = showGuide ? $('pg-guide') : $('pg-now');
+    target.setAttribute('aria-busy', 'true');
+    try {
+      const body = await preview(path);
+      if (request !== state.onRequest) return;
+      if (showGuide) renderGuide(body);
+      else renderNow(body);
+    } catch (error) {
+      if (request !== state.onRequest) return;
+      target.replaceChildren(element(showGuide ? 'p' : 'li', 'error', error.message));
+    } finally {
+      target.removeAttribute('aria-busy');
+    }
+  }
+
+  function selectOnView(view) {
+    state.onView = view;
+    const guide = view === 'guide';
+    $('pg-tab-now').setAttribute('aria-selected', String(!guide));
+    $('pg-tab-guide').setAttribute('aria-selected', String(guide));
+    $('pg-tab-now').className = guide ? 'secondary' : '';
+    $('pg-tab-guide').className = guide ? '' : 'secondary';
+    $('pg-now-panel').hidden = guide;
+    $('pg-guide-panel').hidden = !guide;
+    loadWhatsOn();
+  }
+
   function selectTab(showJson) {
     $('pg-tab-timeline').setAttribute('aria-selected', String(!showJson));
     $('pg-tab-json').setAttribute('aria-selected', String(showJson));
@@ -358,7 +552,10 @@
     clearTimeout(typing);
     typing = setTimeout(loadChannels, 250);
   });
-  countrySelect.addEventListener('change', loadChannels);
+  countrySelect.addEventListener('change', () => {
+    loadChannels();
+    loadWhatsOn();
+  });
   for (const radio of document.querySelectorAll('input[name="pg-days"]')) {
     radio.addEventListener('change', loadSchedule);
   }
@@ -368,6 +565,8 @@
   });
   $('pg-tab-timeline').addEventListener('click', () => selectTab(false));
   $('pg-tab-json').addEventListener('click', () => selectTab(true));
+  $('pg-tab-now').addEventListener('click', () => selectOnView('now'));
+  $('pg-tab-guide').addEventListener('click', () => selectOnView('guide'));
 
   preview('/countries')
     .then(({ countries }) => {
@@ -387,6 +586,7 @@
       }
       countrySelect.value = countries[0].country;
       loadChannels();
+      loadWhatsOn();
     })
     .catch((error) => say(error.message, true));
 })();

@@ -241,4 +241,124 @@ describe.skipIf(SKIP_BROWSER)('developer pages in Chromium', () => {
     expect(problems, problems.join('\n')).toEqual([]);
     await page.context().close();
   });
+
+  it("/playground: what's on now/next and the guide grid, a programme's details, by keyboard too", async () => {
+    const { page, problems, requests } = await watchedPage();
+    await page.goto(`${server.url}/playground`);
+    const country = page.getByLabel('Country');
+    await expect.poll(() => country.isEnabled()).toBe(true);
+    await country.selectOption('UK');
+    await expect.poll(() => page.locator('#pg-on-heading').textContent()).toBe("What's on (UK)");
+
+    // Now / next: each preview channel of the country, a programme on now and one next (the
+    // demo guide runs without gaps), as the API answered them.
+    const names = page.locator('#pg-now .pg-now-name');
+    await expect.poll(() => names.allTextContents()).toEqual(['Kelpie Kids', 'Onair News']);
+    const answer = await page.evaluate(async () => {
+      const response = await fetch('/playground/api/now?country=UK');
+      return (await response.json()) as {
+        channels: { now: { title: string } | null; next: { title: string } | null }[];
+      };
+    });
+    const shown = await page
+      .locator('#pg-now .pg-now-channel')
+      .evaluateAll((items) =>
+        items.map((item) =>
+          [...item.querySelectorAll('.pg-slot')].map(
+            (slot) => slot.querySelector('.timeline-title')?.textContent ?? null,
+          ),
+        ),
+      );
+    expect(shown).toEqual(answer.channels.map((c) => [c.now?.title, c.next?.title]));
+    expect(shown.flat().every((title) => typeof title === 'string')).toBe(true);
+    expect(await page.locator('#pg-on-request').textContent()).toBe(
+      '/playground/api/now?country=UK',
+    );
+
+    // Its title opens the programme's details under it, from the preview detail route.
+    const nowTitle = page
+      .locator('#pg-now .pg-now-channel')
+      .nth(1)
+      .locator('.timeline-title')
+      .first();
+    await nowTitle.click();
+    const nowDetails = page.locator(`#${await nowTitle.getAttribute('aria-controls')}`);
+    await expect
+      .poll(() => nowDetails.locator('.pg-detail-request').textContent())
+      .toMatch(/^GET \/playground\/api\/channels\/[0-9a-f-]{36}\/programmes\/\d{19}$/);
+    await page.screenshot({ path: join(RESULTS, 'playground-now.png'), fullPage: true });
+
+    // The guide, by keyboard: its tab, then a programme of the grid.
+    const guideTab = page.getByRole('tab', { name: 'Guide' });
+    await guideTab.focus();
+    await page.keyboard.press('Enter');
+    expect(await guideTab.getAttribute('aria-selected')).toBe('true');
+    expect(await page.locator('#pg-now-panel').isHidden()).toBe(true);
+    const rows = page.locator('#pg-guide .pg-grid-row:not(.pg-grid-head)');
+    await expect
+      .poll(() => rows.locator('.pg-grid-name').allTextContents())
+      .toEqual(['Kelpie Kids', 'Onair News']);
+    expect(await page.locator('#pg-on-request').textContent()).toBe(
+      '/playground/api/guide?country=UK&hours=3',
+    );
+    // The ruler starts at the window's start (now, UTC) and marks the full hours after it.
+    const hours = await page.locator('#pg-guide .pg-grid-hour').allTextContents();
+    expect(hours.length).toBeGreaterThanOrEqual(3);
+    expect(hours.slice(1).every((hour) => /^\d{2}:00$/.test(hour))).toBe(true);
+    // Programmes sit in one row per channel, in start order, side by side.
+    const news = rows.nth(1).locator('.pg-grid-programme');
+    expect(await news.count()).toBeGreaterThanOrEqual(2);
+    const lefts = await news.evaluateAll((buttons) =>
+      buttons.map((b) => b.getBoundingClientRect().left),
+    );
+    expect(lefts).toEqual([...lefts].sort((a, b) => a - b));
+    const tops = await news.evaluateAll((buttons) =>
+      buttons.map((b) => Math.round(b.getBoundingClientRect().top)),
+    );
+    expect(new Set(tops).size).toBe(1);
+
+    const details = page.locator('#pg-guide-details');
+    const first = news.first();
+    const firstTitle = (await first.locator('.pg-grid-title').textContent()) ?? '';
+    await first.focus();
+    await page.keyboard.press('Enter');
+    expect(await first.getAttribute('aria-expanded')).toBe('true');
+    await expect.poll(() => details.locator('.pg-detail-request').isVisible()).toBe(true);
+    expect(await details.locator('.pg-guide-heading').textContent()).toContain(firstTitle);
+    expect(await details.locator('.pg-guide-heading').textContent()).toContain('Onair News');
+    await page.screenshot({ path: join(RESULTS, 'playground-guide.png'), fullPage: true });
+
+    // Another programme moves the details to it; pressing it again closes them.
+    const second = news.nth(1);
+    await second.click();
+    expect(await first.getAttribute('aria-expanded')).toBe('false');
+    const secondTitle = (await second.locator('.pg-grid-title').textContent()) ?? '';
+    await expect
+      .poll(() => details.locator('.pg-guide-heading strong').textContent())
+      .toBe(secondTitle);
+    await second.focus();
+    await page.keyboard.press('Space');
+    await expect.poll(() => details.isHidden()).toBe(true);
+    expect(await second.getAttribute('aria-expanded')).toBe('false');
+
+    // Guide text is text: no markup from the data, no images.
+    expect(await page.locator('#pg-guide img, #pg-now img').count()).toBe(0);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: join(RESULTS, 'playground-guide-phone.png'), fullPage: true });
+
+    const paths = requests.map((url) => new URL(url));
+    expect(paths.filter((url) => url.origin !== server.url)).toEqual([]);
+    expect(paths.filter((url) => url.pathname.startsWith('/api/'))).toEqual([]);
+    const asked = (pathname: string) =>
+      paths.filter((url) => url.pathname === pathname).map((url) => url.search);
+    expect(asked('/playground/api/guide')).toEqual(['?country=UK&hours=3']);
+    expect(asked('/playground/api/now')).toContain('?country=UK');
+    expect(
+      paths.filter((url) =>
+        /^\/playground\/api\/channels\/[0-9a-f-]{36}\/programmes\/\d{19}$/.test(url.pathname),
+      ).length,
+    ).toBe(3);
+    expect(problems, problems.join('\n')).toEqual([]);
+    await page.context().close();
+  });
 });

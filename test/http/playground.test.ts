@@ -9,6 +9,8 @@ import {
   PREVIEW_NOTICE,
   PreviewChannelsResponse,
   PreviewCountriesResponse,
+  PreviewGuideResponse,
+  PreviewNowResponse,
   PreviewProgrammeResponse,
   PreviewProgrammesResponse,
   PreviewSearchResponse,
@@ -316,6 +318,310 @@ describe('playground API', () => {
   });
 });
 
+/**
+ * /playground/api/guide and /now: the v1 parameters and answers, over the preview channels and
+ * the programmes the preview schedule lists. The choice for windows and instants outside today
+ * and tomorrow (UTC) is the one `days=yesterday` makes for a schedule: not an error, an empty
+ * answer. A guide window is clipped to the preview days (its `from` and `to` say the part
+ * answered, empty at the nearer edge when it lies wholly outside); `now` and `next` are only
+ * programmes starting today or tomorrow, and an `at` outside has neither.
+ */
+describe('playground guide and now/next', () => {
+  let g: TestApp;
+  let gIds: Map<string, string>;
+  let gKey: string;
+  const HOUR = 3_600_000;
+  const TOMORROW = TODAY + DAY_MS;
+  const gid = (xmltvId: string) => gIds.get(xmltvId) ?? '';
+  /** Times of day as the API writes them. */
+  const utc = (ms: number) =>
+    new Date(ms).toISOString().replace(/[-:T]/g, '').slice(0, 14) + ' +0000';
+
+  beforeAll(async () => {
+    g = await createTestApp({ PLAYGROUND_LIMIT: '1000' });
+    const news = (title: string, startMs: number, durationMin: number) => ({
+      channel: 'news.uk',
+      title,
+      startMs,
+      durationMin,
+    });
+    ({ channelIds: gIds } = await seedCatalogue(
+      g.temp.store,
+      [
+        { xmltvId: 'news.uk', name: 'Onair News', country: 'UK' },
+        { xmltvId: 'kids.uk', name: 'Kelpie Kids', country: 'UK' },
+        { xmltvId: 'tele.fr', name: 'Télé Lumière', country: 'FR' },
+        { xmltvId: 'hidden.uk', name: 'Hidden News', country: 'UK' },
+      ],
+      [
+        // Starts yesterday, runs into today: v1 shows it, the preview schedule does not list it.
+        news('before midnight', TODAY - HOUR, 180),
+        news('morning', TODAY + 9 * HOUR, 60),
+        news('on now', TODAY + 10 * HOUR, 60), // TEST_NOW is 10:30
+        news('late morning', TODAY + 11 * HOUR, 60),
+        news('noon', TODAY + 12 * HOUR, 90),
+        news('afternoon', TODAY + 14 * HOUR, 60),
+        news('tomorrow late', TOMORROW + 23 * HOUR, 120),
+        news('day after', TOMORROW + DAY_MS + HOUR / 2, 30),
+        { channel: 'news.uk', rawStart: 'sometime', title: 'unparsed' },
+        { channel: 'kids.uk', title: 'kids now', startMs: TODAY + 10.25 * HOUR, durationMin: 30 },
+        { channel: 'kids.uk', title: 'kids next', startMs: TODAY + 11.5 * HOUR, durationMin: 30 },
+        { channel: 'hidden.uk', title: 'hidden now', startMs: TODAY + 10 * HOUR, durationMin: 60 },
+      ],
+    ));
+    for (const xmltvId of ['news.uk', 'kids.uk', 'tele.fr']) {
+      expect(await g.temp.store.playground.add(gid(xmltvId), TEST_NOW)).toBe('added');
+    }
+    gKey = (await g.customer()).key;
+  });
+
+  afterAll(async () => {
+    await g?.close();
+  });
+
+  async function ask(url: string, schema?: TSchema, headers: Record<string, string> = {}) {
+    const res = await g.inject({ method: 'GET', url: `${API}${url}`, headers });
+    expect(res.headers[PREVIEW_HEADER.toLowerCase()], url).toBe('true');
+    const body = res.statusCode === 304 ? null : res.json();
+    if (res.statusCode === 200) {
+      expect(body).toMatchObject({ preview: true, notice: PREVIEW_NOTICE });
+      if (schema !== undefined) expect(Value.Check(schema, body), url).toBe(true);
+    }
+    return { status: res.statusCode, body, headers: res.headers };
+  }
+  const guide = async (query: string) => (await ask(`/guide?${query}`, PreviewGuideResponse)).body;
+  const now = async (query: string) => (await ask(`/now?${query}`, PreviewNowResponse)).body;
+  /** Each channel's programme titles, by channel name. */
+  const grid = (body: { channels: { name: string; programmes: { title: string }[] }[] }) =>
+    Object.fromEntries(body.channels.map((c) => [c.name, c.programmes.map((p) => p.title)]));
+  type Entry = { title: string } | null;
+  /** Titles of now and next. */
+  type Pair = [string | null, string | null];
+  const nowNext = (body: { channels: { name: string; now: Entry; next: Entry }[] }) =>
+    Object.fromEntries(
+      body.channels.map((c) => [c.name, [c.now?.title ?? null, c.next?.title ?? null]]),
+    );
+  const iso = (ms: number) => encodeURIComponent(new Date(ms).toISOString());
+
+  it("answers a country's grid as v1 does, for its preview channels only", async () => {
+    const body = await guide('country=uk');
+    expect(body).toMatchObject({
+      from: utc(TEST_NOW),
+      to: utc(TEST_NOW + 3 * HOUR),
+      missing: [],
+      next: null,
+    });
+    expect(grid(body)).toEqual({
+      'Kelpie Kids': ['kids now', 'kids next'],
+      'Onair News': ['on now', 'late morning', 'noon'],
+    });
+    // The same entries, field for field, as the v1 grid of those channels.
+    const v1 = (await g.get('/api/v1/guide?country=UK', gKey)).json();
+    const marked = new Set(body.channels.map((c: { channelId: string }) => c.channelId));
+    expect(v1.channels.length).toBe(3);
+    expect(body.channels).toEqual(
+      v1.channels.filter((c: { channelId: string }) => marked.has(c.channelId)),
+    );
+    expect(grid(await guide('country=FR&hours=48'))).toEqual({ 'Télé Lumière': [] });
+    expect(await guide('country=DE')).toMatchObject({ channels: [], missing: [], next: null });
+  });
+
+  it('pages a country over its preview channels', async () => {
+    const first = await guide('country=UK&limit=1');
+    expect([first.channels.map((c: { name: string }) => c.name), first.next]).toEqual([
+      ['Kelpie Kids'],
+      1,
+    ]);
+    const second = await now('country=UK&limit=1&offset=1');
+    expect([second.channels.map((c: { name: string }) => c.name), second.next]).toEqual([
+      ['Onair News'],
+      null,
+    ]);
+  });
+
+  it('answers channels= in the order given; ids outside the preview are missing', async () => {
+    const unknown = '00000000-0000-5000-8000-000000000000';
+    const query = `channels=${gid('news.uk')},${gid('hidden.uk')},${unknown},${gid('kids.uk')},${gid('news.uk').toUpperCase()}`;
+    for (const body of [await guide(query), await now(query)]) {
+      expect(body.channels.map((c: { name: string }) => c.name)).toEqual([
+        'Onair News',
+        'Kelpie Kids',
+      ]);
+      expect(body.missing).toEqual([gid('hidden.uk'), unknown]);
+      expect(body.next).toBeNull();
+    }
+    // v1 has the hidden channel.
+    const v1 = (await g.get(`/api/v1/now?channels=${gid('hidden.uk')}`, gKey)).json();
+    expect([v1.missing, v1.channels[0].now.title]).toEqual([[], 'hidden now']);
+  });
+
+  it('clips a guide window to today and tomorrow, and lists only programmes starting then', async () => {
+    // Into the day after tomorrow: cut at its midnight; "day after" is v1's only.
+    const late = await guide(`country=UK&from=${iso(TOMORROW + 22 * HOUR)}&hours=4`);
+    expect([late.from, late.to]).toEqual([utc(TOMORROW + 22 * HOUR), utc(TOMORROW + DAY_MS)]);
+    expect(grid(late)['Onair News']).toEqual(['tomorrow late']);
+    const v1Late = (
+      await g.get(`/api/v1/guide?country=UK&from=${iso(TOMORROW + 22 * HOUR)}&hours=4`, gKey)
+    ).json();
+    expect(grid(v1Late)['Onair News']).toEqual(['tomorrow late', 'day after']);
+
+    // From yesterday evening: only today's part, without the programme that began yesterday.
+    const early = await guide(`country=UK&from=20260821220000%20%2B0000&hours=4`);
+    expect([early.from, early.to]).toEqual([utc(TODAY), utc(TODAY + 2 * HOUR)]);
+    expect(grid(early)['Onair News']).toEqual([]);
+    const v1Early = (
+      await g.get('/api/v1/guide?country=UK&from=20260821220000%20%2B0000&hours=4', gKey)
+    ).json();
+    expect(grid(v1Early)['Onair News']).toEqual(['before midnight']);
+
+    // Wholly outside (yesterday's 24 hours end where today begins): an empty window at the
+    // nearer edge, channels listed, no programmes.
+    for (const [from, edge] of [
+      [TODAY - DAY_MS, TODAY],
+      [TODAY + 3 * DAY_MS, TODAY + 2 * DAY_MS],
+    ] as const) {
+      const body = await guide(`country=UK&from=${iso(from)}&hours=24`);
+      expect([body.from, body.to]).toEqual([utc(edge), utc(edge)]);
+      expect(grid(body)).toEqual({ 'Kelpie Kids': [], 'Onair News': [] });
+    }
+    // The whole preview in one request: 48 hours from today's midnight.
+    const all = await guide(`country=UK&from=${iso(TODAY)}&hours=48`);
+    expect(grid(all)['Onair News']).toEqual([
+      'morning',
+      'on now',
+      'late morning',
+      'noon',
+      'afternoon',
+      'tomorrow late',
+    ]);
+  });
+
+  it('answers now and next as v1 does, from the programmes the preview lists', async () => {
+    const body = await now('country=UK');
+    expect(body).toMatchObject({ at: utc(TEST_NOW), missing: [], next: null });
+    expect(nowNext(body)).toEqual({
+      'Kelpie Kids': ['kids now', 'kids next'],
+      'Onair News': ['on now', 'late morning'],
+    });
+    const v1 = (await g.get('/api/v1/now?country=UK', gKey)).json();
+    const marked = new Set(body.channels.map((c: { channelId: string }) => c.channelId));
+    expect(body.channels).toEqual(
+      v1.channels.filter((c: { channelId: string }) => marked.has(c.channelId)),
+    );
+    expect(nowNext(await now('country=FR'))).toEqual({ 'Télé Lumière': [null, null] });
+
+    const cases: [at: number, preview: Pair, v1: Pair][] = [
+      // Just after midnight: the programme from yesterday is not the preview's.
+      [TODAY + HOUR / 2, [null, 'morning'], ['before midnight', 'morning']],
+      // Late tomorrow: the day after's programme is not the preview's `next`.
+      [TOMORROW + 23.5 * HOUR, ['tomorrow late', null], ['tomorrow late', 'day after']],
+      // Outside today and tomorrow: nothing of the preview.
+      [TODAY - 12 * HOUR, [null, null], [null, 'before midnight']],
+      [TOMORROW + DAY_MS + HOUR / 4, [null, null], ['tomorrow late', 'day after']],
+    ];
+    for (const [at, mine, theirs] of cases) {
+      const query = `channels=${gid('news.uk')}&at=${iso(at)}`;
+      const answer = await now(query);
+      expect([utc(at), answer.at, nowNext(answer)['Onair News']]).toEqual([utc(at), utc(at), mine]);
+      const v1Answer = (await g.get(`/api/v1/now?${query}`, gKey)).json();
+      expect([utc(at), nowNext(v1Answer)['Onair News']]).toEqual([utc(at), theirs]);
+    }
+  });
+
+  it('refuses bad parameters as v1 does', async () => {
+    const cases: [string, string][] = [
+      ['/guide', 'INVALID_PARAMETERS'],
+      ['/now?country=UK&channels=' + gid('news.uk'), 'INVALID_PARAMETERS'],
+      ['/guide?channels=nope', 'INVALID_PARAMETERS'],
+      ['/guide?channels=' + gid('news.uk') + '&limit=1', 'INVALID_PARAMETERS'],
+      ['/guide?country=UK&hours=49', 'INVALID_PARAMETERS'],
+      ['/guide?country=UK&hours=0', 'INVALID_PARAMETERS'],
+      ['/guide?country=UK&from=yesterday', 'INVALID_PARAMETERS'],
+      ['/now?country=UK&at=2026-08-22T10:00:00', 'INVALID_PARAMETERS'],
+      ['/now?country=UK&limit=501', 'INVALID_PARAMETERS'],
+      ['/guide?country=UK&hours=1&hours=2', 'INVALID_PARAMETERS'],
+      ['/guide?country=U$', 'INVALID_COUNTRY'],
+      ['/now?country=U$', 'INVALID_COUNTRY'],
+    ];
+    for (const [url, code] of cases) {
+      const res = await ask(url);
+      expect([url, res.status, res.body.code]).toEqual([url, 400, code]);
+      const v1 = await g.get(`/api/v1${url}`, gKey);
+      expect([url, v1.statusCode, v1.json().code]).toEqual([url, 400, code]);
+    }
+    const missing = await ask('/guide?country=UK&hours=x');
+    expect(missing.body.error).toMatch(/hours/);
+    for (const path of ['/guide', '/now']) {
+      const post = await g.inject({ method: 'POST', url: `${API}${path}?country=UK` });
+      expect([path, post.statusCode, post.json().code]).toEqual([path, 405, 'METHOD_NOT_ALLOWED']);
+    }
+  });
+
+  it('moves with the clock and with the preview days', async () => {
+    const etag = String((await ask('/now?country=UK')).headers.etag);
+    expect(etag).toMatch(/^W\/"/);
+    expect((await ask('/now?country=UK', undefined, { 'if-none-match': etag })).status).toBe(304);
+    g.clock.advance(31 * 60_000); // 11:01
+    try {
+      const moved = await ask('/now?country=UK', PreviewNowResponse);
+      expect(moved.headers.etag).not.toBe(etag);
+      expect(moved.body.at).toBe(utc(TEST_NOW + 31 * 60_000));
+      expect(nowNext(moved.body)).toEqual({
+        'Kelpie Kids': [null, 'kids next'],
+        'Onair News': ['late morning', 'noon'],
+      });
+      // The grid kept at 10:30 is not reused: "on now" has ended, and "afternoon" (14:00) has
+      // entered the three hours.
+      const later = await guide('country=UK');
+      expect([later.from, later.to, grid(later)['Onair News']]).toEqual([
+        utc(TEST_NOW + 31 * 60_000),
+        utc(TEST_NOW + 31 * 60_000 + 3 * HOUR),
+        ['late morning', 'noon', 'afternoon'],
+      ]);
+    } finally {
+      g.clock.advance(-31 * 60_000);
+    }
+    // A day on, the preview is tomorrow and the day after, for the same requests.
+    const dayAfter = `channels=${gid('news.uk')}&from=${iso(TOMORROW + DAY_MS)}&hours=2`;
+    expect(grid(await guide(dayAfter))['Onair News']).toEqual([]);
+    g.clock.advance(DAY_MS);
+    try {
+      expect(grid(await guide(dayAfter))['Onair News']).toEqual(['tomorrow late', 'day after']);
+      expect(nowNext(await now('country=UK'))['Onair News']).toEqual([null, 'tomorrow late']);
+    } finally {
+      g.clock.advance(-DAY_MS);
+    }
+    expect(grid(await guide(dayAfter))['Onair News']).toEqual([]);
+    expect(nowNext(await now('country=UK'))['Onair News']).toEqual(['on now', 'late morning']);
+  });
+
+  it('follows the operator marking and unmarking channels at once', async () => {
+    const query = `channels=${gid('kids.uk')},${gid('news.uk')}`;
+    expect((await now(query)).missing).toEqual([]);
+    await g.temp.store.playground.remove(gid('kids.uk'));
+    try {
+      expect((await now(query)).missing).toEqual([gid('kids.uk')]);
+      expect(Object.keys(grid(await guide('country=UK')))).toEqual(['Onair News']);
+    } finally {
+      await g.temp.store.playground.add(gid('kids.uk'), TEST_NOW);
+    }
+    expect((await now(query)).missing).toEqual([]);
+    expect(Object.keys(grid(await guide('country=UK')))).toEqual(['Kelpie Kids', 'Onair News']);
+  });
+
+  it("gives each grid programme's details from the preview detail route", async () => {
+    const body = await guide(`country=UK&from=${iso(TODAY)}&hours=48`);
+    for (const channel of body.channels as { channelId: string; programmes: { id: string }[] }[]) {
+      for (const programme of channel.programmes) {
+        const url = `/channels/${channel.channelId}/programmes/${programme.id}`;
+        const detail = await ask(url, PreviewProgrammeResponse);
+        expect([url, detail.status]).toEqual([url, 200]);
+        expect(detail.body.programme).toEqual(programme);
+      }
+    }
+  });
+});
+
 describe('playground rate limit', () => {
   let limited: TestApp;
   beforeAll(async () => {
@@ -341,6 +647,19 @@ describe('playground rate limit', () => {
     expect((await get('192.0.2.2')).statusCode).toBe(200);
     limited.clock.advance(60_000);
     expect((await get('192.0.2.1')).statusCode).toBe(200);
+  });
+
+  it('counts the guide and now/next against the same budget', async () => {
+    const get = (path: string) =>
+      limited.inject({ method: 'GET', url: `${API}${path}`, remoteAddress: '192.0.2.5' });
+    expect((await get('/guide?country=UK')).statusCode).toBe(200);
+    expect((await get('/now?country=UK')).statusCode).toBe(200);
+    expect((await get('/countries')).statusCode).toBe(200);
+    for (const path of ['/guide?country=UK', '/now?country=UK']) {
+      const refused = await get(path);
+      expect([path, refused.statusCode, refused.json().code]).toEqual([path, 429, 'RATE_LIMITED']);
+      expect(refused.headers[PREVIEW_HEADER.toLowerCase()]).toBe('true');
+    }
   });
 
   it('counts nothing against a customer, and a key does not lift it', async () => {

@@ -5,12 +5,24 @@ import { Type, type TObject, type TProperties } from 'typebox';
 import { isUuid } from '../../domain/catalogue-ids.js';
 import { parseCountryCode } from '../../domain/country.js';
 import { errors } from '../../domain/errors.js';
-import { clipToPreview } from '../../domain/preview-window.js';
+import {
+  inWindow,
+  nowAndNext,
+  nowAndNextUntil,
+  pageOf,
+  parseGuideQuery,
+  parseNowQuery,
+  resolveInstant,
+  type ChannelSelection,
+  type Instant,
+} from '../../domain/guide.js';
+import { clipToPreview, type PreviewWindow } from '../../domain/preview-window.js';
+import { richProgrammeOf, type TimedProgramme } from '../../domain/programme.js';
 import { isProgrammeId } from '../../domain/programme-id.js';
 import { retryAfterSeconds } from '../../domain/rate-window.js';
 import { parseScheduleWindow } from '../../domain/schedule-window.js';
 import { foldForSearch, MAX_SEARCH_RESULTS, searchNeedle } from '../../domain/search-folding.js';
-import { parseXmltvTime } from '../../domain/xmltv-time.js';
+import { formatXmltvUtc, parseXmltvTime } from '../../domain/xmltv-time.js';
 import type { RateLimiter } from '../../ratelimit/types.js';
 import type { Channel, CountryCount } from '../../domain/channel.js';
 import type { CatalogueReader } from '../../storage/catalogue-reader.js';
@@ -24,6 +36,12 @@ import {
   CountriesResponse,
   CountryParams,
   ErrorBody,
+  GuideChannelEntry,
+  GuideQuery,
+  GuideResponse,
+  NowChannelEntry,
+  NowQuery,
+  NowResponse,
   ProgrammeParams,
   ProgrammeResponse,
   ProgrammesQuery,
@@ -35,6 +53,7 @@ import type { SendBody } from '../answers/body-sender.js';
 import { refuseOtherMethods } from '../v1/method-guard.js';
 import type { BodyCache } from '../answers/body-cache.js';
 import type { ScheduleCache } from '../answers/schedule-cache.js';
+import { createMovingCache, type MovingAnswer } from '../answers/moving-cache.js';
 
 /** Where the playground API lives; its routes mirror those under `/api/v1`. */
 export const PLAYGROUND_API_PREFIX = '/playground/api';
@@ -58,6 +77,8 @@ export const PreviewChannelsResponse = previewOf(ChannelsResponse);
 export const PreviewSearchResponse = previewOf(SearchResponse);
 export const PreviewProgrammesResponse = previewOf(ProgrammesResponse);
 export const PreviewProgrammeResponse = previewOf(ProgrammeResponse);
+export const PreviewGuideResponse = previewOf(GuideResponse);
+export const PreviewNowResponse = previewOf(NowResponse);
 
 const PREVIEW_HEAD = `{"preview":true,"notice":${JSON.stringify(PREVIEW_NOTICE)},`;
 
@@ -77,8 +98,8 @@ export interface PlaygroundDeps {
   /** The store's data versions, read once per request (see Store.versions). */
   versions: () => Promise<DataVersions>;
   playground: PlaygroundStore;
-  /** Reads one programme in full, for the programme detail route. */
-  catalogue: Pick<CatalogueReader, 'findProgramme'>;
+  /** Reads one programme in full (the detail route), and the guide's and now/next's programmes. */
+  catalogue: Pick<CatalogueReader, 'findProgramme' | 'programmesBetween' | 'programmesAfter'>;
   schedules: ScheduleCache;
   bodies: BodyCache;
   sendBody: SendBody;
@@ -100,10 +121,78 @@ function countriesOf(channels: Channel[]): CountryCount[] {
   }));
 }
 
+const HOUR_MS = 3_600_000;
+/** As the v1 guide: programmes starting this far past a window's end are read ahead. */
+const GUIDE_LOOK_AHEAD_MS = HOUR_MS;
+/** Memory for the playground's guide and now/next answers: a few channels, two days. */
+const PLAYGROUND_MOVING_CACHE_BYTES = 4 * 1024 * 1024;
+
+// lead: channelFields, richOf, selectionKey and instantKey repeat private helpers of
+// v1/guide-routes.ts; they belong in one module both route files import.
+function channelFields(channel: Channel) {
+  return {
+    channelId: channel.id,
+    name: channel.name,
+    icon: channel.icon,
+    country: channel.country,
+    needsReview: channel.needsReview,
+  };
+}
+const richOf = (p: TimedProgramme) => richProgrammeOf(p.channelId, p.programme, p.details);
+function selectionKey(selection: ChannelSelection): string {
+  return selection.kind === 'country'
+    ? `country=${selection.country}&limit=${selection.limit}&offset=${selection.offset}`
+    : `channels=${selection.ids.join(',')}`;
+}
+function instantKey(instant: Instant): string {
+  return instant.kind === 'now' ? 'now' : String(instant.ms);
+}
+
+/**
+ * The preview channels a guide or now/next selection names: a country's marked channels in the
+ * playground's channel-list order (paged as v1 pages a country), or the ids given, where an id
+ * that is not a marked channel is `missing` exactly as an id no channel has: the preview does
+ * not tell the two apart.
+ */
+function selectPreview(marked: readonly Channel[], selection: ChannelSelection) {
+  if (selection.kind === 'country') {
+    const { page, next } = pageOf(
+      marked.filter((channel) => channel.country === selection.country),
+      selection.limit,
+      selection.offset,
+    );
+    return { channels: page, missing: [] as string[], next };
+  }
+  const byId = new Map(marked.map((channel) => [channel.id, channel]));
+  const channels: Channel[] = [];
+  const missing: string[] = [];
+  for (const id of selection.ids) {
+    const channel = byId.get(id);
+    if (channel === undefined) missing.push(id);
+    else channels.push(channel);
+  }
+  return { channels, missing, next: null };
+}
+
+/**
+ * The part of the guide window [from, from + span) inside the preview days: the window the
+ * playground answers for, and names in `from` and `to`. A window wholly outside is empty, at
+ * the preview's nearer edge, as `days=yesterday` is an empty schedule.
+ */
+function clipGuideWindow(
+  fromMs: number,
+  spanMs: number,
+  preview: PreviewWindow,
+): { fromMs: number; toMs: number } {
+  const from = Math.min(Math.max(fromMs, preview.fromMs), preview.toMs);
+  return { fromMs: from, toMs: Math.max(from, Math.min(fromMs + spanMs, preview.toMs)) };
+}
+
 /**
  * The keyless preview API under `/playground/api`: the v1 routes with the same parameters,
  * rules, response schemas and caches, over the channels the operator marked for the playground
- * and only today and tomorrow of their schedules (a programme's details too). Limited per client IP; every answer carries
+ * and only today and tomorrow of their schedules (a programme's details, the guide grid and
+ * now/next too). Limited per client IP; every answer carries
  * the `Onair-Preview` header and every 200 body says `"preview": true`.
  */
 export async function registerPlaygroundApi(
@@ -124,13 +213,118 @@ export async function registerPlaygroundApi(
       async () => PREVIEW_HEAD + (await build()).slice(1),
     );
 
-  let marked: { version: string; ids: Set<string> } | null = null;
-  async function markedIds(version: string): Promise<Set<string>> {
+  let marked: { version: string; channels: Channel[]; ids: Set<string> } | null = null;
+  async function markedChannels(version: string) {
     if (marked === null || marked.version !== version) {
       const channels = await deps.playground.listChannels();
-      marked = { version, ids: new Set(channels.map((c) => c.id)) };
+      marked = { version, channels, ids: new Set(channels.map((c) => c.id)) };
     }
-    return marked.ids;
+    return marked;
+  }
+  const markedIds = async (version: string) => (await markedChannels(version)).ids;
+
+  const guideChannelsJson = fastJson({ type: 'array', items: GuideChannelEntry } as object);
+  const nowChannelsJson = fastJson({ type: 'array', items: NowChannelEntry } as object);
+  // Its own store of moving answers (the app's is not among the playground's dependencies).
+  const moving = createMovingCache(PLAYGROUND_MOVING_CACHE_BYTES);
+
+  /**
+   * The guide grid of preview channels as v1 builds it, over the window clipped to the preview
+   * days and only the programmes the preview schedule lists (a parsed start today or tomorrow):
+   * so every programme shown opens with the detail route. Kept while the programmes shown stay
+   * the same as `from` moves with the clock.
+   */
+  async function buildPreviewGuide(
+    version: string,
+    selection: ChannelSelection,
+    hours: number,
+    preview: PreviewWindow,
+    instantMs: number,
+  ): Promise<MovingAnswer> {
+    const spanMs = hours * HOUR_MS;
+    const { fromMs, toMs } = clipGuideWindow(instantMs, spanMs, preview);
+    const { channels, missing, next } = selectPreview(
+      (await markedChannels(version)).channels,
+      selection,
+    );
+    const readToMs = Math.min(toMs + GUIDE_LOOK_AHEAD_MS, preview.toMs);
+    const read =
+      channels.length === 0 || fromMs >= readToMs
+        ? new Map<string, TimedProgramme[]>()
+        : await deps.catalogue.programmesBetween(
+            channels.map((c) => c.id),
+            fromMs,
+            readToMs,
+          );
+    let validUntilMs = instantMs + GUIDE_LOOK_AHEAD_MS;
+    const entries = channels.map((channel) => {
+      const listed = (read.get(channel.id) ?? []).filter((p) => p.startMs >= preview.fromMs);
+      const shown = inWindow(listed, fromMs, toMs);
+      for (const p of shown) validUntilMs = Math.min(validUntilMs, p.stopMs);
+      // Read ahead only up to the preview's end, so one found here starts inside it.
+      const entering = listed.find((p) => p.startMs >= toMs);
+      if (entering !== undefined) {
+        validUntilMs = Math.min(validUntilMs, entering.startMs - spanMs + 1000);
+      }
+      return { ...channelFields(channel), programmes: shown.map(richOf) };
+    });
+    const tail = `,"channels":${guideChannelsJson(entries)},"missing":${JSON.stringify(missing)},"next":${JSON.stringify(next)}}`;
+    return {
+      validUntilMs,
+      bytes: PREVIEW_HEAD.length + tail.length,
+      render: (atMs) => {
+        const window = clipGuideWindow(atMs, spanMs, preview);
+        return `${PREVIEW_HEAD}"from":"${formatXmltvUtc(window.fromMs)}","to":"${formatXmltvUtc(window.toMs)}"${tail}`;
+      },
+    };
+  }
+
+  /**
+   * Now and next of preview channels as v1 answers them, from the programmes the preview
+   * schedule lists: one that started before today is not `now`, one starting after tomorrow is
+   * not `next`, and an `at` outside today and tomorrow has neither (nothing of the preview runs
+   * then), as a guide window there is empty.
+   */
+  async function buildPreviewNow(
+    version: string,
+    selection: ChannelSelection,
+    preview: PreviewWindow,
+    atMs: number,
+  ): Promise<MovingAnswer> {
+    const { channels, missing, next } = selectPreview(
+      (await markedChannels(version)).channels,
+      selection,
+    );
+    const ids = channels.map((c) => c.id);
+    const inPreview = atMs >= preview.fromMs && atMs < preview.toMs;
+    const [running, after] =
+      ids.length === 0 || !inPreview
+        ? [new Map<string, TimedProgramme[]>(), new Map<string, TimedProgramme>()]
+        : await Promise.all([
+            // Starts are whole seconds: start < at + 1 s is start ≤ at.
+            deps.catalogue.programmesBetween(ids, atMs, atMs + 1000),
+            deps.catalogue.programmesAfter(ids, atMs),
+          ]);
+    // The day is in the cache key: an answer at `now` is built again when it moves.
+    let validUntilMs = inPreview ? preview.toMs : atMs + 1000;
+    const entries = channels.map((channel) => {
+      const candidates = (running.get(channel.id) ?? []).filter((p) => p.startMs >= preview.fromMs);
+      const following = after.get(channel.id);
+      if (following !== undefined && following.startMs < preview.toMs) candidates.push(following);
+      const chosen = nowAndNext(candidates, atMs);
+      validUntilMs = Math.min(validUntilMs, nowAndNextUntil(candidates, atMs) ?? validUntilMs);
+      return {
+        ...channelFields(channel),
+        now: chosen.now === null ? null : richOf(chosen.now),
+        next: chosen.next === null ? null : richOf(chosen.next),
+      };
+    });
+    const tail = `,"channels":${nowChannelsJson(entries)},"missing":${JSON.stringify(missing)},"next":${JSON.stringify(next)}}`;
+    return {
+      validUntilMs,
+      bytes: PREVIEW_HEAD.length + tail.length,
+      render: (instantMs) => `${PREVIEW_HEAD}"at":"${formatXmltvUtc(instantMs)}"${tail}`,
+    };
   }
 
   await app.register(
@@ -304,6 +498,57 @@ export async function registerPlaygroundApi(
         },
       );
       refuseOtherMethods(api, '/channels/:channelId/programmes/:programmeId');
+
+      typed.get(
+        '/guide',
+        {
+          schema: {
+            querystring: GuideQuery,
+            response: { 200: PreviewGuideResponse, 400: ErrorBody, 429: ErrorBody },
+          },
+        },
+        async (request, reply) => {
+          const query = parseGuideQuery(request.query);
+          const nowMs = deps.now();
+          const preview = clipToPreview({ kind: 'all' }, nowMs);
+          const version = versionsOf(request).catalogue;
+          // The preview day is in the key: a kept answer must not outlive the days it shows.
+          const key = `playground:guide?day=${preview.fromMs}&${selectionKey(query.selection)}&from=${instantKey(query.from)}&hours=${query.hours}`;
+          return sendBody(
+            request,
+            reply as unknown as FastifyReply,
+            await moving.get(key, version, resolveInstant(query.from, nowMs), (fromMs) =>
+              buildPreviewGuide(version, query.selection, query.hours, preview, fromMs),
+            ),
+          );
+        },
+      );
+      refuseOtherMethods(api, '/guide');
+
+      typed.get(
+        '/now',
+        {
+          schema: {
+            querystring: NowQuery,
+            response: { 200: PreviewNowResponse, 400: ErrorBody, 429: ErrorBody },
+          },
+        },
+        async (request, reply) => {
+          const query = parseNowQuery(request.query);
+          const nowMs = deps.now();
+          const preview = clipToPreview({ kind: 'all' }, nowMs);
+          const version = versionsOf(request).catalogue;
+          const key = `playground:now?day=${preview.fromMs}&${selectionKey(query.selection)}&at=${instantKey(query.at)}`;
+          return sendBody(
+            request,
+            reply as unknown as FastifyReply,
+            await moving.get(key, version, resolveInstant(query.at, nowMs), (atMs) =>
+              buildPreviewNow(version, query.selection, preview, atMs),
+            ),
+          );
+        },
+      );
+      refuseOtherMethods(api, '/now');
     },
     { prefix: PLAYGROUND_API_PREFIX },
   );

@@ -12,8 +12,9 @@ export interface PlaygroundView {
 }
 
 /**
- * The playground: pick a country, find a channel, read its schedule as a timeline and as the
- * raw JSON, open a programme's details. Everything comes from the keyless preview API (public/playground.js); the page
+ * The playground: pick a country, see what is on its preview channels now and next and as a
+ * three-hour guide grid, find a channel, read its schedule as a timeline and as the raw JSON,
+ * open a programme's details. Everything comes from the keyless preview API (public/playground.js); the page
  * itself is static.
  */
 export function playgroundPage(view: PlaygroundView): SafeHtml {
@@ -54,6 +55,42 @@ export function playgroundPage(view: PlaygroundView): SafeHtml {
           <ul id="pg-channels" class="pg-channels" aria-label="Channels"></ul>
           <p id="pg-status" class="muted" role="status" aria-live="polite"></p>
         </div>
+      </section>
+      <section id="pg-on" class="card" hidden>
+        <h2 id="pg-on-heading">What's on</h2>
+        <p class="muted">
+          Every preview channel of the country in one request: what is on now and next, or the next
+          three hours as a grid. Press a programme for its details.
+        </p>
+        <div class="pg-tabs" role="tablist" aria-label="What's on">
+          <button
+            type="button"
+            role="tab"
+            id="pg-tab-now"
+            aria-selected="true"
+            aria-controls="pg-now-panel"
+          >
+            Now / next
+          </button>
+          <button
+            type="button"
+            role="tab"
+            id="pg-tab-guide"
+            aria-selected="false"
+            aria-controls="pg-guide-panel"
+            class="secondary"
+          >
+            Guide
+          </button>
+        </div>
+        <div id="pg-now-panel" role="tabpanel" aria-labelledby="pg-tab-now">
+          <ul id="pg-now" class="pg-now"></ul>
+        </div>
+        <div id="pg-guide-panel" role="tabpanel" aria-labelledby="pg-tab-guide" hidden>
+          <div id="pg-guide" class="pg-guide"></div>
+          <div id="pg-guide-details" class="pg-details" hidden></div>
+        </div>
+        <p class="muted pg-on-request">GET <code id="pg-on-request"></code></p>
       </section>
       <section id="pg-schedule" class="card" hidden>
         <h2 id="pg-channel-name">Schedule</h2>
