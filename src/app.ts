@@ -183,6 +183,7 @@ export async function buildApp(
     catalogue: deps.store.catalogue,
     schedules,
     bodies,
+    moving,
     sendBody: sender.send,
     limiter: deps.playgroundLimiter,
     limit: deps.config.playgroundLimit,

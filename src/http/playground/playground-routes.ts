@@ -6,23 +6,18 @@ import { isUuid } from '../../domain/catalogue-ids.js';
 import { parseCountryCode } from '../../domain/country.js';
 import { errors } from '../../domain/errors.js';
 import {
-  inWindow,
-  nowAndNext,
-  nowAndNextUntil,
   pageOf,
   parseGuideQuery,
   parseNowQuery,
   resolveInstant,
   type ChannelSelection,
-  type Instant,
 } from '../../domain/guide.js';
 import { clipToPreview, type PreviewWindow } from '../../domain/preview-window.js';
-import { richProgrammeOf, type TimedProgramme } from '../../domain/programme.js';
 import { isProgrammeId } from '../../domain/programme-id.js';
 import { retryAfterSeconds } from '../../domain/rate-window.js';
 import { parseScheduleWindow } from '../../domain/schedule-window.js';
 import { foldForSearch, MAX_SEARCH_RESULTS, searchNeedle } from '../../domain/search-folding.js';
-import { formatXmltvUtc, parseXmltvTime } from '../../domain/xmltv-time.js';
+import { parseXmltvTime } from '../../domain/xmltv-time.js';
 import type { RateLimiter } from '../../ratelimit/types.js';
 import type { Channel, CountryCount } from '../../domain/channel.js';
 import type { CatalogueReader } from '../../storage/catalogue-reader.js';
@@ -36,10 +31,8 @@ import {
   CountriesResponse,
   CountryParams,
   ErrorBody,
-  GuideChannelEntry,
   GuideQuery,
   GuideResponse,
-  NowChannelEntry,
   NowQuery,
   NowResponse,
   ProgrammeParams,
@@ -53,7 +46,14 @@ import type { SendBody } from '../answers/body-sender.js';
 import { refuseOtherMethods } from '../v1/method-guard.js';
 import type { BodyCache } from '../answers/body-cache.js';
 import type { ScheduleCache } from '../answers/schedule-cache.js';
-import { createMovingCache, type MovingAnswer } from '../answers/moving-cache.js';
+import {
+  createGuideAnswers,
+  guideKey,
+  nowKey,
+  type GuideScope,
+  type SelectedChannels,
+} from '../answers/guide-answers.js';
+import type { MovingCache } from '../answers/moving-cache.js';
 
 /** Where the playground API lives; its routes mirror those under `/api/v1`. */
 export const PLAYGROUND_API_PREFIX = '/playground/api';
@@ -102,6 +102,8 @@ export interface PlaygroundDeps {
   catalogue: Pick<CatalogueReader, 'findProgramme' | 'programmesBetween' | 'programmesAfter'>;
   schedules: ScheduleCache;
   bodies: BodyCache;
+  /** The app's store of moving answers (guide, now/next), under keys of the playground's own. */
+  moving: MovingCache;
   sendBody: SendBody;
   /** Counts requests per client IP. */
   limiter: RateLimiter;
@@ -121,32 +123,6 @@ function countriesOf(channels: Channel[]): CountryCount[] {
   }));
 }
 
-const HOUR_MS = 3_600_000;
-/** As the v1 guide: programmes starting this far past a window's end are read ahead. */
-const GUIDE_LOOK_AHEAD_MS = HOUR_MS;
-/** Memory for the playground's guide and now/next answers: a few channels, two days. */
-const PLAYGROUND_MOVING_CACHE_BYTES = 4 * 1024 * 1024;
-
-// lead: channelFields, richOf, selectionKey and instantKey repeat private helpers of
-// v1/guide-routes.ts; they belong in one module both route files import.
-function channelFields(channel: Channel) {
-  return {
-    channelId: channel.id,
-    name: channel.name,
-    icon: channel.icon,
-    country: channel.country,
-    needsReview: channel.needsReview,
-  };
-}
-const richOf = (p: TimedProgramme) => richProgrammeOf(p.channelId, p.programme, p.details);
-function selectionKey(selection: ChannelSelection): string {
-  return selection.kind === 'country'
-    ? `country=${selection.country}&limit=${selection.limit}&offset=${selection.offset}`
-    : `channels=${selection.ids.join(',')}`;
-}
-function instantKey(instant: Instant): string {
-  return instant.kind === 'now' ? 'now' : String(instant.ms);
-}
 
 /**
  * The preview channels a guide or now/next selection names: a country's marked channels in the
@@ -154,7 +130,7 @@ function instantKey(instant: Instant): string {
  * that is not a marked channel is `missing` exactly as an id no channel has: the preview does
  * not tell the two apart.
  */
-function selectPreview(marked: readonly Channel[], selection: ChannelSelection) {
+function selectPreview(marked: readonly Channel[], selection: ChannelSelection): SelectedChannels {
   if (selection.kind === 'country') {
     const { page, next } = pageOf(
       marked.filter((channel) => channel.country === selection.country),
@@ -223,109 +199,15 @@ export async function registerPlaygroundApi(
   }
   const markedIds = async (version: string) => (await markedChannels(version)).ids;
 
-  const guideChannelsJson = fastJson({ type: 'array', items: GuideChannelEntry } as object);
-  const nowChannelsJson = fastJson({ type: 'array', items: NowChannelEntry } as object);
-  // Its own store of moving answers (the app's is not among the playground's dependencies).
-  const moving = createMovingCache(PLAYGROUND_MOVING_CACHE_BYTES);
-
-  /**
-   * The guide grid of preview channels as v1 builds it, over the window clipped to the preview
-   * days and only the programmes the preview schedule lists (a parsed start today or tomorrow):
-   * so every programme shown opens with the detail route. Kept while the programmes shown stay
-   * the same as `from` moves with the clock.
-   */
-  async function buildPreviewGuide(
-    version: string,
-    selection: ChannelSelection,
-    hours: number,
-    preview: PreviewWindow,
-    instantMs: number,
-  ): Promise<MovingAnswer> {
-    const spanMs = hours * HOUR_MS;
-    const { fromMs, toMs } = clipGuideWindow(instantMs, spanMs, preview);
-    const { channels, missing, next } = selectPreview(
-      (await markedChannels(version)).channels,
-      selection,
-    );
-    const readToMs = Math.min(toMs + GUIDE_LOOK_AHEAD_MS, preview.toMs);
-    const read =
-      channels.length === 0 || fromMs >= readToMs
-        ? new Map<string, TimedProgramme[]>()
-        : await deps.catalogue.programmesBetween(
-            channels.map((c) => c.id),
-            fromMs,
-            readToMs,
-          );
-    let validUntilMs = instantMs + GUIDE_LOOK_AHEAD_MS;
-    const entries = channels.map((channel) => {
-      const listed = (read.get(channel.id) ?? []).filter((p) => p.startMs >= preview.fromMs);
-      const shown = inWindow(listed, fromMs, toMs);
-      for (const p of shown) validUntilMs = Math.min(validUntilMs, p.stopMs);
-      // Read ahead only up to the preview's end, so one found here starts inside it.
-      const entering = listed.find((p) => p.startMs >= toMs);
-      if (entering !== undefined) {
-        validUntilMs = Math.min(validUntilMs, entering.startMs - spanMs + 1000);
-      }
-      return { ...channelFields(channel), programmes: shown.map(richOf) };
-    });
-    const tail = `,"channels":${guideChannelsJson(entries)},"missing":${JSON.stringify(missing)},"next":${JSON.stringify(next)}}`;
-    return {
-      validUntilMs,
-      bytes: PREVIEW_HEAD.length + tail.length,
-      render: (atMs) => {
-        const window = clipGuideWindow(atMs, spanMs, preview);
-        return `${PREVIEW_HEAD}"from":"${formatXmltvUtc(window.fromMs)}","to":"${formatXmltvUtc(window.toMs)}"${tail}`;
-      },
-    };
-  }
-
-  /**
-   * Now and next of preview channels as v1 answers them, from the programmes the preview
-   * schedule lists: one that started before today is not `now`, one starting after tomorrow is
-   * not `next`, and an `at` outside today and tomorrow has neither (nothing of the preview runs
-   * then), as a guide window there is empty.
-   */
-  async function buildPreviewNow(
-    version: string,
-    selection: ChannelSelection,
-    preview: PreviewWindow,
-    atMs: number,
-  ): Promise<MovingAnswer> {
-    const { channels, missing, next } = selectPreview(
-      (await markedChannels(version)).channels,
-      selection,
-    );
-    const ids = channels.map((c) => c.id);
-    const inPreview = atMs >= preview.fromMs && atMs < preview.toMs;
-    const [running, after] =
-      ids.length === 0 || !inPreview
-        ? [new Map<string, TimedProgramme[]>(), new Map<string, TimedProgramme>()]
-        : await Promise.all([
-            // Starts are whole seconds: start < at + 1 s is start ≤ at.
-            deps.catalogue.programmesBetween(ids, atMs, atMs + 1000),
-            deps.catalogue.programmesAfter(ids, atMs),
-          ]);
-    // The day is in the cache key: an answer at `now` is built again when it moves.
-    let validUntilMs = inPreview ? preview.toMs : atMs + 1000;
-    const entries = channels.map((channel) => {
-      const candidates = (running.get(channel.id) ?? []).filter((p) => p.startMs >= preview.fromMs);
-      const following = after.get(channel.id);
-      if (following !== undefined && following.startMs < preview.toMs) candidates.push(following);
-      const chosen = nowAndNext(candidates, atMs);
-      validUntilMs = Math.min(validUntilMs, nowAndNextUntil(candidates, atMs) ?? validUntilMs);
-      return {
-        ...channelFields(channel),
-        now: chosen.now === null ? null : richOf(chosen.now),
-        next: chosen.next === null ? null : richOf(chosen.next),
-      };
-    });
-    const tail = `,"channels":${nowChannelsJson(entries)},"missing":${JSON.stringify(missing)},"next":${JSON.stringify(next)}}`;
-    return {
-      validUntilMs,
-      bytes: PREVIEW_HEAD.length + tail.length,
-      render: (instantMs) => `${PREVIEW_HEAD}"at":"${formatXmltvUtc(instantMs)}"${tail}`,
-    };
-  }
+  const build = createGuideAnswers(deps.catalogue);
+  /** The preview's scope: programmes the preview schedule lists, windows clipped to its days. */
+  const previewScope = (preview: PreviewWindow): GuideScope => ({
+    head: PREVIEW_HEAD,
+    fromMs: preview.fromMs,
+    toMs: preview.toMs,
+    window: (fromMs, spanMs) => clipGuideWindow(fromMs, spanMs, preview),
+    shows: (p) => p.startMs >= preview.fromMs,
+  });
 
   await app.register(
     async (api) => {
@@ -513,12 +395,17 @@ export async function registerPlaygroundApi(
           const preview = clipToPreview({ kind: 'all' }, nowMs);
           const version = versionsOf(request).catalogue;
           // The preview day is in the key: a kept answer must not outlive the days it shows.
-          const key = `playground:guide?day=${preview.fromMs}&${selectionKey(query.selection)}&from=${instantKey(query.from)}&hours=${query.hours}`;
+          const key = `playground:day=${preview.fromMs}:${guideKey(query)}`;
           return sendBody(
             request,
             reply as unknown as FastifyReply,
-            await moving.get(key, version, resolveInstant(query.from, nowMs), (fromMs) =>
-              buildPreviewGuide(version, query.selection, query.hours, preview, fromMs),
+            await deps.moving.get(key, version, resolveInstant(query.from, nowMs), async (fromMs) =>
+              build.guide(
+                selectPreview((await markedChannels(version)).channels, query.selection),
+                query.hours,
+                fromMs,
+                previewScope(preview),
+              ),
             ),
           );
         },
@@ -538,12 +425,16 @@ export async function registerPlaygroundApi(
           const nowMs = deps.now();
           const preview = clipToPreview({ kind: 'all' }, nowMs);
           const version = versionsOf(request).catalogue;
-          const key = `playground:now?day=${preview.fromMs}&${selectionKey(query.selection)}&at=${instantKey(query.at)}`;
+          const key = `playground:day=${preview.fromMs}:${nowKey(query)}`;
           return sendBody(
             request,
             reply as unknown as FastifyReply,
-            await moving.get(key, version, resolveInstant(query.at, nowMs), (atMs) =>
-              buildPreviewNow(version, query.selection, preview, atMs),
+            await deps.moving.get(key, version, resolveInstant(query.at, nowMs), async (atMs) =>
+              build.now(
+                selectPreview((await markedChannels(version)).channels, query.selection),
+                atMs,
+                previewScope(preview),
+              ),
             ),
           );
         },
