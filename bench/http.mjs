@@ -22,6 +22,7 @@ import { cpus, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { GRID_COUNTRY, generateCatalogue } from './catalogue-generator.mjs';
 

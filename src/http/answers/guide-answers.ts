@@ -31,6 +31,20 @@ export interface SelectedChannels {
   next: number | null;
 }
 
+/** The ids of a `channels=` selection in the order given: those among `known`, and the rest. */
+export function listedChannels(ids: readonly string[], known: Iterable<Channel>): SelectedChannels {
+  const byId = new Map<string, Channel>();
+  for (const channel of known) byId.set(channel.id, channel);
+  const channels: Channel[] = [];
+  const missing: string[] = [];
+  for (const id of ids) {
+    const channel = byId.get(id);
+    if (channel === undefined) missing.push(id);
+    else channels.push(channel);
+  }
+  return { channels, missing, next: null };
+}
+
 /**
  * What an answer may show: all of the catalogue for the v1 routes; for the playground, the
  * programmes of the preview days, its windows clipped to them.

@@ -49,6 +49,7 @@ import type { ScheduleCache } from '../answers/schedule-cache.js';
 import {
   createGuideAnswers,
   guideKey,
+  listedChannels,
   nowKey,
   type GuideScope,
   type SelectedChannels,
@@ -123,7 +124,6 @@ function countriesOf(channels: Channel[]): CountryCount[] {
   }));
 }
 
-
 /**
  * The preview channels a guide or now/next selection names: a country's marked channels in the
  * playground's channel-list order (paged as v1 pages a country), or the ids given, where an id
@@ -139,15 +139,7 @@ function selectPreview(marked: readonly Channel[], selection: ChannelSelection):
     );
     return { channels: page, missing: [] as string[], next };
   }
-  const byId = new Map(marked.map((channel) => [channel.id, channel]));
-  const channels: Channel[] = [];
-  const missing: string[] = [];
-  for (const id of selection.ids) {
-    const channel = byId.get(id);
-    if (channel === undefined) missing.push(id);
-    else channels.push(channel);
-  }
-  return { channels, missing, next: null };
+  return listedChannels(selection.ids, marked);
 }
 
 /**

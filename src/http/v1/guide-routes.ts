@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Channel } from '../../domain/channel.js';
 import {
   pageOf,
   parseGuideQuery,
@@ -13,6 +12,7 @@ import type { CachedAnswers } from '../answers/cached-answers.js';
 import {
   createGuideAnswers,
   guideKey,
+  listedChannels,
   nowKey,
   type SelectedChannels,
 } from '../answers/guide-answers.js';
@@ -39,15 +39,7 @@ async function selectChannels(
     );
     return { channels: page, missing: [], next };
   }
-  const found = new Map((await catalogue.findChannels(selection.ids)).map((c) => [c.id, c]));
-  const channels: Channel[] = [];
-  const missing: string[] = [];
-  for (const id of selection.ids) {
-    const channel = found.get(id);
-    if (channel === undefined) missing.push(id);
-    else channels.push(channel);
-  }
-  return { channels, missing, next: null };
+  return listedChannels(selection.ids, await catalogue.findChannels(selection.ids));
 }
 
 /**
