@@ -434,6 +434,34 @@ describe('hostile paths and queries, with a valid key', () => {
   });
 });
 
+describe('hostile guide and now/next queries, with a valid key', () => {
+  it('GET /guide and /now with any query: 200 or 400 with a code, never more than asked', async () => {
+    const names = ['country', 'channels', 'from', 'at', 'hours', 'limit', 'offset'];
+    const listed = fc
+      .subarray(channelIds, { minLength: 1 })
+      .map((ids) => ({ pairs: [] as [string, UrlValue][], url: `?channels=${ids.join(',')}` }));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('/api/v1/guide', '/api/v1/now'),
+        fc.oneof(query(names), listed),
+        async (route, q) => {
+          const url = `${route}${q.url}`;
+          const answer = await get(url);
+          const body = expectContract(answer, [200, 400], url) as {
+            channels?: { channelId: string }[];
+          };
+          if (answer.status !== 200) return;
+          // Only channels that exist, each once, never more than a page.
+          const ids = body.channels?.map((c) => c.channelId) ?? [];
+          expect(new Set(ids).size, url).toBe(ids.length);
+          for (const id of ids) expect(channelIds, url).toContain(id);
+        },
+      ),
+      { numRuns: RUNS },
+    );
+  });
+});
+
 /** The spec's rules for days/all, giving the error code or how many seeded programmes match. */
 function expectedWindow(days: string[], all: string[]): { error?: string; count?: number } {
   if (days.length > 1 || all.length > 1) return { error: 'INVALID_PARAMETERS' };
@@ -466,6 +494,8 @@ describe('hostile paths without a key', () => {
         (v: string) => `/api/v1/countries/${v}/channels`,
         (v: string) => `/api/v1/channels/${v}/programmes?days=${v}`,
         (v: string) => `/api/v1/channels/${v}/programmes/${v}`,
+        (v: string) => `/api/v1/guide?channels=${v}&from=${v}`,
+        (v: string) => `/api/v1/now?country=${v}&at=${v}`,
         (v: string) => `/api/v1/channels/search?q=${v}&country=${v}`,
         (v: string) => `/api/v1/${v}`,
       ),

@@ -142,7 +142,10 @@ export async function registerOpenApi(
       },
       tags: [
         { name: 'Catalogue', description: 'Countries and channels' },
-        { name: 'Schedules', description: 'Programmes of a channel' },
+        {
+          name: 'Schedules',
+          description: 'Programmes: a channel’s schedule, one programme, the guide grid, now/next',
+        },
       ],
       components: {
         securitySchemes: {
