@@ -50,11 +50,11 @@ async function watchedPage(): Promise<{ page: Page; problems: string[]; requests
 }
 
 describe.skipIf(SKIP_BROWSER)('developer pages in Chromium', () => {
-  it('/docs renders the reference of the five routes from /openapi.json', async () => {
+  it('/docs renders the reference of the seven routes from /openapi.json', async () => {
     const { page, problems, requests } = await watchedPage();
     await page.goto(`${server.url}/docs`);
     const paths = page.locator('.opblock-summary-path');
-    await expect.poll(() => paths.count(), { timeout: 20_000 }).toBe(5);
+    await expect.poll(() => paths.count(), { timeout: 20_000 }).toBe(7);
     expect(
       await paths.evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-path'))),
     ).toEqual([
@@ -63,8 +63,10 @@ describe.skipIf(SKIP_BROWSER)('developer pages in Chromium', () => {
       '/api/v1/channels/search',
       '/api/v1/channels/{channelId}/programmes',
       '/api/v1/channels/{channelId}/programmes/{programmeId}',
+      '/api/v1/guide',
+      '/api/v1/now',
     ]);
-    expect(await page.locator('.opblock-get').count()).toBe(5);
+    expect(await page.locator('.opblock-get').count()).toBe(7);
     // The server list names this deployment.
     expect(await page.locator('.servers select').textContent()).toContain(server.url);
 

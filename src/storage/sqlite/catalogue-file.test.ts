@@ -1,3 +1,4 @@
+import { LONG_PROGRAMME_CONDITION } from '../rows.js';
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -249,6 +250,7 @@ describe('the catalogue file', () => {
         needs_review, created_at, updated_at) VALUES ('c0', 'one.ie', 'One', 'one', 'one', '', 'IE', 0, 0, 0);
       INSERT INTO source_files (id, source, country, size_bytes, sha256, ingested_at, summary)
         VALUES ('f1', 'guide.xml', 'IE', 10, 'abc', 0, '{}');
+      DROP INDEX catalogue.programmes_long;
       ALTER TABLE catalogue.programmes DROP COLUMN details;
       INSERT INTO programmes (id, channel_id, start, stop, start_ms, stop_ms, title,
          description, category, needs_review, source_file_id, updated_at)
@@ -262,7 +264,7 @@ describe('the catalogue file', () => {
     const store = openSqliteStore({ path, nowMs: NOW });
     try {
       const db = store.db;
-      expect(db.pragma('catalogue.user_version', { simple: true })).toBe(3);
+      expect(db.pragma('catalogue.user_version', { simple: true })).toBe(CATALOGUE_SCHEMA_VERSION);
       expect(db.prepare('SELECT details FROM programmes').pluck().all()).toEqual(['']);
       expect(await store.catalogue.listProgrammes('c0')).toEqual(answer);
       expect(await store.catalogue.findProgramme('c0', '1000000000000000001')).toMatchObject({
@@ -318,8 +320,17 @@ describe('the catalogue file', () => {
         .all();
       expect(indexes).toEqual([
         { name: 'programmes_by_channel_start', unique: 1, partial: 0 },
+        { name: 'programmes_long', unique: 0, partial: 1 },
         { name: 'programmes_unparsed', unique: 1, partial: 1 },
       ]);
+      // The guide's read of long programmes uses their index (version 4).
+      const plan = db
+        .prepare(
+          `EXPLAIN QUERY PLAN SELECT id FROM programmes
+           WHERE channel_id = 'c0' AND ${LONG_PROGRAMME_CONDITION} AND stop_ms > 0 AND start_ms < 0`,
+        )
+        .all() as { detail: string }[];
+      expect(plan.map((p) => p.detail).join()).toMatch(/programmes_long/);
       // The slot is the key now, for a start that parsed and for one that did not.
       const again = db.prepare(
         `INSERT INTO programmes SELECT id, channel_id, start, stop, start_ms, stop_ms, title,
