@@ -58,7 +58,9 @@ export function createSqliteCatalogueReader(db: SqliteDatabase): CatalogueReader
      ORDER BY start_ms, id`,
   );
   const longInWindow = db.prepare<[string, number, number], TimedProgrammeRow>(
-    `SELECT ${TIMED_PROGRAMME_COLUMNS} FROM programmes
+    // Named: on a large catalogue the planner otherwise takes the (channel, start) index and
+    // reads the channel's whole history (500 channels: 0.2–0.7 s instead of milliseconds).
+    `SELECT ${TIMED_PROGRAMME_COLUMNS} FROM programmes INDEXED BY programmes_long
      WHERE channel_id = ? AND ${LONG_PROGRAMME_CONDITION} AND stop_ms > ? AND start_ms < ?
      ORDER BY start_ms, id`,
   );
