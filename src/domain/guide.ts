@@ -101,7 +101,7 @@ function parseSelection(query: RawQuery): ChannelSelection {
  * a client that repeats an id by accident is not refused for it (ids that differ only in case
  * are the same id). The first problem found, in the order given, is the one reported.
  */
-function parseChannelIds(text: string): string[] {
+export function parseChannelIds(text: string): string[] {
   if (text === '') {
     throw errors.invalidParameters(
       'channels is empty: send 1 to 100 channel ids separated by commas',

@@ -1,5 +1,29 @@
 import type { Channel, CountryCount } from '../domain/channel.js';
 import type { Programme, RichProgramme, TimedProgramme } from '../domain/programme.js';
+import type { SearchKey, SearchTerms } from '../domain/programme-search.js';
+
+/** A programme search as the store answers it: the route has parsed and resolved it. */
+export interface ProgrammeSearch {
+  terms: SearchTerms;
+  /** Stored upper-case form, or null for every country. */
+  country: string | null;
+  /** Lower-case channel ids, or null for every channel. */
+  channels: readonly string[] | null;
+  /** Programmes whose parsed start is in [fromMs, toMs). */
+  fromMs: number;
+  toMs: number;
+  /** Only results after this key (the previous page's last), or null. */
+  after: SearchKey | null;
+  /** Most results answered. */
+  limit: number;
+}
+
+/** A programme a search found, with its channel and its place in the order. */
+export interface ProgrammeSearchHit {
+  key: SearchKey;
+  channel: Channel;
+  programme: RichProgramme;
+}
 
 /** Read side of the channel catalogue, used by the v1 routes. */
 export interface CatalogueReader {
@@ -33,4 +57,10 @@ export interface CatalogueReader {
     atMs: number,
   ): Promise<Map<string, TimedProgramme>>;
   countChannels(): Promise<number>;
+  /**
+   * The programmes matching a search (every word of its terms a word of the programme's search
+   * words, the last also as a prefix of one), in (start, channel name key, id) order: the first
+   * `limit` after `after`.
+   */
+  searchProgrammes(search: ProgrammeSearch): Promise<ProgrammeSearchHit[]>;
 }

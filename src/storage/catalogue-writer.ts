@@ -32,6 +32,8 @@ export interface ProgrammeRecord {
   category: string;
   /** Everything else the guide says of it, in its stored form ('' when nothing). */
   details: string;
+  /** The words search finds it by (programmeSearchText in domain/programme-search.ts). */
+  searchWords: string;
   needsReview: boolean;
   /** Line of the `<programme>` element in its file, for warnings. */
   line: number;

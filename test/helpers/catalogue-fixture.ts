@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { channelIdFor } from '../../src/domain/catalogue-ids.js';
+import { storedV1Texts } from '../../src/domain/programme.js';
+import { decodeDetails } from '../../src/domain/programme-details.js';
+import { programmeSearchText } from '../../src/domain/programme-search.js';
 import { formatXmltvUtc } from '../../src/domain/xmltv-time.js';
 import type { Store } from '../../src/storage/store.js';
 
@@ -59,16 +62,21 @@ export async function seedCatalogue(
       const startMs = p.startMs ?? null;
       const start = startMs === null ? (p.rawStart ?? '') : formatXmltvUtc(startMs);
       const stopMs = startMs === null ? null : startMs + (p.durationMin ?? 30) * 60_000;
+      const texts = {
+        title: p.title ?? 'A programme',
+        desc: p.desc ?? '',
+        category: p.category ?? '',
+      };
+      const v1 = storedV1Texts(texts);
       session.stageProgramme({
         channelId,
         start,
         stop: stopMs === null ? '' : formatXmltvUtc(stopMs),
         startMs,
         stopMs,
-        title: p.title ?? 'A programme',
-        desc: p.desc ?? '',
-        category: p.category ?? '',
+        ...texts,
         details: p.details ?? '',
+        searchWords: programmeSearchText(v1, decodeDetails(p.details ?? '', v1)),
         needsReview: Boolean(p.needsReview) || startMs === null,
         line: line + 1,
       });

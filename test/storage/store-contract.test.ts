@@ -6,6 +6,10 @@ import { DEMO_PLAYGROUND_XMLTV_IDS } from '../../src/catalogue/demo-catalogue.js
 import { ingestXmltv, type IngestSummary } from '../../src/catalogue/ingest/ingest-xmltv.js';
 import { channelIdFor } from '../../src/domain/catalogue-ids.js';
 import { programmeIdFor } from '../../src/domain/programme-id.js';
+import { searchTermsOf } from '../../src/domain/programme-search.js';
+import { formatXmltvUtc } from '../../src/domain/xmltv-time.js';
+import type { ProgrammeSearch } from '../../src/storage/catalogue-reader.js';
+import { SEARCH_INDEX_CAP } from '../../src/storage/programme-search-rows.js';
 import { DuplicateAccountError, DuplicateSourceError } from '../../src/storage/errors.js';
 import {
   openPostgresStore,
@@ -435,6 +439,144 @@ describe.each(ENGINES)('guide reads: %s', (engine) => {
   const programme = (channel: string, title: string, start: string, stop: string) =>
     `<programme start="${start}" stop="${stop}" channel="${channel}"><title>${title}</title></programme>`;
 
+  it('searches programmes by their words, in order, in pages, and follows every ingest', async () => {
+    const t = (h: number, m = 0) =>
+      `20260310${String(h).padStart(2, '0')}${String(m).padStart(2, '0')}00 +0000`;
+    const programme = (channel: string, h: number, inner: string) =>
+      `<programme start="${t(h)}" stop="${t(h, 30)}" channel="${channel}">${inner}</programme>`;
+    const xml = (extra: string) =>
+      Buffer.from(`<tv>
+<channel id="z.uk"><display-name>zulu TV</display-name></channel>
+<channel id="a.uk"><display-name>Alpha</display-name></channel>
+<channel id="f.fr"><display-name>Télé Été</display-name></channel>
+${programme('z.uk', 6, '<title>Star Trek</title><desc>Space, the final frontier.</desc>')}
+${programme('a.uk', 6, '<title>Star Trekking</title>')}
+${programme('f.fr', 6, '<title>Le Télé-Journal</title><sub-title>Édition spéciale</sub-title>')}
+${programme('f.fr', 8, '<title>Cinéma</title><category>Drame</category><credits><actor>Zoë Ångström</actor></credits>')}
+${programme('a.uk', 9, '<title>Stargate</title><desc>A star is born</desc>')}
+${extra}
+</tv>`);
+    await run(s.store, xml(programme('a.uk', 10, '<title>Old news</title>')));
+    const base = Date.UTC(2026, 2, 10);
+    const search = (q: string, more: Partial<ProgrammeSearch> = {}) => {
+      const terms = searchTermsOf(q);
+      if (terms === null) throw new Error('blank');
+      return s.store.catalogue
+        .searchProgrammes({
+          terms,
+          country: null,
+          channels: null,
+          fromMs: base,
+          toMs: base + DAY,
+          after: null,
+          limit: 50,
+          ...more,
+        })
+        .then((hits) => hits.map((h) => `${h.channel.name}: ${h.programme.title}`));
+    };
+    // Every word as a word, the last also as a prefix; case and accents ignored.
+    expect(await search('star trek')).toEqual(['Alpha: Star Trekking', 'zulu TV: Star Trek']);
+    // "trek" must be a whole word: not "Trekking".
+    expect(await search('trek star')).toEqual(['zulu TV: Star Trek']);
+    expect(await search('STAR')).toEqual([
+      'Alpha: Star Trekking',
+      'zulu TV: Star Trek',
+      'Alpha: Stargate',
+    ]);
+    expect(await search('trekking star trek')).toEqual(['Alpha: Star Trekking']);
+    expect(await search('tre star')).toEqual([]);
+    // Sub-titles, descriptions, categories and credits' names are searched too.
+    expect(await search('edition tele')).toEqual(['Télé Été: Le Télé-Journal']);
+    expect(await search('FRONTIER')).toEqual(['zulu TV: Star Trek']);
+    expect(await search('drame')).toEqual(['Télé Été: Cinéma']);
+    expect(await search('angstrom zoe')).toEqual(['Télé Été: Cinéma']);
+    // Filters and pages.
+    expect(await search('star', { country: 'UK', fromMs: base + 7 * 3_600_000 })).toEqual([
+      'Alpha: Stargate',
+    ]);
+    expect(await search('star', { channels: [channelIdFor('z.uk')] })).toEqual([
+      'zulu TV: Star Trek',
+    ]);
+    expect(await search('star', { toMs: base + 6 * 3_600_000 })).toEqual([]);
+    const first = await s.store.catalogue.searchProgrammes({
+      terms: { words: [], prefix: 'star' },
+      country: null,
+      channels: null,
+      fromMs: base,
+      toMs: base + DAY,
+      after: null,
+      limit: 1,
+    });
+    expect(await search('star', { after: first[0]?.key ?? null, limit: 1 })).toEqual([
+      'zulu TV: Star Trek',
+    ]);
+    // A changed title, a dropped programme and a new one are searched as the ingest left them.
+    expect(await search('news')).toEqual(['Alpha: Old news']);
+    await run(s.store, xml(programme('a.uk', 11, '<title>Late news</title>')));
+    expect(await search('news')).toEqual(['Alpha: Late news']);
+    await run(
+      s.store,
+      Buffer.from(
+        xml(programme('a.uk', 11, '<title>Late headlines</title>'))
+          .toString()
+          .replace('Stargate', 'Gate'),
+      ),
+    );
+    expect(await search('news')).toEqual([]);
+    expect(await search('stargate')).toEqual([]);
+    expect(await search('gate')).toEqual(['Alpha: Gate']);
+  });
+
+  it('walks the programmes by start when a word matches many, with the same answers', async () => {
+    // More matches than SEARCH_INDEX_CAP: the walk by start answers.
+    const t = (ms: number) => formatXmltvUtc(ms);
+    const start = Date.UTC(2026, 3, 1);
+    const rows: string[] = [];
+    for (let i = 0; i < SEARCH_INDEX_CAP + 100; i++) {
+      const at = start + i * 600_000;
+      const title = i % 7 === 0 ? `Weather news ${i}` : `Evening news ${i}`;
+      rows.push(
+        `<programme start="${t(at)}" stop="${t(at + 600_000)}" channel="${i % 2 ? 'n.uk' : 'm.uk'}"><title>${title}</title></programme>`,
+      );
+    }
+    await run(
+      s.store,
+      Buffer.from(`<tv><channel id="n.uk"><display-name>News two</display-name></channel>
+<channel id="m.uk"><display-name>News one</display-name></channel>${rows.join('\n')}</tv>`),
+    );
+    const page = (q: string, fromMs: number, limit: number) => {
+      const terms = searchTermsOf(q);
+      if (terms === null) throw new Error('blank');
+      return s.store.catalogue.searchProgrammes({
+        terms,
+        country: 'UK',
+        channels: null,
+        fromMs,
+        toMs: fromMs + 20 * DAY,
+        after: null,
+        limit,
+      });
+    };
+    const walked = await page('news', start + 600_000, 3);
+    expect(walked.map((h) => h.programme.title)).toEqual([
+      'Evening news 1',
+      'Evening news 2',
+      'Evening news 3',
+    ]);
+    const weather = await page('weather new', start, 2);
+    expect(weather.map((h) => h.programme.title)).toEqual(['Weather news 0', 'Weather news 7']);
+    const named = await s.store.catalogue.searchProgrammes({
+      terms: { words: ['evening'], prefix: 'news' },
+      country: null,
+      channels: [channelIdFor('n.uk')],
+      fromMs: start,
+      toMs: start + 20 * DAY,
+      after: walked[1]?.key ?? null,
+      limit: 2,
+    });
+    expect(named.map((h) => h.programme.title)).toEqual(['Evening news 3', 'Evening news 5']);
+  });
+
   it('finds the programmes of a window, long ones too, and each channel’s next', async () => {
     const xml = `<tv>
 <channel id="a.uk"><display-name>A</display-name></channel>
@@ -816,5 +958,45 @@ describe.runIf(ENGINES.length > 1)('both engines give the same answers', () => {
       );
       for (const r of results.slice(1)) expect(r).toEqual(results[0]);
     }
+  });
+
+  it('for programme searches over the corpus guides', async () => {
+    const searches: [string, string | null][] = [
+      ['news', null],
+      ['le', 'FR'],
+      ['the', null],
+      ['a', null],
+      ['film de', null],
+      ['ข่าว', null],
+      ['s', 'ZA'],
+    ];
+    let found = 0;
+    for (const [q, country] of searches) {
+      const terms = searchTermsOf(q);
+      if (terms === null) throw new Error('blank');
+      const answers = await Promise.all(
+        stores.map((s) =>
+          s.store.catalogue.searchProgrammes({
+            terms,
+            country,
+            channels: null,
+            fromMs: NOW - 400 * DAY,
+            toMs: NOW + 400 * DAY,
+            after: null,
+            limit: 200,
+          }),
+        ),
+      );
+      // The source file id is a fresh UUID per ingest.
+      const [first, ...others] = answers.map((hits) =>
+        hits.map(({ programme: { sourceFileId, ...programme }, ...hit }) => ({
+          ...hit,
+          programme: { ...programme, sourceFileId: sourceFileId.length },
+        })),
+      );
+      found += first?.length ?? 0;
+      for (const other of others) expect(other).toEqual(first);
+    }
+    expect(found).toBeGreaterThan(200);
   });
 });

@@ -12,6 +12,7 @@ import { SOURCE_DEFAULTS } from '../../config.js';
 import { gunzipIfGzip, openByteSource, tallied, type IngestInput } from './byte-source.js';
 import { downloadLimits, type DownloadLimits } from './guide-download.js';
 import { detailsOf, encodeDetails } from '../../domain/programme-details.js';
+import { programmeSearchText } from '../../domain/programme-search.js';
 import { storedV1Texts } from '../../domain/programme.js';
 import { TimeConverter } from '../xmltv/time-converter.js';
 import { readXmltv, type XmltvChannel, type XmltvProgramme } from '../xmltv/xmltv-reader.js';
@@ -287,6 +288,7 @@ class IngestRun {
     const desc = element.desc ?? '';
     const category = element.categories.join(', ');
     const details = detailsOf(element.elements, this.shownUtc);
+    const v1 = storedV1Texts({ title, desc, category });
     this.session.stageProgramme({
       channelId: channel.id,
       start,
@@ -296,7 +298,8 @@ class IngestRun {
       title,
       desc,
       category,
-      details: encodeDetails(details, storedV1Texts({ title, desc, category })),
+      details: encodeDetails(details, v1),
+      searchWords: programmeSearchText(v1, details),
       needsReview: review,
       line,
     });

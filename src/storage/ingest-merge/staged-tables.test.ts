@@ -46,6 +46,7 @@ const programme: ProgrammeRecord = {
   desc: 'The day',
   category: 'News, Current affairs',
   details: '{"s":"Part one"}',
+  searchWords: 'news the day part one current affairs',
   needsReview: true,
   line: 42,
 };
@@ -64,6 +65,7 @@ describe('the staged tables', () => {
         description: 'The day',
         category: 'News, Current affairs',
         details: '{"s":"Part one"}',
+        search_words: 'news the day part one current affairs',
         needs_review: 1,
         line: 42,
       },

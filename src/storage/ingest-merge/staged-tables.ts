@@ -60,6 +60,9 @@ export const PROGRAMME_COLUMNS: readonly ProgrammeColumn[] = [
   // The rich data in its stored form (encodeDetails in domain/programme-details.ts): read only
   // by the routes that need it, so the v1 reads never touch it.
   { name: 'details', type: 'text', role: 'content' },
+  // What search finds it by: follows from the content (programmeSearchText), so it is not
+  // compared between repeats; indexed by each engine (docs/catalogue.md, "The search index").
+  { name: 'search_words', type: 'text', role: 'form' },
   { name: 'needs_review', type: 'boolean', role: 'form' },
 ];
 
@@ -224,6 +227,7 @@ export function writeStagedProgramme(sink: StagedRowSink, seq: number, p: Progra
   sink.text(p.desc);
   sink.text(p.category);
   sink.text(p.details);
+  sink.text(p.searchWords);
   sink.number(p.needsReview ? 1 : 0);
   sink.number(p.line);
 }

@@ -14,7 +14,15 @@ import {
   type RichProgrammeRow,
   type TimedProgrammeRow,
 } from '../rows.js';
-import type { CatalogueReader } from '../catalogue-reader.js';
+import type { CatalogueReader, ProgrammeSearch } from '../catalogue-reader.js';
+import {
+  SEARCH_COLUMNS,
+  SEARCH_INDEX_CAP,
+  toSearchHit,
+  wordPatterns,
+  type SearchRow,
+} from '../programme-search-rows.js';
+import type { SearchTerms } from '../../domain/programme-search.js';
 import type { TimedProgramme } from '../../domain/programme.js';
 
 /** Rows in (channel, start, id) order grouped by channel, as the port returns them. */
@@ -40,6 +48,17 @@ function containsPattern(needle: string): string {
 /** Catalogue reads over a PostgreSQL pool. */
 export function createPostgresCatalogueReader(pool: pg.Pool): CatalogueReader {
   return {
+    async searchProgrammes(search) {
+      const query = tsQuery(search.terms);
+      const { rows: counted } = await pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM (SELECT 1 FROM programmes WHERE ${WORDS_VECTOR} @@ $1::tsquery
+         LIMIT $2) AS matches`,
+        [query, SEARCH_INDEX_CAP],
+      );
+      const { sql, params } = searchSql(search, (counted[0]?.n ?? 0) < SEARCH_INDEX_CAP);
+      const { rows } = await pool.query<SearchRow>(sql, params);
+      return rows.map(toSearchHit);
+    },
     async listCountries() {
       const { rows } = await pool.query<{ country: string; channelCount: number }>(
         `SELECT country, count(*)::int AS "channelCount" FROM channels
@@ -133,4 +152,58 @@ export function createPostgresCatalogueReader(pool: pg.Pool): CatalogueReader {
       return found;
     },
   };
+}
+
+/** The expression of the word index (migration 9): the stored words as lexemes, unparsed. */
+const WORDS_VECTOR = `array_to_tsvector(string_to_array(search_words, ' '))`;
+
+/**
+ * A tsquery of every word and the last as a prefix, in the tsquery text form (cast, not
+ * parsed by a text search configuration, so the words stay as they are). A search word holds
+ * only letters and digits: no quote to escape.
+ */
+function tsQuery(terms: SearchTerms): string {
+  return [...terms.words.map((w) => `'${w}'`), `'${terms.prefix}':*`].join(' & ');
+}
+
+/**
+ * A search's statement and parameters, as on SQLite: `indexed`, the few matches read from the
+ * word index (GIN) and sorted; otherwise a walk by start testing each programme's words.
+ */
+function searchSql(
+  search: ProgrammeSearch,
+  indexed: boolean,
+): { sql: string; params: (string | number | readonly string[])[] } {
+  const params: (string | number | readonly string[])[] = [];
+  const p = (value: string | number | readonly string[]) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  const where: string[] = [];
+  if (indexed) {
+    where.push(
+      `array_to_tsvector(string_to_array(p.search_words, ' ')) @@ ${p(tsQuery(search.terms))}::tsquery`,
+    );
+  } else {
+    const patterns = wordPatterns(search.terms);
+    for (const word of patterns.words) {
+      where.push(`strpos(' ' || p.search_words || ' ', ${p(word)}) > 0`);
+    }
+    where.push(`strpos(' ' || p.search_words, ${p(patterns.prefix)}) > 0`);
+  }
+  const after = search.after;
+  where.push(
+    `p.start_ms >= ${p(Math.max(search.fromMs, after?.startMs ?? search.fromMs))}`,
+    `p.start_ms < ${p(search.toMs)}`,
+  );
+  if (after !== null) {
+    where.push(`(p.start_ms > ${p(after.startMs)} OR c.name_key > ${p(after.nameKey)}
+      OR (c.name_key = ${p(after.nameKey)} AND p.id COLLATE "C" > ${p(after.id)}))`);
+  }
+  if (search.country !== null) where.push(`c.country = ${p(search.country)}`);
+  if (search.channels !== null) where.push(`p.channel_id = ANY(${p(search.channels)}::text[])`);
+  const sql = `SELECT ${SEARCH_COLUMNS} FROM programmes AS p JOIN channels AS c ON c.id = p.channel_id
+    WHERE ${where.join(' AND ')}
+    ORDER BY p.start_ms, c.name_key, p.id COLLATE "C" LIMIT ${p(search.limit)}`;
+  return { sql, params };
 }

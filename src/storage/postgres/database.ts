@@ -75,6 +75,7 @@ export async function migratePostgres(
       await client.query('BEGIN');
       try {
         await client.query(migration.sql);
+        if (migration.fill !== undefined) await migration.fill(client);
         await client.query(
           'INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)',
           [migration.version, migration.name, nowMs],

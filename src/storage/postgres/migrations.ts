@@ -1,7 +1,50 @@
+import type pg from 'pg';
+import { programmeSearchText } from '../../domain/programme-search.js';
+import { decodeDetails } from '../../domain/programme-details.js';
+import { storedV1Texts } from '../../domain/programme.js';
 import type { SchemaMigration } from '../schema-migration.js';
 
-/** A step of the PostgreSQL schema. */
-export type PostgresMigration = SchemaMigration;
+/**
+ * A step of the PostgreSQL schema: its SQL, then, in the same transaction, what SQL cannot do
+ * (`fill`: values computed by the domain's rules for the rows stored before).
+ */
+export interface PostgresMigration extends SchemaMigration {
+  fill?: (client: pg.ClientBase) => Promise<void>;
+}
+
+/**
+ * Migration 9's fill: each stored programme's search words (programmeSearchText), in batches
+ * along the table (TID ranges), then the column made NOT NULL as new rows have it.
+ */
+async function fillSearchWords(client: pg.ClientBase): Promise<void> {
+  let after = '(0,0)';
+  for (;;) {
+    const { rows } = await client.query<{
+      tid: string;
+      title: string;
+      description: string;
+      category: string;
+      details: string;
+    }>(
+      `SELECT ctid::text AS tid, title, description, category, details FROM programmes
+       WHERE ctid > $1::tid AND search_words IS NULL ORDER BY ctid LIMIT 5000`,
+      [after],
+    );
+    const last = rows.at(-1);
+    if (last === undefined) break;
+    after = last.tid;
+    const words = rows.map((row) => {
+      const v1 = storedV1Texts({ title: row.title, desc: row.description, category: row.category });
+      return programmeSearchText(v1, decodeDetails(row.details, v1));
+    });
+    await client.query(
+      `UPDATE programmes SET search_words = filled.words
+       FROM unnest($1::tid[], $2::text[]) AS filled (tid, words) WHERE programmes.ctid = filled.tid`,
+      [rows.map((row) => row.tid), words],
+    );
+  }
+  await client.query(`ALTER TABLE programmes ALTER COLUMN search_words SET NOT NULL`);
+}
 
 // Times are epoch milliseconds (BIGINT), read back as numbers. `name_key` and ids sort with
 // COLLATE "C" so lists come out in the same byte order as on SQLite.
@@ -264,5 +307,20 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     // (rows.ts) as this version made it; a new length would be a new migration.
     sql: `CREATE INDEX programmes_long ON programmes (channel_id, stop_ms)
       WHERE stop_ms - start_ms > 21600000;`,
+  },
+  {
+    version: 9,
+    name: 'programme search: the words, their index and the programmes by start',
+    // As on SQLite (catalogue-file.ts, version 5): the stored words, already folded and separated
+    // by single spaces, are the lexemes as they are (array_to_tsvector does not parse them), so
+    // both engines match the same words; a search for a frequent word walks the programmes by
+    // start instead. The words of the programmes stored before are computed by `fill`.
+    sql: `
+      ALTER TABLE programmes ADD COLUMN search_words TEXT;
+      CREATE INDEX programmes_words ON programmes
+        USING gin (array_to_tsvector(string_to_array(search_words, ' ')));
+      CREATE INDEX programmes_by_start ON programmes (start_ms);
+    `,
+    fill: fillSearchWords,
   },
 ];

@@ -1,3 +1,6 @@
+import { programmeSearchText } from '../../domain/programme-search.js';
+import { decodeDetails } from '../../domain/programme-details.js';
+import { storedV1Texts } from '../../domain/programme.js';
 import { SchemaVersionError } from '../errors.js';
 import type { SqliteDatabase } from './connection.js';
 import { PROGRAMME_COLUMNS, programmeIndexesSql, programmesTableSql } from './programmes-table.js';
@@ -18,8 +21,9 @@ export const CATALOGUE_SCHEMA = 'catalogue';
  * The schema of the catalogue file, kept in its `user_version`. 1: as the catalogue had in the
  * accounts file (migrations 1–5). 2: programmes keyed by (channel, start), not by id. 3: the
  * programmes' rich data (`details`). 4: an index of the long programmes, for the guide routes.
+ * 5: the programmes' search words, their full-text index and an index by start (search).
  */
-export const CATALOGUE_SCHEMA_VERSION = 4;
+export const CATALOGUE_SCHEMA_VERSION = 5;
 
 /**
  * Page size of a new catalogue file. Programmes are long rows (descriptions) appended in
@@ -191,10 +195,20 @@ export function ensureCatalogueSchema(db: SqliteDatabase): void {
     now = catalogueVersion(db);
     if (now === 2) addProgrammeDetails(db);
     if (catalogueVersion(db) === 3) indexLongProgrammes(db);
+    if (catalogueVersion(db) === 4) indexProgrammeWords(db);
   }).immediate();
   // The old table's pages would stay in the file, free, doubling it (876 MB → 1.5 GB for 2
   // million programmes). VACUUM cannot run inside a transaction, so it follows the upgrade.
-  if (rebuilt) db.exec(`VACUUM ${CATALOGUE_SCHEMA}`);
+  if (rebuilt) {
+    db.exec(`VACUUM ${CATALOGUE_SCHEMA}`);
+    // VACUUM may renumber the rowids of a table without an INTEGER PRIMARY KEY, and the
+    // full-text index refers to programmes by rowid.
+    db.transaction(() => {
+      db.exec(`DELETE FROM catalogue.programme_words;
+        INSERT INTO catalogue.programme_words (rowid, words)
+          SELECT rowid, search_words FROM catalogue.programmes;`);
+    }).immediate();
+  }
 }
 
 /**
@@ -233,4 +247,59 @@ function indexLongProgrammes(db: SqliteDatabase): void {
   db.exec(`CREATE INDEX catalogue.programmes_long ON programmes (channel_id, stop_ms)
     WHERE stop_ms - start_ms > 21600000`);
   db.pragma(`${CATALOGUE_SCHEMA}.user_version = 4`);
+}
+
+/**
+ * Version 4 → 5: what search finds a programme by (programmeSearchText), in a column, and its
+ * indexes: a full-text index of those words (FTS5, contentless: the words are in the column
+ * already) kept by triggers, so every write to `programmes` (an ingest's insert, upsert,
+ * removal and pruning) updates it in the same transaction; and the programmes by start, which
+ * a search for a frequent word walks in result order (docs/catalogue.md, "The search index").
+ * The words of the programmes stored before are computed here, from their stored texts: 2
+ * million programmes take about a minute, once.
+ */
+function indexProgrammeWords(db: SqliteDatabase): void {
+  db.exec(`ALTER TABLE catalogue.programmes ADD COLUMN search_words TEXT NOT NULL DEFAULT ''`);
+  // In batches: a connection cannot write while it iterates.
+  const batch = db.prepare<[number], WordsSourceRow>(
+    `SELECT rowid, title, description, category, details FROM catalogue.programmes
+     WHERE rowid > ? ORDER BY rowid LIMIT 10000`,
+  );
+  const update = db.prepare<[string, number]>(
+    'UPDATE catalogue.programmes SET search_words = ? WHERE rowid = ?',
+  );
+  for (let rows = batch.all(0); rows.length > 0; rows = batch.all(rows.at(-1)?.rowid ?? 0)) {
+    for (const row of rows) {
+      const v1 = storedV1Texts({ title: row.title, desc: row.description, category: row.category });
+      const words = programmeSearchText(v1, decodeDetails(row.details, v1));
+      if (words !== '') update.run(words, row.rowid);
+    }
+  }
+  // The ascii tokenizer splits only at ASCII punctuation and spaces: the stored words, already
+  // folded and separated by single spaces, are its tokens as they are, and PostgreSQL indexes
+  // the same words (migration 9). Only whether a word is there counts (detail=none).
+  db.exec(`CREATE VIRTUAL TABLE catalogue.programme_words USING fts5 (
+      words, content = '', contentless_delete = 1, tokenize = 'ascii', prefix = '2 3',
+      detail = none);
+    INSERT INTO catalogue.programme_words (rowid, words)
+      SELECT rowid, search_words FROM catalogue.programmes;
+    CREATE TRIGGER catalogue.programme_words_inserted AFTER INSERT ON programmes BEGIN
+      INSERT INTO programme_words (rowid, words) VALUES (new.rowid, new.search_words); END;
+    CREATE TRIGGER catalogue.programme_words_deleted AFTER DELETE ON programmes BEGIN
+      DELETE FROM programme_words WHERE rowid = old.rowid; END;
+    CREATE TRIGGER catalogue.programme_words_updated AFTER UPDATE OF search_words ON programmes
+      BEGIN
+        DELETE FROM programme_words WHERE rowid = old.rowid;
+        INSERT INTO programme_words (rowid, words) VALUES (new.rowid, new.search_words);
+      END;
+    CREATE INDEX catalogue.programmes_by_start ON programmes (start_ms);`);
+  db.pragma(`${CATALOGUE_SCHEMA}.user_version = 5`);
+}
+
+interface WordsSourceRow {
+  rowid: number;
+  title: string;
+  description: string;
+  category: string;
+  details: string;
 }

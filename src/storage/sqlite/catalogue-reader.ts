@@ -13,7 +13,15 @@ import {
   type RichProgrammeRow,
   type TimedProgrammeRow,
 } from '../rows.js';
-import type { CatalogueReader } from '../catalogue-reader.js';
+import type { CatalogueReader, ProgrammeSearch } from '../catalogue-reader.js';
+import {
+  SEARCH_COLUMNS,
+  SEARCH_INDEX_CAP,
+  toSearchHit,
+  wordPatterns,
+  type SearchRow,
+} from '../programme-search-rows.js';
+import type { SearchTerms } from '../../domain/programme-search.js';
 import type { CountryCount } from '../../domain/channel.js';
 import type { TimedProgramme } from '../../domain/programme.js';
 import type { SqliteDatabase } from './connection.js';
@@ -70,7 +78,29 @@ export function createSqliteCatalogueReader(db: SqliteDatabase): CatalogueReader
      ORDER BY start_ms, id LIMIT 1`,
   );
 
+  const matchCount = db.prepare<[string, number], { n: number }>(
+    `SELECT count(*) AS n FROM (SELECT rowid FROM programme_words WHERE programme_words MATCH ?
+     LIMIT ?)`,
+  );
+  // One statement per shape of search (words, filters, page), prepared once.
+  const searches = new Map<string, ReturnType<typeof db.prepare<unknown[], SearchRow>>>();
+  const searchStatement = (sql: string) => {
+    let statement = searches.get(sql);
+    if (statement === undefined) {
+      statement = db.prepare<unknown[], SearchRow>(sql);
+      searches.set(sql, statement);
+    }
+    return statement;
+  };
+
   return {
+    async searchProgrammes(search) {
+      const fewMatches = matchCount.get(ftsQuery(search.terms), SEARCH_INDEX_CAP);
+      const { sql, params } = searchSql(search, (fewMatches?.n ?? 0) < SEARCH_INDEX_CAP);
+      return searchStatement(sql)
+        .all(...params)
+        .map(toSearchHit);
+    },
     async listCountries() {
       return countries.all();
     },
@@ -117,4 +147,60 @@ export function createSqliteCatalogueReader(db: SqliteDatabase): CatalogueReader
       return found;
     },
   };
+}
+
+/**
+ * An FTS5 query of every word and the last as a prefix. Each is quoted: a search word holds only
+ * letters and digits, so it never holds a quote, and FTS5 operators (AND, NEAR) stay words.
+ */
+function ftsQuery(terms: SearchTerms): string {
+  return [...terms.words.map((w) => `"${w}"`), `"${terms.prefix}"*`].join(' ');
+}
+
+/**
+ * A search's statement and parameters. `indexed`: the matches are few, read from the word
+ * index and sorted; otherwise the programmes are walked by start (by channel and start when
+ * channels are named), each tested for the words, until the page is full.
+ */
+function searchSql(
+  search: ProgrammeSearch,
+  indexed: boolean,
+): { sql: string; params: (string | number)[] } {
+  const params: (string | number)[] = [];
+  const p = (value: string | number) => {
+    params.push(value);
+    return '?';
+  };
+  const where: string[] = [];
+  let from: string;
+  if (indexed) {
+    from = `programme_words JOIN programmes AS p ON p.rowid = programme_words.rowid`;
+    where.push(`programme_words MATCH ${p(ftsQuery(search.terms))}`);
+  } else {
+    const index = search.channels === null ? 'programmes_by_start' : 'programmes_by_channel_start';
+    from = `programmes AS p INDEXED BY ${index}`;
+    const patterns = wordPatterns(search.terms);
+    for (const word of patterns.words)
+      where.push(`instr(' ' || p.search_words || ' ', ${p(word)}) > 0`);
+    where.push(`instr(' ' || p.search_words, ${p(patterns.prefix)}) > 0`);
+  }
+  const after = search.after;
+  where.push(
+    `p.start_ms >= ${p(Math.max(search.fromMs, after?.startMs ?? search.fromMs))}`,
+    `p.start_ms < ${p(search.toMs)}`,
+  );
+  if (after !== null) {
+    where.push(`(p.start_ms > ${p(after.startMs)} OR c.name_key > ${p(after.nameKey)}
+      OR (c.name_key = ${p(after.nameKey)} AND p.id > ${p(after.id)}))`);
+  }
+  if (search.country !== null) where.push(`c.country = ${p(search.country)}`);
+  if (search.channels !== null) {
+    where.push(
+      `p.channel_id IN (SELECT value FROM json_each(${p(JSON.stringify(search.channels))}))`,
+    );
+  }
+  const sql = `SELECT ${SEARCH_COLUMNS} FROM ${from} JOIN channels AS c ON c.id = p.channel_id
+    WHERE ${where.join(' AND ')}
+    ORDER BY p.start_ms, c.name_key, p.id LIMIT ${p(search.limit)}`;
+  return { sql, params };
 }

@@ -1,0 +1,234 @@
+import { parseCountryCode } from './country.js';
+import { errors } from './errors.js';
+import { parseChannelIds, parseInstant, type RawQuery } from './guide.js';
+import type { ProgrammeDetails, V1Texts } from './programme-details.js';
+import { MAX_SEARCH_LENGTH } from './search-folding.js';
+import { sha256Hex } from './sha256.js';
+
+/**
+ * The rules of `GET /api/v1/programmes/search` (issue 23): which words a programme is found by,
+ * what a query asks for, and the cursor of its pages. Pure: the store matches the words, the
+ * route reads and answers.
+ */
+
+export const DEFAULT_SEARCH_LIMIT = 50;
+export const MAX_SEARCH_LIMIT = 200;
+export const DEFAULT_SEARCH_DAYS = 14;
+export const MAX_SEARCH_DAYS = 31;
+/**
+ * Longer words are cut to this many characters, in the catalogue and in queries alike: a
+ * PostgreSQL lexeme holds at most 2047 bytes, and no real word is this long.
+ */
+export const MAX_WORD_LENGTH = 64;
+
+const DAY_MS = 86_400_000;
+const MARKS = /\p{M}+/gu;
+const WORD = /[\p{L}\p{N}]+/gu;
+
+/**
+ * The words of a text as search sees them: compatibility decomposition, lower case, marks
+ * removed ("Télé" and "TELE" are both "tele"), then the runs of letters and digits, each cut to
+ * MAX_WORD_LENGTH. Lower-cased before the marks go: "İ" lower-cases to "i" and a mark.
+ */
+export function searchWordsOf(text: string): string[] {
+  const folded = text.normalize('NFKD').toLowerCase().normalize('NFKD').replace(MARKS, '');
+  const words = folded.normalize('NFC').match(WORD) ?? [];
+  return words.map(cutWord);
+}
+
+function cutWord(word: string): string {
+  if (word.length <= MAX_WORD_LENGTH) return word;
+  return Array.from(word).slice(0, MAX_WORD_LENGTH).join('');
+}
+
+/**
+ * What a programme is found by, as the catalogue stores it: each distinct word of its titles,
+ * sub-titles and descriptions (every language), categories and credits' names, once, separated
+ * by single spaces. Both engines index these words as they are, so their answers match.
+ */
+export function programmeSearchText(v1: V1Texts, details: ProgrammeDetails): string {
+  const words = new Set<string>();
+  const add = (text: string) => {
+    for (const word of searchWordsOf(text)) words.add(word);
+  };
+  add(v1.title);
+  add(details.subTitle);
+  add(v1.desc);
+  for (const t of details.titles) add(t.value);
+  for (const t of details.subTitles) add(t.value);
+  for (const t of details.descs) add(t.value);
+  for (const c of v1.categories) add(c);
+  for (const c of details.categories) add(c);
+  for (const c of details.credits) add(c.name);
+  return [...words].join(' ');
+}
+
+/** The words a query asks for: every one as a word, the last also as a prefix of one. */
+export interface SearchTerms {
+  /** Distinct, in query order, without the last word. */
+  words: string[];
+  prefix: string;
+}
+
+/** The sort key of a search result: start, channel name (case-insensitive), programme id. */
+export interface SearchKey {
+  startMs: number;
+  nameKey: string;
+  id: string;
+}
+
+/** A parsed search: its terms (null when `q` is blank: nothing is searched), filters and page. */
+export interface ProgrammeSearchQuery {
+  terms: SearchTerms | null;
+  /** Stored upper-case form, or null for every country. */
+  country: string | null;
+  /** Lower-case ids, each once, or null for every channel. */
+  channels: string[] | null;
+  /** Explicit instants (ms), or null: `from` now, `to` DEFAULT_SEARCH_DAYS after `from`. */
+  fromMs: number | null;
+  toMs: number | null;
+  limit: number;
+  /** Results after this key only (the cursor's), or null for the first page. */
+  after: SearchKey | null;
+  /** What a cursor of this query carries, so that another query's is refused. */
+  fingerprint: string;
+}
+
+/** The terms of `q`: trimmed, cut to 200 characters, in words; null when it has none. */
+export function searchTermsOf(q: string | undefined): SearchTerms | null {
+  const trimmed = (q ?? '').trim();
+  const cut = Array.from(trimmed).slice(0, MAX_SEARCH_LENGTH).join('');
+  const words = searchWordsOf(cut);
+  const prefix = words.pop();
+  if (prefix === undefined) return null;
+  return { words: [...new Set(words)], prefix };
+}
+
+/** Reads `q`, `country`, `channels`, `from`, `to`, `limit` and `cursor`; other keys are ignored. */
+export function parseProgrammeSearchQuery(query: RawQuery): ProgrammeSearchQuery {
+  const terms = searchTermsOf(query['q']);
+  const countryText = query['country'];
+  const country =
+    countryText === undefined || countryText.trim() === '' ? null : parseCountryCode(countryText);
+  const channelsText = query['channels'];
+  const channels = channelsText === undefined ? null : parseChannelIds(channelsText);
+  const fromMs = parseSearchInstant('from', query['from'], true);
+  const toMs = parseSearchInstant('to', query['to'], false);
+  if (fromMs !== null && toMs !== null) checkRange(fromMs, toMs);
+  const limit = parseLimit(query['limit']);
+  const fingerprint = fingerprintOf(terms, country, channels, fromMs, toMs);
+  const cursor = query['cursor'];
+  const after = cursor === undefined ? null : decodeCursor(cursor, fingerprint);
+  return { terms, country, channels, fromMs, toMs, limit, after, fingerprint };
+}
+
+/**
+ * The window [fromMs, toMs) of a search answered at `nowMs` (whole seconds, as the guide's), or
+ * the error of a window that is empty or longer than MAX_SEARCH_DAYS.
+ */
+export function searchWindow(
+  query: Pick<ProgrammeSearchQuery, 'fromMs' | 'toMs'>,
+  nowMs: number,
+): { fromMs: number; toMs: number } {
+  const fromMs = query.fromMs ?? Math.floor(nowMs / 1000) * 1000;
+  const toMs = query.toMs ?? fromMs + DEFAULT_SEARCH_DAYS * DAY_MS;
+  checkRange(fromMs, toMs);
+  return { fromMs, toMs };
+}
+
+function checkRange(fromMs: number, toMs: number): void {
+  if (toMs <= fromMs) throw errors.invalidParameters('Invalid to: it must be after from');
+  if (toMs - fromMs > MAX_SEARCH_DAYS * DAY_MS) {
+    throw errors.invalidParameters(
+      `Invalid range: from and to may be at most ${MAX_SEARCH_DAYS} days apart`,
+    );
+  }
+}
+
+function parseSearchInstant(
+  name: 'from' | 'to',
+  text: string | undefined,
+  nowAllowed: boolean,
+): number | null {
+  if (text === undefined || (nowAllowed && text.toLowerCase() === 'now')) return null;
+  const ms = parseInstant(text);
+  if (ms === null) {
+    throw errors.invalidParameters(
+      `Invalid ${name}: use ${nowAllowed ? 'now, ' : ''}YYYYMMDDHHMMSS +HHMM (XMLTV) or ISO 8601 with an offset or Z, such as 2026-08-22T18:30:00+02:00 (send + as %2B)`,
+    );
+  }
+  return ms;
+}
+
+function parseLimit(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_SEARCH_LIMIT;
+  const n = /^[0-9]+$/.test(text) ? Number(text) : NaN;
+  if (!(n >= 1 && n <= MAX_SEARCH_LIMIT)) {
+    throw errors.invalidParameters(`Invalid limit: use an integer from 1 to ${MAX_SEARCH_LIMIT}`);
+  }
+  return n;
+}
+
+/** A short digest of what selects the results (not the page): a cursor belongs to it. */
+function fingerprintOf(
+  terms: SearchTerms | null,
+  country: string | null,
+  channels: readonly string[] | null,
+  fromMs: number | null,
+  toMs: number | null,
+): string {
+  const selection = [
+    terms?.words ?? [],
+    terms?.prefix ?? null,
+    country,
+    channels === null ? null : [...channels].sort(),
+    fromMs,
+    toMs,
+  ];
+  return sha256Hex(JSON.stringify(selection)).slice(0, 16);
+}
+
+/** The order of results: negative when `a` comes first. Names compare by code unit, as stored. */
+export function compareSearchKeys(a: SearchKey, b: SearchKey): number {
+  if (a.startMs !== b.startMs) return a.startMs - b.startMs;
+  if (a.nameKey !== b.nameKey) return a.nameKey < b.nameKey ? -1 : 1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+const CURSOR_VERSION = 1;
+
+/** The opaque cursor of the page after `last`: base64url of the key and the query's fingerprint. */
+export function encodeCursor(last: SearchKey, fingerprint: string): string {
+  const payload = [CURSOR_VERSION, fingerprint, last.startMs, last.nameKey, last.id];
+  return Buffer.from(JSON.stringify(payload)).toString('base64url');
+}
+
+const invalidCursor = () =>
+  errors.invalidParameters(
+    'Invalid cursor: send the `next` of the previous answer, with the same q, country, channels, from and to',
+  );
+
+/** The key a cursor of this query holds; refuses a malformed one or another query's. */
+export function decodeCursor(cursor: string, fingerprint: string): SearchKey {
+  if (cursor.length > 1024 || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalidCursor();
+  let payload: unknown;
+  try {
+    payload = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw invalidCursor();
+  }
+  if (!Array.isArray(payload) || payload.length !== 5) throw invalidCursor();
+  const [version, print, startMs, nameKey, id] = payload as unknown[];
+  if (
+    version !== CURSOR_VERSION ||
+    print !== fingerprint ||
+    typeof startMs !== 'number' ||
+    !Number.isSafeInteger(startMs) ||
+    typeof nameKey !== 'string' ||
+    typeof id !== 'string' ||
+    !/^[0-9]{1,20}$/.test(id)
+  ) {
+    throw invalidCursor();
+  }
+  return { startMs, nameKey, id };
+}
