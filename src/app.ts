@@ -20,6 +20,8 @@ import {
 import { registerChannelsRoutes } from './http/v1/channels-routes.js';
 import { registerGuideRoutes } from './http/v1/guide-routes.js';
 import { registerCountriesRoutes } from './http/v1/countries-routes.js';
+import { registerProgrammeSearchRoutes } from './http/v1/programme-search-routes.js';
+import { createProgrammeSearchAnswers } from './http/answers/programme-search-answers.js';
 import { createBodySender } from './http/answers/body-sender.js';
 import { createFastLane } from './http/answers/fast-lane.js';
 import { createBodyCache } from './http/answers/body-cache.js';
@@ -162,6 +164,7 @@ export async function buildApp(
     remember: fastLane.remember,
     now: deps.now,
   });
+  const programmeSearch = createProgrammeSearchAnswers(deps.store.catalogue, answers);
   // Set per request by the API guard and the playground: one state of the data per answer.
   app.decorateRequest('dataVersions', null);
   await app.register(
@@ -172,6 +175,7 @@ export async function buildApp(
       registerCountriesRoutes(v1, deps.store.catalogue, answers);
       registerChannelsRoutes(v1, deps.store.catalogue, answers);
       registerGuideRoutes(v1, deps.store.catalogue, answers);
+      registerProgrammeSearchRoutes(v1, programmeSearch, answers, deps.now);
     },
     { prefix: '/api/v1' },
   );

@@ -276,6 +276,57 @@ export const NowQuery = Type.Object({
   at: Type.Optional(instantText('The instant')),
 });
 
+export const ProgrammeSearchQuery = Type.Object({
+  q: Type.Optional(
+    Type.String({
+      description:
+        'Words, cut to 200 characters; each must be a word of the title, sub-title, description, categories or credits’ names, ignoring case and accents, the last also as the start of one. Blank or missing: no results',
+      examples: ['star tre'],
+    }),
+  ),
+  country: Type.Optional(
+    Type.String({
+      description: 'Only channels of this country; blank means every country',
+      examples: ['UK'],
+    }),
+  ),
+  channels: Type.Optional(
+    Type.String({
+      description: 'Only these channels: 1–100 channel ids, comma-separated',
+      examples: ['dd41cb78-ddbb-5222-af7d-7173a2d56458'],
+    }),
+  ),
+  from: Type.Optional(instantText('Programmes starting at or after')),
+  to: Type.Optional(
+    Type.String({
+      description:
+        'Programmes starting before: an instant as `YYYYMMDDHHMMSS +HHMM` or ISO 8601 with an offset or `Z`; default 14 days after `from`, at most 31 days after it',
+      examples: ['2026-08-29T18:00:00Z'],
+    }),
+  ),
+  limit: Type.Optional(
+    Type.String({ description: 'Results per page, 1–200 (default 50)', examples: ['50'] }),
+  ),
+  cursor: Type.Optional(
+    Type.String({
+      description: '`next` of the previous page, with the same other parameters',
+    }),
+  ),
+});
+
+export const ProgrammeSearchResponse = Type.Object({
+  results: Type.Array(
+    Type.Object({
+      channel: Type.Object(guideChannelFields),
+      programme: RichProgrammeEntry,
+    }),
+    { description: 'By start, then channel name (case-insensitive), then programme id' },
+  ),
+  next: Type.Union([Type.String(), Type.Null()], {
+    description: 'The `cursor` of the next page, or null on the last page',
+  }),
+});
+
 export const CountryParams = Type.Object({
   country: Type.String({
     description: 'Country code: letters, digits and hyphens, at most 16 characters, any case',

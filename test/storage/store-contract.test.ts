@@ -6,7 +6,7 @@ import { DEMO_PLAYGROUND_XMLTV_IDS } from '../../src/catalogue/demo-catalogue.js
 import { ingestXmltv, type IngestSummary } from '../../src/catalogue/ingest/ingest-xmltv.js';
 import { channelIdFor } from '../../src/domain/catalogue-ids.js';
 import { programmeIdFor } from '../../src/domain/programme-id.js';
-import { searchTermsOf } from '../../src/domain/programme-search.js';
+import { compareSearchKeys, searchTermsOf } from '../../src/domain/programme-search.js';
 import { formatXmltvUtc } from '../../src/domain/xmltv-time.js';
 import type { ProgrammeSearch } from '../../src/storage/catalogue-reader.js';
 import { SEARCH_INDEX_CAP } from '../../src/storage/programme-search-rows.js';
@@ -996,6 +996,8 @@ describe.runIf(ENGINES.length > 1)('both engines give the same answers', () => {
       );
       found += first?.length ?? 0;
       for (const other of others) expect(other).toEqual(first);
+      const keys = (first ?? []).map((hit) => hit.key);
+      expect(keys).toEqual([...keys].sort(compareSearchKeys));
     }
     expect(found).toBeGreaterThan(200);
   });
