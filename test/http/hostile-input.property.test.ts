@@ -462,6 +462,28 @@ describe('hostile guide and now/next queries, with a valid key', () => {
   });
 });
 
+describe('hostile programme searches, with a valid key', () => {
+  it('GET /programmes/search with any query: 200 or 400 with a code, never more than asked', async () => {
+    const names = ['q', 'country', 'channels', 'from', 'to', 'limit', 'cursor'];
+    await fc.assert(
+      fc.asyncProperty(query(names), async (q) => {
+        const url = `/api/v1/programmes/search${q.url}`;
+        const answer = await get(url);
+        const body = expectContract(answer, [200, 400], url) as {
+          results?: { channel: { channelId: string } }[];
+          next?: string | null;
+        };
+        if (answer.status !== 200) return;
+        const limits = q.pairs.filter(([name]) => name === 'limit');
+        const limit = limits.length === 1 ? Number(limits[0]?.[1].text) : 50;
+        expect(body.results?.length ?? 0, url).toBeLessThanOrEqual(limit);
+        for (const r of body.results ?? []) expect(channelIds, url).toContain(r.channel.channelId);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
+
 /** The spec's rules for days/all, giving the error code or how many seeded programmes match. */
 function expectedWindow(days: string[], all: string[]): { error?: string; count?: number } {
   if (days.length > 1 || all.length > 1) return { error: 'INVALID_PARAMETERS' };
@@ -497,6 +519,7 @@ describe('hostile paths without a key', () => {
         (v: string) => `/api/v1/guide?channels=${v}&from=${v}`,
         (v: string) => `/api/v1/now?country=${v}&at=${v}`,
         (v: string) => `/api/v1/channels/search?q=${v}&country=${v}`,
+        (v: string) => `/api/v1/programmes/search?q=${v}&to=${v}&cursor=${v}`,
         (v: string) => `/api/v1/${v}`,
       ),
       urlValue,

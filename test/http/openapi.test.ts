@@ -17,6 +17,8 @@ import {
   GuideResponse,
   NowQuery,
   NowResponse,
+  ProgrammeSearchQuery,
+  ProgrammeSearchResponse,
   ProgrammeParams,
   ProgrammeResponse,
   ProgrammesQuery,
@@ -137,6 +139,7 @@ describe('GET /openapi.json', () => {
       ],
       ['/api/v1/guide', GuideResponse, null, GuideQuery],
       ['/api/v1/now', NowResponse, null, NowQuery],
+      ['/api/v1/programmes/search', ProgrammeSearchResponse, null, ProgrammeSearchQuery],
     ];
     for (const [path, response, params, query] of routes) {
       const op = operation(path);
@@ -164,6 +167,7 @@ describe('GET /openapi.json', () => {
       getProgramme: ProgrammeResponse,
       getGuide: GuideResponse,
       getNowNext: NowResponse,
+      searchProgrammes: ProgrammeSearchResponse,
     };
     for (const path of Object.keys(doc.paths)) {
       const op = operation(path);
@@ -285,7 +289,8 @@ describe('the documented errors are the ones the routes answer', () => {
         return send(path.includes('search') ? `${url}?q=a&q=b` : `${url}?days=1&all=1`, key);
       case 'BAD_REQUEST':
         // No path parameter to break: the path itself, which is decoded before any route.
-        if (grid) return send(`${url}%E0%A4%A?country=UK`, key);
+        if (grid || path === '/api/v1/programmes/search')
+          return send(`${url}%E0%A4%A?country=UK`, key);
         return send(url.replace(path.includes('country') ? 'UK' : channelId, '%E0%A4%A'), key);
       case 'CHANNEL_NOT_FOUND':
       case 'PROGRAMME_NOT_FOUND':
@@ -316,8 +321,8 @@ describe('the documented errors are the ones the routes answer', () => {
         }
       }
     }
-    // 5 guard codes on each of 7 routes, and the routes' own 2 + 2 + 4 + 3 + 3 + 3.
-    expect(checked).toBe(52);
+    // 5 guard codes on each of 8 routes, and the routes' own 2 + 2 + 4 + 3 + 3 + 3 + 3.
+    expect(checked).toBe(60);
   });
 
   it('and a 200 answer of each route is valid against the documented schema', async () => {
@@ -333,6 +338,7 @@ describe('the documented errors are the ones the routes answer', () => {
       [`/api/v1/now?country=uk&at=${during}`, NowResponse],
       ['/api/v1/guide?country=uk', GuideResponse],
       ['/api/v1/now?country=uk', NowResponse],
+      [`/api/v1/programmes/search?q=programme&from=${during}`, ProgrammeSearchResponse],
     ] as const) {
       const res = await t.get(url, key);
       expect(res.statusCode, url).toBe(200);
@@ -345,6 +351,11 @@ describe('the documented errors are the ones the routes answer', () => {
     ]);
     const now = await t.get(`/api/v1/now?country=uk&at=${during}`, key);
     expect(now.json().channels[0].now.id).toBe(programmeId);
+    const found = await t.get(
+      `/api/v1/programmes/search?q=program&from=${new Date(TEST_NOW - DAY_MS).toISOString()}`,
+      key,
+    );
+    expect(found.json().results[0].programme.id).toBe(programmeId);
   });
 });
 

@@ -51,7 +51,7 @@ export const API_ERRORS: Record<ApiErrorCode, { meaning: string; example: AppErr
   },
   INVALID_PARAMETERS: {
     meaning:
-      '`days` and `all` given together, an `all` value other than `1` or `true`, a parameter given more than once, or a parameter of the guide or now/next out of its rules (the message names it).',
+      '`days` and `all` given together, an `all` value other than `1` or `true`, a parameter given more than once, or a parameter of the guide, now/next or programme search out of its rules (the message names it).',
     example: errors.invalidParameters('Use either days or all, not both'),
   },
   BAD_REQUEST: {
@@ -408,6 +408,27 @@ export const V1_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       channels: [{ ...ONAIR_NEWS_CHANNEL, now: GARDEN_RESCUE, next: QUIZ_HOUR }],
       missing: [],
       next: 2,
+    },
+  },
+  '/api/v1/programmes/search': {
+    operationId: 'searchProgrammes',
+    tag: 'Schedules',
+    description: [
+      'Programmes by their words, across every channel and country: "when is it on?".',
+      '',
+      '**Words**: `q` is trimmed and cut to 200 characters; a programme matches when every word of it is a word of the programme\'s titles, sub-titles, descriptions, categories or credits\' names, ignoring case and accents (`tele` finds "Télé", `ETE` finds "été"), and the last word also matches the start of a word (`star tre` finds "Star Trek"). Words are runs of letters and digits: punctuation separates them. A blank or missing `q` answers no results.',
+      '',
+      `**Filters**: \`country\` (one country), \`channels\` (1-100 channel ids, comma-separated), and the window: a programme is in when its start is in [\`from\`, \`to\`). \`from\` is ${INSTANT_RULE} \`to\` is an instant in the same forms, by default 14 days after \`from\`, at most 31 days after it.`,
+      '',
+      '**Order and pages**: by start, then channel name (case-insensitive), then programme id. `limit` is 1-200 (default 50). `next` is the `cursor` of the next page, or `null` on the last; send it back with the same other parameters (another query refuses it: 400 `INVALID_PARAMETERS`).',
+      '',
+      '**Cost and caching**: one request against the rate limit. Answers for the same parameters are kept per catalogue version; from `now`, an answer is kept until its first result starts. Each `programme` is a full entry, as `/channels/{channelId}/programmes/{programmeId}` answers it.',
+    ].join('\n'),
+    routeErrors: { 400: ['INVALID_PARAMETERS', 'INVALID_COUNTRY', 'BAD_REQUEST'] },
+    // q=garden&from=2026-08-22T08:00:00Z&limit=1
+    example: {
+      results: [{ channel: ONAIR_NEWS_CHANNEL, programme: GARDEN_RESCUE }],
+      next: 'WzEsImFkMTE1OGU5OWI3MDgzMzciLDE3ODczODU2MDAwMDAsIm9uYWlyIG5ld3MiLCIxMjk4NDA1NTcxMDAzMzQ4MTcyIl0',
     },
   },
 };
