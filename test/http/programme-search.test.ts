@@ -13,7 +13,6 @@ import { createTestApp, TEST_NOW, type TestApp } from '../helpers/test-app.js';
  */
 
 const H = 3_600_000;
-const DAY = 24 * H;
 const NOW = TEST_NOW;
 const at = (hoursFromNow: number) => formatXmltvUtc(NOW + hoursFromNow * H);
 const Z = channelIdFor('zeta.uk');
