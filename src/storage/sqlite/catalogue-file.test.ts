@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { emptyDetails, encodeDetails } from '../../domain/programme-details.js';
 import { SchemaVersionError } from '../errors.js';
 import {
   CATALOGUE_PAGE_SIZE,
@@ -66,6 +67,7 @@ function singleFileDatabase(channels = 2): void {
 /** Makes the catalogue file's programmes table as version 1 had it: keyed by id. */
 function keyProgrammesById(db: Database.Database): void {
   db.exec(`
+    DROP TABLE catalogue.programme_words;
     DROP TABLE catalogue.programmes;
     CREATE TABLE catalogue.programmes (
       id TEXT PRIMARY KEY,
@@ -78,6 +80,18 @@ function keyProgrammesById(db: Database.Database): void {
     ) STRICT;
     CREATE INDEX catalogue.programmes_by_channel_start ON programmes (channel_id, start_ms, id);`);
   db.pragma('catalogue.user_version = 1');
+}
+
+/** Takes the catalogue file back to version 4: no search words, no index of them. */
+function withoutSearchWords(db: Database.Database): void {
+  db.exec(`
+    DROP TRIGGER catalogue.programme_words_inserted;
+    DROP TRIGGER catalogue.programme_words_deleted;
+    DROP TRIGGER catalogue.programme_words_updated;
+    DROP TABLE catalogue.programme_words;
+    DROP INDEX catalogue.programmes_by_start;
+    ALTER TABLE catalogue.programmes DROP COLUMN search_words;`);
+  db.pragma('catalogue.user_version = 4');
 }
 
 /** The catalogue file's schema as SQLite keeps it (a renamed table's name comes quoted). */
@@ -111,6 +125,12 @@ describe('the catalogue file', () => {
         'catalogue_version',
         'channels',
         'playground_channels',
+        // The search words' full-text index (version 5) and its FTS5 tables.
+        'programme_words',
+        'programme_words_config',
+        'programme_words_data',
+        'programme_words_docsize',
+        'programme_words_idx',
         'programmes',
         'source_files',
       ]);
@@ -143,9 +163,10 @@ describe('the catalogue file', () => {
       const db = store.db;
       expect(currentSchemaVersion(db)).toBe(CATALOGUE_FILE_VERSION);
       expect(tables(db, 'main')).not.toContain('channels');
-      // Moved as they were, then given the (empty) details of version 3.
+      // Moved as they were, then given the (empty) details of version 3 and the search words
+      // of version 5.
       expect(db.prepare('SELECT * FROM catalogue.programmes ORDER BY id').all()).toEqual(
-        programmes.map((row) => ({ ...(row as object), details: '' })),
+        programmes.map((row) => ({ ...(row as object), details: '', search_words: 'news d c' })),
       );
       expect(
         db.prepare('SELECT name_fixed, reviewed_at FROM catalogue.channels WHERE id = ?').get('c0'),
@@ -249,7 +270,9 @@ describe('the catalogue file', () => {
       INSERT INTO channels (id, xmltv_id, name, name_key, name_folded, icon, country,
         needs_review, created_at, updated_at) VALUES ('c0', 'one.ie', 'One', 'one', 'one', '', 'IE', 0, 0, 0);
       INSERT INTO source_files (id, source, country, size_bytes, sha256, ingested_at, summary)
-        VALUES ('f1', 'guide.xml', 'IE', 10, 'abc', 0, '{}');
+        VALUES ('f1', 'guide.xml', 'IE', 10, 'abc', 0, '{}');`);
+    withoutSearchWords(old.db);
+    old.db.exec(`
       DROP INDEX catalogue.programmes_long;
       ALTER TABLE catalogue.programmes DROP COLUMN details;
       INSERT INTO programmes (id, channel_id, start, stop, start_ms, stop_ms, title,
@@ -272,6 +295,75 @@ describe('the catalogue file', () => {
         titles: [{ value: 'News', lang: '' }],
         credits: [],
       });
+      expect(db.prepare('SELECT version FROM catalogue_version').pluck().get()).toBe(version);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('version 4 is upgraded on open: each programme gets its search words and their index', async () => {
+    const old = openSqliteStore({ path, nowMs: NOW });
+    withoutSearchWords(old.db);
+    old.db.exec(`
+      INSERT INTO channels (id, xmltv_id, name, name_key, name_folded, icon, country,
+        needs_review, created_at, updated_at) VALUES ('c0', 'one.ie', 'One', 'one', 'one', '', 'IE', 0, 0, 0);
+      INSERT INTO source_files (id, source, country, size_bytes, sha256, ingested_at, summary)
+        VALUES ('f1', 'guide.xml', 'IE', 10, 'abc', 0, '{}');`);
+    const insert = old.db.prepare(
+      `INSERT INTO programmes (id, channel_id, start, stop, start_ms, stop_ms, title,
+         description, category, needs_review, source_file_id, updated_at, details)
+       VALUES (?, 'c0', '', '', ?, NULL, ?, ?, ?, 0, 'f1', 0, ?)`,
+    );
+    insert.run('1000000000000000001', NOW, 'Télé News', 'The day', 'Current affairs', '');
+    // Rich data: a sub-title and a credit, in their stored form.
+    const rich = encodeDetails(
+      {
+        ...emptyDetails(),
+        subTitle: 'Édition spéciale',
+        subTitles: [{ value: 'Édition spéciale', lang: '' }],
+        credits: [{ role: 'actor', name: 'Zoë Ångström', character: '' }],
+      },
+      { title: 'Cinéma', desc: '', categories: [] },
+    );
+    insert.run('1000000000000000002', NOW + 60_000, 'Cinéma', '', '', rich);
+    const version = old.db.prepare('SELECT version FROM catalogue_version').pluck().get();
+    await old.close();
+
+    const store = openSqliteStore({ path, nowMs: NOW });
+    try {
+      const db = store.db;
+      expect(db.pragma('catalogue.user_version', { simple: true })).toBe(CATALOGUE_SCHEMA_VERSION);
+      expect(db.prepare('SELECT search_words FROM programmes ORDER BY id').pluck().all()).toEqual([
+        'tele news the day current affairs',
+        'cinema edition speciale zoe angstrom',
+      ]);
+      const search = (words: string[], prefix: string) =>
+        store.catalogue
+          .searchProgrammes({
+            terms: { words, prefix },
+            country: null,
+            channels: null,
+            fromMs: NOW,
+            toMs: NOW + 3_600_000,
+            after: null,
+            limit: 10,
+          })
+          .then((hits) => hits.map((h) => h.programme.title));
+      expect(await search(['zoe'], 'edition')).toEqual(['Cinéma']);
+      expect(await search([], 'curr')).toEqual(['Télé News']);
+      // The index follows later writes (the triggers of version 5).
+      db.prepare(`UPDATE programmes SET search_words = 'other' WHERE title = 'Cinéma'`).run();
+      expect(await search([], 'zoe')).toEqual([]);
+      db.prepare(`DELETE FROM programmes WHERE title = 'Télé News'`).run();
+      expect(await search([], 'curr')).toEqual([]);
+      // A search for a word reads the word index; the walk reads the programmes by start.
+      const plan = (sql: string) =>
+        (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[])
+          .map((p) => p.detail)
+          .join();
+      expect(plan(`SELECT rowid FROM programme_words WHERE programme_words MATCH 'news'`)).toMatch(
+        /VIRTUAL TABLE INDEX/,
+      );
       expect(db.prepare('SELECT version FROM catalogue_version').pluck().get()).toBe(version);
     } finally {
       await store.close();
@@ -306,8 +398,13 @@ describe('the catalogue file', () => {
       expect(db.pragma('catalogue.user_version', { simple: true })).toBe(CATALOGUE_SCHEMA_VERSION);
       // The old table's pages went back to the file system.
       expect(db.pragma('catalogue.freelist_count', { simple: true })).toBe(0);
+      const words = { Earlier: 'earlier', Later: 'later', Unparsed: 'unparsed' };
       expect(db.prepare('SELECT * FROM programmes ORDER BY id').all()).toEqual(
-        rows.map((row) => ({ ...(row as object), details: '' })),
+        rows.map((row) => ({
+          ...(row as object),
+          details: '',
+          search_words: words[(row as { title: keyof typeof words }).title],
+        })),
       );
       expect(await store.catalogue.listProgrammes('c0')).toEqual(answer);
       // Unchanged answers keep their version, so their ETags stay valid.
@@ -320,6 +417,7 @@ describe('the catalogue file', () => {
         .all();
       expect(indexes).toEqual([
         { name: 'programmes_by_channel_start', unique: 1, partial: 0 },
+        { name: 'programmes_by_start', unique: 0, partial: 0 },
         { name: 'programmes_long', unique: 0, partial: 1 },
         { name: 'programmes_unparsed', unique: 1, partial: 1 },
       ]);
@@ -334,7 +432,7 @@ describe('the catalogue file', () => {
       // The slot is the key now, for a start that parsed and for one that did not.
       const again = db.prepare(
         `INSERT INTO programmes SELECT id, channel_id, start, stop, start_ms, stop_ms, title,
-           description, category, needs_review, source_file_id, updated_at, details
+           description, category, needs_review, source_file_id, updated_at, details, search_words
          FROM programmes WHERE title = ?`,
       );
       for (const title of ['Earlier', 'Unparsed']) {
