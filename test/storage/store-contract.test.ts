@@ -19,6 +19,7 @@ import { OTHER_PROCESS_CHECK_MS } from '../../src/storage/sqlite/data-versions.j
 import { openSqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import { createPostgresPool, migratePostgres } from '../../src/storage/postgres/database.js';
 import { POSTGRES_MIGRATIONS } from '../../src/storage/postgres/migrations.js';
+import { createPostgresCatalogueReader } from '../../src/storage/postgres/catalogue-reader.js';
 import { migrateSqlite, openSqliteDatabase } from '../../src/storage/sqlite/database.js';
 import { SQLITE_MIGRATIONS } from '../../src/storage/sqlite/migrations.js';
 import type { SourceRefreshState } from '../../src/storage/source-store.js';
@@ -667,6 +668,50 @@ describe.each(ENGINES)('migration 3 on %s', (engine) => {
       }
     }
     expect(rows.map((r) => r.channel_id).sort()).toEqual([...demoIds].sort());
+  });
+});
+
+describe.runIf(ENGINES.includes('postgres'))('migration 9 on postgres', () => {
+  it('gives each stored programme its search words, as an ingest would, and indexes them', async () => {
+    const database = await freshPostgresDatabase();
+    const pool = createPostgresPool({ url: database.url });
+    try {
+      await migratePostgres(
+        pool,
+        NOW,
+        POSTGRES_MIGRATIONS.filter((m) => m.version <= 8),
+      );
+      await pool.query(`INSERT INTO channels (id, xmltv_id, name, name_key, name_folded, icon,
+          country, needs_review, created_at, updated_at)
+        VALUES ('c0', 'one.ie', 'One', 'one', 'one', '', 'IE', false, 0, 0);
+        INSERT INTO source_files (id, source, country, size_bytes, sha256, ingested_at, summary)
+          VALUES ('f1', 'guide.xml', 'IE', 10, 'abc', 0, '{}');
+        INSERT INTO programmes (id, channel_id, start, stop, start_ms, stop_ms, title,
+          description, category, needs_review, source_file_id, updated_at, details)
+        VALUES ('1', 'c0', '', '', ${NOW}, NULL, 'Télé News', 'The day', 'Current affairs', false,
+          'f1', 0, ''),
+          ('2', 'c0', '', '', NULL, NULL, '', '', '', false, 'f1', 0, '')`);
+      await migratePostgres(pool, NOW);
+      const { rows } = await pool.query('SELECT id, search_words FROM programmes ORDER BY id');
+      expect(rows).toEqual([
+        { id: '1', search_words: 'tele news the day current affairs' },
+        { id: '2', search_words: '' },
+      ]);
+      const reader = createPostgresCatalogueReader(pool);
+      const hits = await reader.searchProgrammes({
+        terms: { words: ['tele'], prefix: 'curr' },
+        country: 'IE',
+        channels: null,
+        fromMs: NOW,
+        toMs: NOW + DAY,
+        after: null,
+        limit: 5,
+      });
+      expect(hits.map((h) => h.programme.title)).toEqual(['Télé News']);
+    } finally {
+      await pool.end();
+      await database.drop();
+    }
   });
 });
 
