@@ -7,6 +7,7 @@ import type {
   Instant,
   NowResponse,
   ProgrammeResponse,
+  ProgrammeSearchResponse,
   ProgrammesResponse,
   RichProgramme,
   ScheduleDays,
@@ -67,6 +68,22 @@ export type NowOptions = CallOptions &
     /** The instant (default `'now'`). */
     at?: Instant;
   };
+
+/** Options of `searchProgrammes()`: filters, the window and the page. */
+export type SearchProgrammesOptions = CallOptions & {
+  /** Only channels of this country. */
+  country?: string;
+  /** Only these channels (1 to 100 ids). */
+  channels?: string[];
+  /** Programmes starting at or after this (default `'now'`). */
+  from?: Instant;
+  /** Programmes starting before this (default 14 days after `from`, at most 31 days after). */
+  to?: Date | string;
+  /** Results per page, 1 to 200 (default 50). */
+  limit?: number;
+  /** `next` of the previous page, with the same other options. */
+  cursor?: string;
+};
 
 /** An instant as the API reads it: a Date in ISO 8601 (UTC), a string as it is. */
 function instantText(name: string, value: Instant): string {
@@ -250,6 +267,32 @@ export class OnairClient {
   now(options: NowOptions): Promise<NowResponse> {
     const at = options.at === undefined ? undefined : instantText('at', options.at);
     return this.#get(`/now?${gridQuery(options, { at })}`, options);
+  }
+
+  /**
+   * Programmes by their words across every channel and country: each word of `q` must be a word
+   * of the title, sub-title, description, categories or credits' names (ignoring case and
+   * accents), the last also the start of one (`'star tre'` finds "Star Trek"). By start, then
+   * channel name, then id; `next` is the `cursor` of the next page, or null. A blank `q` finds
+   * nothing.
+   *
+   * ```ts
+   * const { results, next } = await onair.searchProgrammes('star trek', { country: 'UK' });
+   * const more = next && (await onair.searchProgrammes('star trek', { country: 'UK', cursor: next }));
+   * ```
+   */
+  searchProgrammes(
+    q: string,
+    options: SearchProgrammesOptions = {},
+  ): Promise<ProgrammeSearchResponse> {
+    const query = new URLSearchParams({ q });
+    if (options.country !== undefined) query.set('country', options.country);
+    if (options.channels !== undefined) query.set('channels', options.channels.join(','));
+    if (options.from !== undefined) query.set('from', instantText('from', options.from));
+    if (options.to !== undefined) query.set('to', instantText('to', options.to));
+    if (options.limit !== undefined) query.set('limit', String(options.limit));
+    if (options.cursor !== undefined) query.set('cursor', options.cursor);
+    return this.#get(`/programmes/search?${query}`, options);
   }
 
   async #get<T>(path: string, options: CallOptions): Promise<T> {

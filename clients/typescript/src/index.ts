@@ -6,6 +6,7 @@ export type {
   OnairClientOptions,
   RetryInfo,
   RetryOptions,
+  SearchProgrammesOptions,
 } from './client.js';
 export { OnairError } from './errors.js';
 export type { OnairErrorCode } from './errors.js';
@@ -29,6 +30,8 @@ export type {
   PreviouslyShown,
   Programme,
   ProgrammeResponse,
+  ProgrammeSearchResponse,
+  ProgrammeSearchResult,
   ProgrammesResponse,
   RichProgramme,
   ScheduleDays,

@@ -217,6 +217,20 @@ export interface GuideResponse {
   next: number | null;
 }
 
+/** A programme a search found, with its channel. */
+export interface ProgrammeSearchResult {
+  channel: GridChannel;
+  programme: RichProgramme;
+}
+
+/** A page of a programme search. */
+export interface ProgrammeSearchResponse {
+  /** By start, then channel name (case-insensitive), then programme id. */
+  results: ProgrammeSearchResult[];
+  /** The `cursor` of the next page, or null on the last page. */
+  next: string | null;
+}
+
 /** A channel with what is on at `at` and what comes next. */
 export interface NowChannel extends GridChannel {
   /** The programme running at `at` (of overlapping ones, the latest start), or null. */
