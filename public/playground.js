@@ -15,7 +15,14 @@
   const schedule = $('pg-schedule');
   const lookback = $('pg-lookback');
   const whatsOn = $('pg-on');
-  const state = { channel: null, listRequest: 0, scheduleRequest: 0, onView: 'now', onRequest: 0 };
+  const state = {
+    channel: null,
+    listRequest: 0,
+    scheduleRequest: 0,
+    onView: 'now',
+    onRequest: 0,
+    findRequest: 0,
+  };
 
   /** GET a preview route; resolves to the parsed body, or throws an Error with the API's message. */
   async function preview(path) {
@@ -546,6 +553,48 @@
     $('pg-timeline-panel').hidden = showJson;
     $('pg-json-panel').hidden = !showJson;
   }
+
+  /** "When is it on?": the programme search over the preview channels, from now on. */
+  async function findProgrammes() {
+    const request = ++state.findRequest;
+    const q = $('pg-find-q').value.trim();
+    const path = `/programmes/search?${new URLSearchParams({ q, limit: '20' })}`;
+    $('pg-find-request').textContent = `${previewApi}${path}`;
+    const list = $('pg-find-results');
+    try {
+      const { results } = await preview(path);
+      if (request !== state.findRequest) return;
+      list.replaceChildren();
+      if (results.length === 0) {
+        list.append(
+          element('li', 'muted', q === '' ? 'Type some words.' : 'No programme matches.'),
+        );
+        return;
+      }
+      for (const { channel, programme } of results) {
+        const start = parseStart(programme.start);
+        const item = element('li', 'timeline-item pg-found');
+        const when = start === null ? '?' : `${dayFormat.format(new Date(start))} ${clock(start)}`;
+        item.append(element('span', 'timeline-time', when));
+        const body = element('div', 'timeline-body');
+        const { title, panel } = titleWithDetails(
+          channel.channelId,
+          programme,
+          'link-button timeline-title',
+        );
+        body.append(title, element('span', 'chip', channel.name), panel);
+        item.append(body);
+        list.append(item);
+      }
+    } catch (error) {
+      if (request !== state.findRequest) return;
+      list.replaceChildren(element('li', 'error', error.message));
+    }
+  }
+  $('pg-find-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    findProgrammes();
+  });
 
   let typing = null;
   search.addEventListener('input', () => {

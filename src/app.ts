@@ -164,7 +164,7 @@ export async function buildApp(
     remember: fastLane.remember,
     now: deps.now,
   });
-  const programmeSearch = createProgrammeSearchAnswers(deps.store.catalogue, answers);
+  const programmeSearch = createProgrammeSearchAnswers(deps.store.catalogue);
   // Set per request by the API guard and the playground: one state of the data per answer.
   app.decorateRequest('dataVersions', null);
   await app.register(

@@ -50,11 +50,11 @@ async function watchedPage(): Promise<{ page: Page; problems: string[]; requests
 }
 
 describe.skipIf(SKIP_BROWSER)('developer pages in Chromium', () => {
-  it('/docs renders the reference of the seven routes from /openapi.json', async () => {
+  it('/docs renders the reference of the eight routes from /openapi.json', async () => {
     const { page, problems, requests } = await watchedPage();
     await page.goto(`${server.url}/docs`);
     const paths = page.locator('.opblock-summary-path');
-    await expect.poll(() => paths.count(), { timeout: 20_000 }).toBe(7);
+    await expect.poll(() => paths.count(), { timeout: 20_000 }).toBe(8);
     expect(
       await paths.evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-path'))),
     ).toEqual([
@@ -65,8 +65,9 @@ describe.skipIf(SKIP_BROWSER)('developer pages in Chromium', () => {
       '/api/v1/channels/{channelId}/programmes/{programmeId}',
       '/api/v1/guide',
       '/api/v1/now',
+      '/api/v1/programmes/search',
     ]);
-    expect(await page.locator('.opblock-get').count()).toBe(7);
+    expect(await page.locator('.opblock-get').count()).toBe(8);
     // The server list names this deployment.
     expect(await page.locator('.servers select').textContent()).toContain(server.url);
 
@@ -218,6 +219,18 @@ describe.skipIf(SKIP_BROWSER)('developer pages in Chromium', () => {
     await page.getByLabel('Number of days').blur();
     await expect.poll(() => page.locator('#pg-request').textContent()).toMatch(/days=30$/);
     await expect.poll(() => dayHeadings.allTextContents()).toEqual([today, tomorrow]);
+
+    // "When is it on?": a programme search over the preview, from now on.
+    await page.getByLabel('Programme', { exact: true }).fill('GARDEN res');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    const found = page.locator('#pg-find-results .pg-found');
+    await expect.poll(() => found.count()).toBeGreaterThan(0);
+    expect(new Set(await found.locator('.timeline-title').allTextContents())).toEqual(
+      new Set(['Garden Rescue']),
+    );
+    expect(await page.locator('#pg-find-request').textContent()).toMatch(
+      /^\/playground\/api\/programmes\/search\?q=GARDEN\+res&limit=20$/,
+    );
 
     await page.getByRole('tab', { name: 'JSON' }).click();
     const json = JSON.parse((await page.locator('#pg-json').textContent()) ?? '{}');

@@ -5,25 +5,56 @@ import {
   searchWindow,
   type ProgrammeSearchQuery,
 } from '../../domain/programme-search.js';
-import type { CatalogueReader, ProgrammeSearchHit } from '../../storage/catalogue-reader.js';
+import type { CatalogueReader } from '../../storage/catalogue-reader.js';
 import { ProgrammeSearchResponse } from '../schemas.js';
 import type { CachedAnswers, KeptAnswer } from './cached-answers.js';
 
 const DAY_MS = 86_400_000;
 
-/**
- * The answers of GET /api/v1/programmes/search (and its playground preview), declared with the
- * cached answers: a search with a `from` is a body kept per catalogue version; one from `now`
- * moves with the clock, kept until its first result starts (it then leaves the answer).
- */
-export function createProgrammeSearchAnswers(catalogue: CatalogueReader, answers: CachedAnswers) {
-  const json = fastJson(ProgrammeSearchResponse as object);
+/** A page of a search, serialised, and the start of its first result (null: none). */
+export interface SearchPage {
+  body: string;
+  firstStartMs: number | null;
+  /** More results follow (`next` is set). */
+  full: boolean;
+}
 
-  function body(query: ProgrammeSearchQuery, hits: readonly ProgrammeSearchHit[]): string {
-    const page = hits.slice(0, query.limit);
-    const last = page.at(-1);
-    return json({
-      results: page.map(({ channel, programme }) => ({
+/**
+ * The answers of GET /api/v1/programmes/search and of its playground preview: `page` reads and
+ * serialises one page; `v1` declares the v1 answer with the cached answers (a search with a
+ * `from` is a body kept per catalogue version; one from `now` moves with the clock).
+ */
+export function createProgrammeSearchAnswers(catalogue: Pick<CatalogueReader, 'searchProgrammes'>) {
+  const json = fastJson(ProgrammeSearchResponse as object);
+  const empty: SearchPage = {
+    body: json({ results: [], next: null }),
+    firstStartMs: null,
+    full: false,
+  };
+
+  /** The page of `query` over [fromMs, toMs) in `channels` (null: the query's own). */
+  async function page(
+    query: ProgrammeSearchQuery,
+    fromMs: number,
+    toMs: number,
+    channels: readonly string[] | null = query.channels,
+  ): Promise<SearchPage> {
+    const { terms, limit } = query;
+    if (terms === null || channels?.length === 0 || fromMs >= toMs) return empty;
+    const hits = await catalogue.searchProgrammes({
+      terms,
+      country: query.country,
+      channels,
+      fromMs,
+      toMs,
+      after: query.after,
+      limit: limit + 1,
+    });
+    const shown = hits.slice(0, limit);
+    const last = shown.at(-1);
+    const full = hits.length > limit && last !== undefined;
+    const body = json({
+      results: shown.map(({ channel, programme }) => ({
         channel: {
           channelId: channel.id,
           name: channel.name,
@@ -33,64 +64,45 @@ export function createProgrammeSearchAnswers(catalogue: CatalogueReader, answers
         },
         programme,
       })),
-      next:
-        hits.length > query.limit && last !== undefined
-          ? encodeCursor(last.key, query.fingerprint)
-          : null,
+      next: full ? encodeCursor(last.key, query.fingerprint) : null,
     });
+    return { body, firstStartMs: hits[0]?.key.startMs ?? null, full };
   }
 
-  /**
-   * The answer of a parsed search at `nowMs` (its window checked now: 400 when empty or too
-   * long). `scope` names the only channels it may find (the playground's), or is null; `route`
-   * keeps the answers of different routes apart.
-   */
-  return function answer(
-    route: string,
-    query: ProgrammeSearchQuery,
-    nowMs: number,
-    scope: readonly string[] | null,
-  ): KeptAnswer {
+  /** The cache key of a query's answers: what selects them and the page. */
+  function keyOf(query: ProgrammeSearchQuery): string {
+    const { terms, country, channels, fromMs, toMs, limit, after } = query;
+    return JSON.stringify([terms, country, channels, fromMs, toMs, limit, after]);
+  }
+
+  /** The v1 answer of a parsed search at `nowMs`, its window checked now (400 if wrong). */
+  function v1(answers: CachedAnswers, query: ProgrammeSearchQuery, nowMs: number): KeptAnswer {
     searchWindow(query, nowMs);
-    const { terms, country, fromMs, toMs, limit, after } = query;
-    const channels =
-      scope === null
-        ? query.channels
-        : query.channels === null
-          ? scope
-          : query.channels.filter((id) => scope.includes(id));
-    const key = `${route}:${JSON.stringify([terms, country, channels, fromMs, toMs, limit, after])}`;
-    if (terms === null || channels?.length === 0) {
-      return answers.body(key, async () => json({ results: [], next: null }));
+    const key = `programmes-search:${keyOf(query)}`;
+    const { fromMs, toMs } = query;
+    const until = (from: number) => toMs ?? from + DEFAULT_SEARCH_DAYS * DAY_MS;
+    if (query.terms === null) return answers.body(key, async () => empty.body);
+    if (fromMs !== null) {
+      return answers.body(key, async () => (await page(query, fromMs, until(fromMs))).body);
     }
-    const read = (from: number) =>
-      catalogue.searchProgrammes({
-        terms,
-        country,
-        channels,
-        fromMs: from,
-        toMs: toMs ?? from + DEFAULT_SEARCH_DAYS * DAY_MS,
-        after,
-        limit: limit + 1,
-      });
-    if (fromMs !== null) return answers.body(key, async () => body(query, await read(fromMs)));
     return answers.moving(
       key,
       (atMs) => Math.floor(atMs / 1000) * 1000,
       async (instantMs) => {
-        const hits = await read(instantMs);
-        const text = body(query, hits);
-        const first = hits[0];
+        const found = await page(query, instantMs, until(instantMs));
         // The answer changes when its first result starts (it leaves), when `to` is reached,
         // or, with `to` moving too and the page not full, when a later match comes into range:
         // that one is not known, so such an answer is kept for its second only.
-        let validUntilMs = first === undefined ? Infinity : first.key.startMs + 1;
+        let validUntilMs = found.firstStartMs === null ? Infinity : found.firstStartMs + 1;
         if (toMs !== null) validUntilMs = Math.min(validUntilMs, toMs);
-        else if (hits.length <= limit) validUntilMs = Math.min(validUntilMs, instantMs + 1000);
+        else if (!found.full) validUntilMs = Math.min(validUntilMs, instantMs + 1000);
+        const text = found.body;
         return { validUntilMs, render: () => text, bytes: text.length };
       },
     );
-  };
+  }
+
+  return { page, keyOf, v1 };
 }
 
 export type ProgrammeSearchAnswers = ReturnType<typeof createProgrammeSearchAnswers>;

@@ -12,6 +12,7 @@ import {
   resolveInstant,
   type ChannelSelection,
 } from '../../domain/guide.js';
+import { parseProgrammeSearchQuery, searchWindow } from '../../domain/programme-search.js';
 import { clipToPreview, type PreviewWindow } from '../../domain/preview-window.js';
 import { isProgrammeId } from '../../domain/programme-id.js';
 import { retryAfterSeconds } from '../../domain/rate-window.js';
@@ -36,6 +37,8 @@ import {
   NowQuery,
   NowResponse,
   ProgrammeParams,
+  ProgrammeSearchQuery,
+  ProgrammeSearchResponse,
   ProgrammeResponse,
   ProgrammesQuery,
   ProgrammesResponse,
@@ -46,6 +49,7 @@ import type { SendBody } from '../answers/body-sender.js';
 import { refuseOtherMethods } from '../v1/method-guard.js';
 import type { BodyCache } from '../answers/body-cache.js';
 import type { ScheduleCache } from '../answers/schedule-cache.js';
+import { createProgrammeSearchAnswers } from '../answers/programme-search-answers.js';
 import {
   createGuideAnswers,
   guideKey,
@@ -80,6 +84,7 @@ export const PreviewProgrammesResponse = previewOf(ProgrammesResponse);
 export const PreviewProgrammeResponse = previewOf(ProgrammeResponse);
 export const PreviewGuideResponse = previewOf(GuideResponse);
 export const PreviewNowResponse = previewOf(NowResponse);
+export const PreviewProgrammeSearchResponse = previewOf(ProgrammeSearchResponse);
 
 const PREVIEW_HEAD = `{"preview":true,"notice":${JSON.stringify(PREVIEW_NOTICE)},`;
 
@@ -100,7 +105,10 @@ export interface PlaygroundDeps {
   versions: () => Promise<DataVersions>;
   playground: PlaygroundStore;
   /** Reads one programme in full (the detail route), and the guide's and now/next's programmes. */
-  catalogue: Pick<CatalogueReader, 'findProgramme' | 'programmesBetween' | 'programmesAfter'>;
+  catalogue: Pick<
+    CatalogueReader,
+    'findProgramme' | 'programmesBetween' | 'programmesAfter' | 'searchProgrammes'
+  >;
   schedules: ScheduleCache;
   bodies: BodyCache;
   /** The app's store of moving answers (guide, now/next), under keys of the playground's own. */
@@ -192,6 +200,7 @@ export async function registerPlaygroundApi(
   const markedIds = async (version: string) => (await markedChannels(version)).ids;
 
   const build = createGuideAnswers(deps.catalogue);
+  const search = createProgrammeSearchAnswers(deps.catalogue);
   /** The preview's scope: programmes the preview schedule lists, windows clipped to its days. */
   const previewScope = (preview: PreviewWindow): GuideScope => ({
     head: PREVIEW_HEAD,
@@ -432,6 +441,39 @@ export async function registerPlaygroundApi(
         },
       );
       refuseOtherMethods(api, '/now');
+
+      typed.get(
+        '/programmes/search',
+        {
+          schema: {
+            querystring: ProgrammeSearchQuery,
+            response: { 200: PreviewProgrammeSearchResponse, 400: ErrorBody, 429: ErrorBody },
+          },
+        },
+        async (request, reply) => {
+          const query = parseProgrammeSearchQuery(request.query);
+          const nowMs = deps.now();
+          const window = searchWindow(query, nowMs);
+          // Only the marked channels, and only programmes starting today or tomorrow.
+          const preview = clipToPreview({ kind: 'all' }, nowMs);
+          const fromMs = Math.max(window.fromMs, preview.fromMs);
+          const toMs = Math.min(window.toMs, preview.toMs);
+          const version = versionsOf(request).catalogue;
+          const ids = [...(await markedIds(version))];
+          const channels = query.channels?.filter((id) => ids.includes(id)) ?? ids;
+          const key = `programmes-search:${fromMs}:${toMs}:${search.keyOf(query)}`;
+          return sendBody(
+            request,
+            reply as unknown as FastifyReply,
+            await cachedPreview(
+              request,
+              key,
+              async () => (await search.page(query, fromMs, toMs, channels)).body,
+            ),
+          );
+        },
+      );
+      refuseOtherMethods(api, '/programmes/search');
     },
     { prefix: PLAYGROUND_API_PREFIX },
   );

@@ -33,7 +33,7 @@ export function registerProgrammeSearchRoutes(
     },
     async (request, reply) => {
       const query = parseProgrammeSearchQuery(request.query);
-      const answer = search('v1', query, now(), null);
+      const answer = search.v1(answers, query, now());
       return answers.send(request, reply as unknown as FastifyReply, answer);
     },
   );

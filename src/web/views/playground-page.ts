@@ -92,6 +92,28 @@ export function playgroundPage(view: PlaygroundView): SafeHtml {
         </div>
         <p class="muted pg-on-request">GET <code id="pg-on-request"></code></p>
       </section>
+      <section id="pg-find" class="card">
+        <h2>When is it on?</h2>
+        <p class="muted">
+          Search programmes by their words (title, sub-title, description, categories, credits)
+          across the preview channels; the last word may be the start of one.
+        </p>
+        <form id="pg-find-form" class="pg-pickers" role="search">
+          <div class="stack">
+            <label for="pg-find-q">Programme</label>
+            <input
+              id="pg-find-q"
+              type="search"
+              placeholder="For example: news, star tre"
+              autocomplete="off"
+              maxlength="200"
+            />
+          </div>
+          <button type="submit">Search</button>
+        </form>
+        <ol id="pg-find-results" class="timeline"></ol>
+        <p class="muted">GET <code id="pg-find-request"></code></p>
+      </section>
       <section id="pg-schedule" class="card" hidden>
         <h2 id="pg-channel-name">Schedule</h2>
         <fieldset class="pg-days">
