@@ -12,6 +12,7 @@ import {
   PreviewGuideResponse,
   PreviewNowResponse,
   PreviewProgrammeResponse,
+  PreviewProgrammeSearchResponse,
   PreviewProgrammesResponse,
   PreviewSearchResponse,
 } from '../../src/http/playground/playground-routes.js';
@@ -303,6 +304,34 @@ describe('playground API', () => {
       t.clock.advance(-DAY_MS);
     }
     expect(await status('news.uk today early')).toBe(200);
+  });
+
+  it('searches programmes of the marked channels, today and tomorrow only', async () => {
+    const from = encodeURIComponent(new Date(TODAY - 2 * DAY_MS).toISOString());
+    const found = async (query: string) => {
+      const res = await preview(`/programmes/search?${query}`, PreviewProgrammeSearchResponse);
+      expect(res.status, query).toBe(200);
+      return (res.body as { results: { programme: { title: string } }[] }).results.map(
+        (r) => r.programme.title,
+      );
+    };
+    expect(await found(`q=UK&from=${from}`)).toEqual([
+      'kids.uk today early',
+      'news.uk today early',
+      'kids.uk today late',
+      'news.uk today late',
+      'kids.uk tomorrow',
+      'news.uk tomorrow',
+    ]);
+    expect(await found(`q=tele%20tomo&from=${from}`)).toEqual(['tele.fr tomorrow']);
+    expect(await found(`q=hidden&from=${from}`)).toEqual([]);
+    expect(await found(`q=uk&channels=${id('hidden.uk')}&from=${from}`)).toEqual([]);
+    expect(await found(`q=uk&channels=${id('kids.uk')},${id('hidden.uk')}`)).toEqual([
+      'kids.uk today late',
+      'kids.uk tomorrow',
+    ]);
+    const bad = await preview('/programmes/search?q=uk&limit=0');
+    expect([bad.status, bad.body.code]).toEqual([400, 'INVALID_PARAMETERS']);
   });
 
   it('sends ETags, and 304 while the answer is the same', async () => {
