@@ -20,7 +20,7 @@ const countryOf = (c) =>
  * a few credits, an image, flags), so the v1 routes are measured over a catalogue full of rich
  * data and the programme detail route has some to serve.
  */
-function richDetails(lib, c, d, p, v1) {
+function richDetails(lib, search, c, d, p, v1) {
   const { detailsOf, encodeDetails } = lib.details;
   const element = (name, text, attributes = [], children = []) => ({
     name,
@@ -50,15 +50,36 @@ function richDetails(lib, c, d, p, v1) {
   ];
   if (d % 7 === 0) elements.push(element('new', ''));
   const categories = v1.category.split(', ');
-  return encodeDetails(
-    detailsOf(elements, (t) => t),
-    { ...v1, categories },
-  );
+  const details = detailsOf(elements, (t) => t);
+  const texts = { ...v1, categories };
+  return {
+    details: encodeDetails(details, texts),
+    searchWords: search.programmeSearchText(texts, details),
+  };
+}
+
+/**
+ * With `rareTitles`, one programme in RARE_EVERY gets a title word of its own (`rareWord`), for
+ * the programme search's "rare title" measures; without it the data are as they always were.
+ */
+export const RARE_EVERY = 97;
+/** The made-up word of the `n`th rare title: base-26 letters, "kq" + at least three letters. */
+export function rareWord(n) {
+  let word = '';
+  let rest = n + 26 * 26;
+  while (rest > 0) {
+    word = String.fromCharCode(97 + (rest % 26)) + word;
+    rest = Math.floor(rest / 26);
+  }
+  return `kq${word}`;
 }
 
 /** @param {{ ids: any; time: any; details: any }} lib */
 export async function generateCatalogue(lib, store, options) {
-  const { channels, days, perDay, futureDays, nowMs } = options;
+  const { channels, days, perDay, futureDays, nowMs, rareTitles = false } = options;
+  // The words search finds a programme by, as an ingest computes them.
+  const search = lib.search ?? (await import('../dist/domain/programme-search.js'));
+  let index = 0;
   const session = await store.ingest.beginIngest();
   const firstDay = Math.floor(nowMs / DAY) * DAY - (days - futureDays) * DAY;
   const slot = Math.floor(DAY / perDay);
@@ -79,10 +100,14 @@ export async function generateCatalogue(lib, store, options) {
       for (let p = 0; p < perDay; p++) {
         const startMs = firstDay + d * DAY + p * slot;
         const start = lib.time.formatXmltvUtc(startMs);
-        const title = `Programme ${p} of day ${d}`;
+        const plain = `Programme ${p} of day ${d}`;
+        const rare = rareTitles && index % RARE_EVERY === 0;
+        const title = rare ? `${rareWord(index / RARE_EVERY)} ${plain}` : plain;
+        index++;
         const desc =
           'A programme of the synthetic benchmark catalogue, with a description of typical length for a guide.';
         const category = p % 3 === 0 ? 'News, Current affairs' : 'Entertainment';
+        const rich = richDetails(lib, search, c, d, p, { title, desc, category });
         session.stageProgramme({
           channelId,
           start,
@@ -92,7 +117,8 @@ export async function generateCatalogue(lib, store, options) {
           title,
           desc,
           category,
-          details: richDetails(lib, c, d, p, { title, desc, category }),
+          details: rich.details,
+          searchWords: rich.searchWords,
           needsReview: false,
           line: 0,
         });

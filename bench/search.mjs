@@ -1,0 +1,270 @@
+#!/usr/bin/env node
+// Programme search benchmark: `npm run build && node bench/search.mjs`. Serves a generated
+// catalogue (bench/catalogue-generator.mjs with rare titles: 2,000 channels × 30 days × 30 a day
+// by default, 15 of the days ahead) with `bin/onair serve`, every check on, and loads
+// GET /api/v1/programmes/search with autocannon, every request a different query so no answer
+// is served from a cache:
+//
+// - a rare title: a made-up word one programme has (`q=kqabc`, the word changing per request);
+// - a frequent word: `q=news` (a third of the programmes), `from` a second later per request;
+// - the same in one country (`&country=UK`, a tenth of the channels);
+// - two words, the last a prefix (`q=news%20curr`), `from` moving as above.
+//
+// In the same run, a plain node:http server (bench/plain-server.mjs) sends the bytes of one
+// answer of each case, for the ratio. Prints p50/p99 latency and req/s per case and engine.
+//
+// Options: --channels N (2000) --days N (30) --per-day N (30) --duration S (5)
+//          --connections N (32) --engines sqlite,postgres (both) --cases LIST (names' starts)
+// PostgreSQL uses BENCH_POSTGRES_URL (default: database onair_bench_search on the local
+// server, created when missing) and Redis BENCH_REDIS_URL (default redis://127.0.0.1:6379).
+// The catalogue is cached (bench/out/, or that database) and regenerated when its day has passed.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { generateCatalogue, RARE_EVERY, rareWord } from './catalogue-generator.mjs';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const OUT = join(ROOT, 'bench/out');
+const DAY = 86_400_000;
+const FUTURE_DAYS = 15;
+
+function arg(name, fallback) {
+  const at = process.argv.indexOf(name);
+  return at < 0 ? fallback : process.argv[at + 1];
+}
+const options = {
+  channels: Number(arg('--channels', 2000)),
+  days: Number(arg('--days', 30)),
+  perDay: Number(arg('--per-day', 30)),
+  duration: Number(arg('--duration', 5)),
+  connections: Number(arg('--connections', 32)),
+  engines: String(arg('--engines', 'sqlite,postgres')).split(','),
+  cases: arg('--cases', null)?.split(',') ?? null,
+};
+const POSTGRES_URL =
+  process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/onair_bench_search';
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const SIZE = `${options.channels}x${options.days}x${options.perDay}`;
+
+const dist = (path) => import(join(ROOT, 'dist', path));
+
+async function freePort() {
+  const server = createServer();
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address();
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+async function openStore(engine, nowMs) {
+  if (engine === 'sqlite') {
+    const { openSqliteStore } = await dist('storage/sqlite/sqlite-store.js');
+    const path = join(OUT, `search-v1-${SIZE}.db`);
+    return { store: openSqliteStore({ path, nowMs }), databaseUrl: path, path };
+  }
+  const { default: pg } = await import('pg');
+  const url = new URL(POSTGRES_URL);
+  const admin = new pg.Client({
+    connectionString: POSTGRES_URL.replace(url.pathname, '/postgres'),
+  });
+  await admin.connect();
+  const name = url.pathname.slice(1);
+  const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+  if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const { openPostgresStore } = await dist('storage/postgres/postgres-store.js');
+  return {
+    store: await openPostgresStore({ url: POSTGRES_URL, nowMs }),
+    databaseUrl: POSTGRES_URL,
+  };
+}
+
+/** The catalogue of one engine, generated for today when missing or stale; and a key. */
+async function prepare(engine, nowMs) {
+  mkdirSync(OUT, { recursive: true });
+  const metaPath = join(OUT, `search-v1-${engine}-${SIZE}.json`);
+  const today = Math.floor(nowMs / DAY);
+  const meta = existsSync(metaPath) ? JSON.parse(readFileSync(metaPath, 'utf8')) : null;
+  if (engine === 'sqlite' && meta?.day !== today) {
+    for (const suffix of ['', '-wal', '-shm']) {
+      rmSync(join(OUT, `search-v1-${SIZE}.db${suffix}`), { force: true });
+    }
+  }
+  const opened = await openStore(engine, nowMs);
+  try {
+    let info = meta;
+    if (meta?.day !== today || (await opened.store.catalogue.countChannels()) === 0) {
+      const started = Date.now();
+      const made = await generateCatalogue(
+        {
+          ids: await dist('domain/catalogue-ids.js'),
+          time: await dist('domain/xmltv-time.js'),
+          details: await dist('domain/programme-details.js'),
+          search: await dist('domain/programme-search.js'),
+        },
+        opened.store,
+        { ...options, futureDays: FUTURE_DAYS, nowMs, rareTitles: true },
+      );
+      info = { day: today, ...made, generatedInMs: Date.now() - started };
+      writeFileSync(metaPath, JSON.stringify(info));
+      process.stderr.write(
+        `${engine}: generated ${made.programmes} programmes in ${info.generatedInMs} ms\n`,
+      );
+    }
+    const { issueApiKey } = await dist('accounts/account-service.js');
+    const account = await opened.store.accounts.createAccount(
+      {
+        email: `search-${nowMs}@onair.local`,
+        verifiedAt: nowMs,
+        accessUntil: null,
+        rateLimit: 10_000_000,
+      },
+      nowMs,
+    );
+    const { key } = await issueApiKey(opened.store.accounts, account.id, 'bench', nowMs);
+    return { databaseUrl: opened.databaseUrl, key, info };
+  } finally {
+    await opened.store.close();
+  }
+}
+
+function startProcess(command, args, env, ready, stdin) {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(command, args, {
+      env: { ...process.env, ...env },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      if (ready.test(out)) resolvePromise(child);
+    });
+    child.on('exit', (code) => reject(new Error(`${command} exited with ${code}: ${out}`)));
+    if (stdin !== undefined) child.stdin.end(stdin);
+  });
+}
+
+/**
+ * The rare words whose programme starts between an hour and 13 days from now: each is a query
+ * with one result in the default window. Programme `index` is ((channel × days) + day) × perDay
+ * + slot, as the generator counts.
+ */
+function rareWordsAhead(nowMs) {
+  const firstDay = Math.floor(nowMs / DAY) * DAY - (options.days - FUTURE_DAYS) * DAY;
+  const slot = Math.floor(DAY / options.perDay);
+  const words = [];
+  const total = options.channels * options.days * options.perDay;
+  for (let index = 0; index < total; index += RARE_EVERY) {
+    const p = index % options.perDay;
+    const d = Math.floor(index / options.perDay) % options.days;
+    const startMs = firstDay + d * DAY + p * slot;
+    if (startMs > nowMs + 3_600_000 && startMs < nowMs + 13 * DAY) {
+      words.push(rareWord(index / RARE_EVERY));
+    }
+  }
+  return words;
+}
+
+/** Loads `pathAt(i)` (a different path per request) and reports latency and throughput. */
+async function load(url, key, pathAt) {
+  let i = 0;
+  const result = await autocannon({
+    url,
+    connections: options.connections,
+    duration: options.duration,
+    headers: { 'x-api-key': key },
+    requests: [{ setupRequest: (request) => ({ ...request, path: pathAt(i++) }) }],
+  });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    bad: result.non2xx + result.errors + result.timeouts,
+    total: result.requests.total,
+  };
+}
+
+const nowMs = Date.now();
+const startSecond = Math.floor(nowMs / 1000) * 1000 + 60_000;
+const fromAt = (i) => encodeURIComponent(new Date(startSecond + i * 1000).toISOString());
+const rare = rareWordsAhead(nowMs);
+const base = '/api/v1/programmes/search';
+const cases = [
+  ['rare title', (i) => `${base}?q=${rare[i % rare.length]}`],
+  ['frequent word (news)', (i) => `${base}?q=news&from=${fromAt(i)}`],
+  ['frequent word, one country', (i) => `${base}?q=news&country=UK&from=${fromAt(i)}`],
+  ['two words, last a prefix', (i) => `${base}?q=news%20curr&from=${fromAt(i)}`],
+].filter(([name]) => options.cases === null || options.cases.some((c) => name.startsWith(c)));
+
+const rows = [];
+for (const engine of options.engines) {
+  const { databaseUrl, key, info } = await prepare(engine, nowMs);
+  const port = await freePort();
+  const server = await startProcess(
+    process.execPath,
+    [join(ROOT, 'bin/onair'), 'serve'],
+    {
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      ...(engine === 'postgres'
+        ? { REDIS_URL, REDIS_KEY_PREFIX: `onair-bench-search:${nowMs}:` }
+        : {}),
+    },
+    /serving/,
+  );
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    // One answer of each case, for the plain server and to check the case finds something.
+    const bodies = {};
+    for (const [name, pathAt] of cases) {
+      const res = await fetch(url + pathAt(1_000_000), { headers: { 'x-api-key': key } });
+      const body = Buffer.from(await res.arrayBuffer());
+      const found = JSON.parse(body.toString()).results?.length;
+      if (res.status !== 200 || !(found > 0))
+        throw new Error(`${engine} ${name}: ${res.status}, ${found} results`);
+      bodies[`/${name.replace(/\W+/g, '-')}`] = body.toString('base64');
+    }
+    const plainPort = await freePort();
+    const plain = await startProcess(
+      process.execPath,
+      [join(ROOT, 'bench/plain-server.mjs'), String(plainPort)],
+      {},
+      /ready/,
+      JSON.stringify(bodies),
+    );
+    try {
+      for (const [name, pathAt] of cases) {
+        const full = await load(url, key, pathAt);
+        const plainPath = `/${name.replace(/\W+/g, '-')}`;
+        const reference = await load(`http://127.0.0.1:${plainPort}`, key, () => plainPath);
+        const bytes = Buffer.from(bodies[plainPath], 'base64').length;
+        rows.push({ engine, name, bytes, full, reference, programmes: info.programmes });
+        process.stderr.write(
+          `${engine} ${name}: p50 ${full.p50} ms, p99 ${full.p99} ms, ${Math.round(full.rps)} req/s ` +
+            `(plain ${Math.round(reference.rps)} req/s), ${full.bad} bad of ${full.total}\n`,
+        );
+      }
+    } finally {
+      plain.kill();
+    }
+  } finally {
+    server.kill();
+  }
+}
+
+console.log(
+  `\n${options.channels} channels × ${options.days} days × ${options.perDay} a day, ` +
+    `${options.connections} connections, ${options.duration} s per case\n`,
+);
+console.log('| engine | case | bytes | p50 ms | p99 ms | req/s | plain req/s | ratio | non-2xx |');
+console.log('| --- | --- | --: | --: | --: | --: | --: | --: | --: |');
+for (const { engine, name, bytes, full, reference } of rows) {
+  console.log(
+    `| ${engine} | ${name} | ${bytes} | ${full.p50} | ${full.p99} | ${Math.round(full.rps)} | ` +
+      `${Math.round(reference.rps)} | ${(full.rps / reference.rps).toFixed(3)} | ${full.bad} |`,
+  );
+}
