@@ -193,7 +193,8 @@ const fromAt = (i) => encodeURIComponent(new Date(startSecond + i * 1000).toISOS
 const rare = rareWordsAhead(nowMs);
 const base = '/api/v1/programmes/search';
 const cases = [
-  ['rare title', (i) => `${base}?q=${rare[i % rare.length]}`],
+  // The word and `from` change per request: the words repeat, the pairs do not.
+  ['rare title', (i) => `${base}?q=${rare[i % rare.length]}&from=${fromAt(i)}`],
   ['frequent word (news)', (i) => `${base}?q=news&from=${fromAt(i)}`],
   ['frequent word, one country', (i) => `${base}?q=news&country=UK&from=${fromAt(i)}`],
   ['two words, last a prefix', (i) => `${base}?q=news%20curr&from=${fromAt(i)}`],
@@ -221,7 +222,7 @@ for (const engine of options.engines) {
     // One answer of each case, for the plain server and to check the case finds something.
     const bodies = {};
     for (const [name, pathAt] of cases) {
-      const res = await fetch(url + pathAt(1_000_000), { headers: { 'x-api-key': key } });
+      const res = await fetch(url + pathAt(0), { headers: { 'x-api-key': key } });
       const body = Buffer.from(await res.arrayBuffer());
       const found = JSON.parse(body.toString()).results?.length;
       if (res.status !== 200 || !(found > 0))

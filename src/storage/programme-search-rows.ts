@@ -1,6 +1,6 @@
 import type { SearchTerms } from '../domain/programme-search.js';
 import { toChannel, toRichProgramme, PROGRAMME_COLUMNS, type RichProgrammeRow } from './rows.js';
-import type { ProgrammeSearchHit } from './catalogue-reader.js';
+import type { ProgrammeSearch, ProgrammeSearchHit } from './catalogue-reader.js';
 
 /**
  * What both engines' programme search shares: the columns it reads, how a row becomes a hit,
@@ -13,6 +13,70 @@ import type { ProgrammeSearchHit } from './catalogue-reader.js';
  * each, and stops at the page's end: for a frequent word few are tested (bench/RESULTS.md).
  */
 export const SEARCH_INDEX_CAP = 4000;
+
+/**
+ * How many programmes, in start order, a walk may test before the search asks the word index
+ * instead: a page not filled by then means the words are rare in the window.
+ */
+export const SEARCH_WALK_BUDGET = 20_000;
+
+/** Prefix lengths the word index keeps whole (FTS5 `prefix = '2 3'`): cheap to count. */
+const INDEXED_PREFIX_LENGTHS = new Set([2, 3]);
+
+/** How a search reads: from the word index (`words` whole, `prefix` as a prefix), or a walk. */
+export type SearchMode =
+  | {
+      kind: 'index';
+      /** Words the index must hold; with `prefix` null the prefix is tested on each row. */
+      words: readonly string[];
+      prefix: string | null;
+    }
+  | { kind: 'walk'; toMs: number };
+
+/** The reads an engine gives the search plan. */
+export interface SearchReads {
+  /** Programmes (of any time) with every `words` and, unless null, a word starting with `prefix`, counted to `cap`. */
+  count(words: readonly string[], prefix: string | null, cap: number): Promise<number>;
+  /** The start of the programme `n` places after the first starting in [fromMs, toMs), or null. */
+  startAfter(fromMs: number, toMs: number, n: number): Promise<number | null>;
+  /** The search's rows read in this mode, in result order, at most `search.limit`. */
+  rows(search: ProgrammeSearch, mode: SearchMode): Promise<SearchRow[]>;
+}
+
+/**
+ * A search on either engine, planned with cheap counts of the word index (each stops at
+ * SEARCH_INDEX_CAP): few matches are read from the index and sorted; otherwise the programmes
+ * are walked by start for at most SEARCH_WALK_BUDGET of them, and only when that does not fill
+ * the page is the index read after all. A prefix is counted only where the index keeps it whole
+ * (2 or 3 characters) or its first three characters match few: any other prefix would make the
+ * index merge the lists of every word it begins.
+ */
+export async function planAndSearch(
+  search: ProgrammeSearch,
+  reads: SearchReads,
+): Promise<ProgrammeSearchHit[]> {
+  const { words, prefix } = search.terms;
+  const cap = SEARCH_INDEX_CAP;
+  const hits = (rows: SearchRow[]) => rows.map(toSearchHit);
+  const indexed = { kind: 'index', words, prefix } as const;
+  const cheapPrefix =
+    INDEXED_PREFIX_LENGTHS.has(prefix.length) ||
+    (prefix.length > 3 && (await reads.count([], prefix.slice(0, 3), cap)) < cap);
+  if (cheapPrefix && (await reads.count(words, prefix, cap)) < cap) {
+    return hits(await reads.rows(search, indexed));
+  }
+  if (!cheapPrefix && words.length > 0 && (await reads.count(words, null, cap)) < cap) {
+    return hits(await reads.rows(search, { kind: 'index', words, prefix: null }));
+  }
+  const fromMs = Math.max(search.fromMs, search.after?.startMs ?? search.fromMs);
+  const budgetEnd = await reads.startAfter(fromMs, search.toMs, SEARCH_WALK_BUDGET);
+  // Every programme starting up to `budgetEnd`, all of that start included, is tested: the
+  // page is exact when it fills.
+  const walkTo = budgetEnd === null ? search.toMs : budgetEnd + 1;
+  const walked = await reads.rows(search, { kind: 'walk', toMs: walkTo });
+  if (budgetEnd === null || walked.length >= search.limit) return hits(walked);
+  return hits(await reads.rows(search, indexed));
+}
 
 /** The programme (`p`) and channel (`c`) columns of a search's rows. */
 export const SEARCH_COLUMNS = `${PROGRAMME_COLUMNS.split(', ')

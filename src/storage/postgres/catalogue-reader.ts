@@ -16,13 +16,12 @@ import {
 } from '../rows.js';
 import type { CatalogueReader, ProgrammeSearch } from '../catalogue-reader.js';
 import {
+  planAndSearch,
   SEARCH_COLUMNS,
-  SEARCH_INDEX_CAP,
-  toSearchHit,
   wordPatterns,
+  type SearchMode,
   type SearchRow,
 } from '../programme-search-rows.js';
-import type { SearchTerms } from '../../domain/programme-search.js';
 import type { TimedProgramme } from '../../domain/programme.js';
 
 /** Rows in (channel, start, id) order grouped by channel, as the port returns them. */
@@ -49,15 +48,28 @@ function containsPattern(needle: string): string {
 export function createPostgresCatalogueReader(pool: pg.Pool): CatalogueReader {
   return {
     async searchProgrammes(search) {
-      const query = tsQuery(search.terms);
-      const { rows: counted } = await pool.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM (SELECT 1 FROM programmes WHERE ${WORDS_VECTOR} @@ $1::tsquery
-         LIMIT $2) AS matches`,
-        [query, SEARCH_INDEX_CAP],
-      );
-      const { sql, params } = searchSql(search, (counted[0]?.n ?? 0) < SEARCH_INDEX_CAP);
-      const { rows } = await pool.query<SearchRow>(sql, params);
-      return rows.map(toSearchHit);
+      return planAndSearch(search, {
+        async count(words, prefix, cap) {
+          const { rows } = await pool.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM (SELECT 1 FROM programmes AS p
+             WHERE ${WORDS_VECTOR} @@ $1::tsquery LIMIT $2) AS matches`,
+            [tsQuery(words, prefix), cap],
+          );
+          return rows[0]?.n ?? 0;
+        },
+        async startAfter(fromMs, toMs, n) {
+          const { rows } = await pool.query<{ start_ms: number }>(
+            `SELECT start_ms FROM programmes WHERE start_ms >= $1 AND start_ms < $2
+             ORDER BY start_ms LIMIT 1 OFFSET $3`,
+            [fromMs, toMs, n],
+          );
+          return rows[0] === undefined ? null : Number(rows[0].start_ms);
+        },
+        async rows(s, mode) {
+          const { sql, params } = searchSql(s, mode);
+          return (await pool.query<SearchRow>(sql, params)).rows;
+        },
+      });
     },
     async listCountries() {
       const { rows } = await pool.query<{ country: string; channelCount: number }>(
@@ -155,24 +167,23 @@ export function createPostgresCatalogueReader(pool: pg.Pool): CatalogueReader {
 }
 
 /** The expression of the word index (migration 9): the stored words as lexemes, unparsed. */
-const WORDS_VECTOR = `array_to_tsvector(string_to_array(search_words, ' '))`;
+const WORDS_VECTOR = `array_to_tsvector(string_to_array(p.search_words, ' '))`;
 
 /**
- * A tsquery of every word and the last as a prefix, in the tsquery text form (cast, not
- * parsed by a text search configuration, so the words stay as they are). A search word holds
- * only letters and digits: no quote to escape.
+ * A tsquery of `words` and, unless null, `prefix` as a prefix, in the tsquery text form (cast,
+ * not parsed by a text search configuration, so the words stay as they are). A search word
+ * holds only letters and digits: no quote to escape.
  */
-function tsQuery(terms: SearchTerms): string {
-  return [...terms.words.map((w) => `'${w}'`), `'${terms.prefix}':*`].join(' & ');
+function tsQuery(words: readonly string[], prefix: string | null): string {
+  const terms = words.map((w) => `'${w}'`);
+  if (prefix !== null) terms.push(`'${prefix}':*`);
+  return terms.join(' & ');
 }
 
-/**
- * A search's statement and parameters, as on SQLite: `indexed`, the few matches read from the
- * word index (GIN) and sorted; otherwise a walk by start testing each programme's words.
- */
+/** A search's statement and parameters in `mode`, as on SQLite. */
 function searchSql(
   search: ProgrammeSearch,
-  indexed: boolean,
+  mode: SearchMode,
 ): { sql: string; params: (string | number | readonly string[])[] } {
   const params: (string | number | readonly string[])[] = [];
   const p = (value: string | number | readonly string[]) => {
@@ -180,21 +191,23 @@ function searchSql(
     return `$${params.length}`;
   };
   const where: string[] = [];
-  if (indexed) {
-    where.push(
-      `array_to_tsvector(string_to_array(p.search_words, ' ')) @@ ${p(tsQuery(search.terms))}::tsquery`,
-    );
+  const patterns = wordPatterns(search.terms);
+  let toMs = search.toMs;
+  if (mode.kind === 'index') {
+    where.push(`${WORDS_VECTOR} @@ ${p(tsQuery(mode.words, mode.prefix))}::tsquery`);
+    if (mode.prefix === null)
+      where.push(`strpos(' ' || p.search_words, ${p(patterns.prefix)}) > 0`);
   } else {
-    const patterns = wordPatterns(search.terms);
     for (const word of patterns.words) {
       where.push(`strpos(' ' || p.search_words || ' ', ${p(word)}) > 0`);
     }
     where.push(`strpos(' ' || p.search_words, ${p(patterns.prefix)}) > 0`);
+    toMs = Math.min(toMs, mode.toMs);
   }
   const after = search.after;
   where.push(
     `p.start_ms >= ${p(Math.max(search.fromMs, after?.startMs ?? search.fromMs))}`,
-    `p.start_ms < ${p(search.toMs)}`,
+    `p.start_ms < ${p(toMs)}`,
   );
   if (after !== null) {
     where.push(`(p.start_ms > ${p(after.startMs)} OR c.name_key > ${p(after.nameKey)}

@@ -15,13 +15,12 @@ import {
 } from '../rows.js';
 import type { CatalogueReader, ProgrammeSearch } from '../catalogue-reader.js';
 import {
+  planAndSearch,
   SEARCH_COLUMNS,
-  SEARCH_INDEX_CAP,
-  toSearchHit,
   wordPatterns,
+  type SearchMode,
   type SearchRow,
 } from '../programme-search-rows.js';
-import type { SearchTerms } from '../../domain/programme-search.js';
 import type { CountryCount } from '../../domain/channel.js';
 import type { TimedProgramme } from '../../domain/programme.js';
 import type { SqliteDatabase } from './connection.js';
@@ -82,6 +81,10 @@ export function createSqliteCatalogueReader(db: SqliteDatabase): CatalogueReader
     `SELECT count(*) AS n FROM (SELECT rowid FROM programme_words WHERE programme_words MATCH ?
      LIMIT ?)`,
   );
+  const startAfter = db.prepare<[number, number, number], { start_ms: number }>(
+    `SELECT start_ms FROM programmes INDEXED BY programmes_by_start
+     WHERE start_ms >= ? AND start_ms < ? ORDER BY start_ms LIMIT 1 OFFSET ?`,
+  );
   // One statement per shape of search (words, filters, page), prepared once.
   const searches = new Map<string, ReturnType<typeof db.prepare<unknown[], SearchRow>>>();
   const searchStatement = (sql: string) => {
@@ -95,11 +98,14 @@ export function createSqliteCatalogueReader(db: SqliteDatabase): CatalogueReader
 
   return {
     async searchProgrammes(search) {
-      const fewMatches = matchCount.get(ftsQuery(search.terms), SEARCH_INDEX_CAP);
-      const { sql, params } = searchSql(search, (fewMatches?.n ?? 0) < SEARCH_INDEX_CAP);
-      return searchStatement(sql)
-        .all(...params)
-        .map(toSearchHit);
+      return planAndSearch(search, {
+        count: async (words, prefix, cap) => matchCount.get(ftsQuery(words, prefix), cap)?.n ?? 0,
+        startAfter: async (fromMs, toMs, n) => startAfter.get(fromMs, toMs, n)?.start_ms ?? null,
+        rows: async (s, mode) => {
+          const { sql, params } = searchSql(s, mode);
+          return searchStatement(sql).all(...params);
+        },
+      });
     },
     async listCountries() {
       return countries.all();
@@ -150,21 +156,23 @@ export function createSqliteCatalogueReader(db: SqliteDatabase): CatalogueReader
 }
 
 /**
- * An FTS5 query of every word and the last as a prefix. Each is quoted: a search word holds only
- * letters and digits, so it never holds a quote, and FTS5 operators (AND, NEAR) stay words.
+ * An FTS5 query of `words` and, unless null, `prefix` as a prefix. Each is quoted: a search word
+ * holds only letters and digits, so never a quote, and FTS5 operators (AND, NEAR) stay words.
  */
-function ftsQuery(terms: SearchTerms): string {
-  return [...terms.words.map((w) => `"${w}"`), `"${terms.prefix}"*`].join(' ');
+function ftsQuery(words: readonly string[], prefix: string | null): string {
+  const terms = words.map((w) => `"${w}"`);
+  if (prefix !== null) terms.push(`"${prefix}"*`);
+  return terms.join(' ');
 }
 
 /**
- * A search's statement and parameters. `indexed`: the matches are few, read from the word
- * index and sorted; otherwise the programmes are walked by start (by channel and start when
- * channels are named), each tested for the words, until the page is full.
+ * A search's statement and parameters in `mode` (programme-search-rows.ts): from the word index
+ * and sorted, or a walk by start (by channel and start when channels are named) testing each
+ * programme's words.
  */
 function searchSql(
   search: ProgrammeSearch,
-  indexed: boolean,
+  mode: SearchMode,
 ): { sql: string; params: (string | number)[] } {
   const params: (string | number)[] = [];
   const p = (value: string | number) => {
@@ -172,22 +180,26 @@ function searchSql(
     return '?';
   };
   const where: string[] = [];
+  const patterns = wordPatterns(search.terms);
   let from: string;
-  if (indexed) {
+  let toMs = search.toMs;
+  if (mode.kind === 'index') {
     from = `programme_words JOIN programmes AS p ON p.rowid = programme_words.rowid`;
-    where.push(`programme_words MATCH ${p(ftsQuery(search.terms))}`);
+    where.push(`programme_words MATCH ${p(ftsQuery(mode.words, mode.prefix))}`);
+    if (mode.prefix === null) where.push(`instr(' ' || p.search_words, ${p(patterns.prefix)}) > 0`);
   } else {
     const index = search.channels === null ? 'programmes_by_start' : 'programmes_by_channel_start';
     from = `programmes AS p INDEXED BY ${index}`;
-    const patterns = wordPatterns(search.terms);
-    for (const word of patterns.words)
+    for (const word of patterns.words) {
       where.push(`instr(' ' || p.search_words || ' ', ${p(word)}) > 0`);
+    }
     where.push(`instr(' ' || p.search_words, ${p(patterns.prefix)}) > 0`);
+    toMs = Math.min(toMs, mode.toMs);
   }
   const after = search.after;
   where.push(
     `p.start_ms >= ${p(Math.max(search.fromMs, after?.startMs ?? search.fromMs))}`,
-    `p.start_ms < ${p(search.toMs)}`,
+    `p.start_ms < ${p(toMs)}`,
   );
   if (after !== null) {
     where.push(`(p.start_ms > ${p(after.startMs)} OR c.name_key > ${p(after.nameKey)}
