@@ -109,6 +109,75 @@ export function toSearchHit(row: SearchRow): ProgrammeSearchHit {
   };
 }
 
+/** What differs between the engines in a search's statement. */
+export interface SearchDialect {
+  /** The placeholder of the `n`th parameter (from 1). */
+  placeholder(n: number): string;
+  /** The text function giving the position of `needle` in `haystack` (0: absent). */
+  readonly position: 'instr' | 'strpos';
+  /** The programme id as the order compares it (byte order on both engines). */
+  readonly id: string;
+  /** FROM and the word index's condition, `query` being the index query text's parameter. */
+  indexed(query: string): { from: string; where: string };
+  /** The index query text of `words` and `prefix`. */
+  indexQuery(words: readonly string[], prefix: string | null): string;
+  /** FROM of a walk by start (`byChannel`: by channel and start). */
+  walked(byChannel: boolean): string;
+  /** The programme's channel is among the parameter (a list of ids). */
+  channelIn(parameter: string): string;
+  /** How the list of channel ids is passed. */
+  channelsValue(ids: readonly string[]): SearchValue;
+}
+
+export type SearchValue = string | number | readonly string[];
+
+/**
+ * A search's statement and parameters in `mode`: from the word index and sorted, or a walk by
+ * start testing each programme's words (`wordPatterns`), both in result order.
+ */
+export function searchStatement(
+  d: SearchDialect,
+  search: ProgrammeSearch,
+  mode: SearchMode,
+): { sql: string; params: SearchValue[] } {
+  const params: SearchValue[] = [];
+  const p = (value: SearchValue) => {
+    params.push(value);
+    return d.placeholder(params.length);
+  };
+  const where: string[] = [];
+  const patterns = wordPatterns(search.terms);
+  const has = (text: string, pattern: string) => `${d.position}(${text}, ${p(pattern)}) > 0`;
+  let from: string;
+  let toMs = search.toMs;
+  if (mode.kind === 'index') {
+    const index = d.indexed(p(d.indexQuery(mode.words, mode.prefix)));
+    from = index.from;
+    where.push(index.where);
+    if (mode.prefix === null) where.push(has(`' ' || p.search_words`, patterns.prefix));
+  } else {
+    from = d.walked(search.channels !== null);
+    for (const word of patterns.words) where.push(has(`' ' || p.search_words || ' '`, word));
+    where.push(has(`' ' || p.search_words`, patterns.prefix));
+    toMs = Math.min(toMs, mode.toMs);
+  }
+  const after = search.after;
+  where.push(
+    `p.start_ms >= ${p(Math.max(search.fromMs, after?.startMs ?? search.fromMs))}`,
+    `p.start_ms < ${p(toMs)}`,
+  );
+  if (after !== null) {
+    where.push(`(p.start_ms > ${p(after.startMs)} OR c.name_key > ${p(after.nameKey)}
+      OR (c.name_key = ${p(after.nameKey)} AND ${d.id} > ${p(after.id)}))`);
+  }
+  if (search.country !== null) where.push(`c.country = ${p(search.country)}`);
+  if (search.channels !== null) where.push(d.channelIn(p(d.channelsValue(search.channels))));
+  const sql = `SELECT ${SEARCH_COLUMNS} FROM ${from} JOIN channels AS c ON c.id = p.channel_id
+    WHERE ${where.join(' AND ')}
+    ORDER BY p.start_ms, c.name_key, ${d.id} LIMIT ${p(search.limit)}`;
+  return { sql, params };
+}
+
 /**
  * The texts a walk looks for in `' ' || search_words || ' '` (every whole word) and in
  * `' ' || search_words` (the prefix): the stored words are separated by single spaces, so this

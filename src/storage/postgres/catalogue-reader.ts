@@ -14,12 +14,11 @@ import {
   type RichProgrammeRow,
   type TimedProgrammeRow,
 } from '../rows.js';
-import type { CatalogueReader, ProgrammeSearch } from '../catalogue-reader.js';
+import type { CatalogueReader } from '../catalogue-reader.js';
 import {
   planAndSearch,
-  SEARCH_COLUMNS,
-  wordPatterns,
-  type SearchMode,
+  searchStatement,
+  type SearchDialect,
   type SearchRow,
 } from '../programme-search-rows.js';
 import type { TimedProgramme } from '../../domain/programme.js';
@@ -66,7 +65,7 @@ export function createPostgresCatalogueReader(pool: pg.Pool): CatalogueReader {
           return rows[0] === undefined ? null : Number(rows[0].start_ms);
         },
         async rows(s, mode) {
-          const { sql, params } = searchSql(s, mode);
+          const { sql, params } = searchStatement(POSTGRES_SEARCH, s, mode);
           return (await pool.query<SearchRow>(sql, params)).rows;
         },
       });
@@ -180,43 +179,17 @@ function tsQuery(words: readonly string[], prefix: string | null): string {
   return terms.join(' & ');
 }
 
-/** A search's statement and parameters in `mode`, as on SQLite. */
-function searchSql(
-  search: ProgrammeSearch,
-  mode: SearchMode,
-): { sql: string; params: (string | number | readonly string[])[] } {
-  const params: (string | number | readonly string[])[] = [];
-  const p = (value: string | number | readonly string[]) => {
-    params.push(value);
-    return `$${params.length}`;
-  };
-  const where: string[] = [];
-  const patterns = wordPatterns(search.terms);
-  let toMs = search.toMs;
-  if (mode.kind === 'index') {
-    where.push(`${WORDS_VECTOR} @@ ${p(tsQuery(mode.words, mode.prefix))}::tsquery`);
-    if (mode.prefix === null)
-      where.push(`strpos(' ' || p.search_words, ${p(patterns.prefix)}) > 0`);
-  } else {
-    for (const word of patterns.words) {
-      where.push(`strpos(' ' || p.search_words || ' ', ${p(word)}) > 0`);
-    }
-    where.push(`strpos(' ' || p.search_words, ${p(patterns.prefix)}) > 0`);
-    toMs = Math.min(toMs, mode.toMs);
-  }
-  const after = search.after;
-  where.push(
-    `p.start_ms >= ${p(Math.max(search.fromMs, after?.startMs ?? search.fromMs))}`,
-    `p.start_ms < ${p(toMs)}`,
-  );
-  if (after !== null) {
-    where.push(`(p.start_ms > ${p(after.startMs)} OR c.name_key > ${p(after.nameKey)}
-      OR (c.name_key = ${p(after.nameKey)} AND p.id COLLATE "C" > ${p(after.id)}))`);
-  }
-  if (search.country !== null) where.push(`c.country = ${p(search.country)}`);
-  if (search.channels !== null) where.push(`p.channel_id = ANY(${p(search.channels)}::text[])`);
-  const sql = `SELECT ${SEARCH_COLUMNS} FROM programmes AS p JOIN channels AS c ON c.id = p.channel_id
-    WHERE ${where.join(' AND ')}
-    ORDER BY p.start_ms, c.name_key, p.id COLLATE "C" LIMIT ${p(search.limit)}`;
-  return { sql, params };
-}
+/** The PostgreSQL pieces of a search's statement: the GIN index's expression, byte order. */
+const POSTGRES_SEARCH: SearchDialect = {
+  placeholder: (n) => `$${n}`,
+  position: 'strpos',
+  id: 'p.id COLLATE "C"',
+  indexed: (query) => ({
+    from: 'programmes AS p',
+    where: `${WORDS_VECTOR} @@ ${query}::tsquery`,
+  }),
+  indexQuery: tsQuery,
+  walked: () => 'programmes AS p',
+  channelIn: (ids) => `p.channel_id = ANY(${ids}::text[])`,
+  channelsValue: (ids) => ids,
+};

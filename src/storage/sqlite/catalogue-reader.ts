@@ -13,12 +13,11 @@ import {
   type RichProgrammeRow,
   type TimedProgrammeRow,
 } from '../rows.js';
-import type { CatalogueReader, ProgrammeSearch } from '../catalogue-reader.js';
+import type { CatalogueReader } from '../catalogue-reader.js';
 import {
   planAndSearch,
-  SEARCH_COLUMNS,
-  wordPatterns,
-  type SearchMode,
+  searchStatement,
+  type SearchDialect,
   type SearchRow,
 } from '../programme-search-rows.js';
 import type { CountryCount } from '../../domain/channel.js';
@@ -87,7 +86,7 @@ export function createSqliteCatalogueReader(db: SqliteDatabase): CatalogueReader
   );
   // One statement per shape of search (words, filters, page), prepared once.
   const searches = new Map<string, ReturnType<typeof db.prepare<unknown[], SearchRow>>>();
-  const searchStatement = (sql: string) => {
+  const prepared = (sql: string) => {
     let statement = searches.get(sql);
     if (statement === undefined) {
       statement = db.prepare<unknown[], SearchRow>(sql);
@@ -102,8 +101,8 @@ export function createSqliteCatalogueReader(db: SqliteDatabase): CatalogueReader
         count: async (words, prefix, cap) => matchCount.get(ftsQuery(words, prefix), cap)?.n ?? 0,
         startAfter: async (fromMs, toMs, n) => startAfter.get(fromMs, toMs, n)?.start_ms ?? null,
         rows: async (s, mode) => {
-          const { sql, params } = searchSql(s, mode);
-          return searchStatement(sql).all(...params);
+          const { sql, params } = searchStatement(SQLITE_SEARCH, s, mode);
+          return prepared(sql).all(...params);
         },
       });
     },
@@ -165,54 +164,19 @@ function ftsQuery(words: readonly string[], prefix: string | null): string {
   return terms.join(' ');
 }
 
-/**
- * A search's statement and parameters in `mode` (programme-search-rows.ts): from the word index
- * and sorted, or a walk by start (by channel and start when channels are named) testing each
- * programme's words.
- */
-function searchSql(
-  search: ProgrammeSearch,
-  mode: SearchMode,
-): { sql: string; params: (string | number)[] } {
-  const params: (string | number)[] = [];
-  const p = (value: string | number) => {
-    params.push(value);
-    return '?';
-  };
-  const where: string[] = [];
-  const patterns = wordPatterns(search.terms);
-  let from: string;
-  let toMs = search.toMs;
-  if (mode.kind === 'index') {
-    from = `programme_words JOIN programmes AS p ON p.rowid = programme_words.rowid`;
-    where.push(`programme_words MATCH ${p(ftsQuery(mode.words, mode.prefix))}`);
-    if (mode.prefix === null) where.push(`instr(' ' || p.search_words, ${p(patterns.prefix)}) > 0`);
-  } else {
-    const index = search.channels === null ? 'programmes_by_start' : 'programmes_by_channel_start';
-    from = `programmes AS p INDEXED BY ${index}`;
-    for (const word of patterns.words) {
-      where.push(`instr(' ' || p.search_words || ' ', ${p(word)}) > 0`);
-    }
-    where.push(`instr(' ' || p.search_words, ${p(patterns.prefix)}) > 0`);
-    toMs = Math.min(toMs, mode.toMs);
-  }
-  const after = search.after;
-  where.push(
-    `p.start_ms >= ${p(Math.max(search.fromMs, after?.startMs ?? search.fromMs))}`,
-    `p.start_ms < ${p(toMs)}`,
-  );
-  if (after !== null) {
-    where.push(`(p.start_ms > ${p(after.startMs)} OR c.name_key > ${p(after.nameKey)}
-      OR (c.name_key = ${p(after.nameKey)} AND p.id > ${p(after.id)}))`);
-  }
-  if (search.country !== null) where.push(`c.country = ${p(search.country)}`);
-  if (search.channels !== null) {
-    where.push(
-      `p.channel_id IN (SELECT value FROM json_each(${p(JSON.stringify(search.channels))}))`,
-    );
-  }
-  const sql = `SELECT ${SEARCH_COLUMNS} FROM ${from} JOIN channels AS c ON c.id = p.channel_id
-    WHERE ${where.join(' AND ')}
-    ORDER BY p.start_ms, c.name_key, p.id LIMIT ${p(search.limit)}`;
-  return { sql, params };
-}
+/** The SQLite pieces of a search's statement: FTS5 and the indexes named. */
+const SQLITE_SEARCH: SearchDialect = {
+  placeholder: () => '?',
+  position: 'instr',
+  id: 'p.id',
+  indexed: (query) => ({
+    from: 'programme_words JOIN programmes AS p ON p.rowid = programme_words.rowid',
+    where: `programme_words MATCH ${query}`,
+  }),
+  indexQuery: ftsQuery,
+  // Named: without statistics the planner might read another index than the walk's.
+  walked: (byChannel) =>
+    `programmes AS p INDEXED BY ${byChannel ? 'programmes_by_channel_start' : 'programmes_by_start'}`,
+  channelIn: (ids) => `p.channel_id IN (SELECT value FROM json_each(${ids}))`,
+  channelsValue: (ids) => JSON.stringify(ids),
+};

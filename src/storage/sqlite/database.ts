@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { pendingMigrations } from '../schema-migration.js';
 import {
+  CATALOGUE_CACHE_KIB,
   CATALOGUE_PAGE_SIZE,
   CATALOGUE_SCHEMA,
   cataloguePathFor,
@@ -34,6 +35,7 @@ export function openSqliteDatabase(
     // Takes effect in a new catalogue file only (one made before keeps its pages): see
     // CATALOGUE_PAGE_SIZE.
     db.pragma(`${CATALOGUE_SCHEMA}.page_size = ${CATALOGUE_PAGE_SIZE}`);
+    db.pragma(`${CATALOGUE_SCHEMA}.cache_size = -${CATALOGUE_CACHE_KIB}`);
     for (const schema of ['main', CATALOGUE_SCHEMA]) {
       db.pragma(`${schema}.journal_mode = WAL`);
       db.pragma(`${schema}.synchronous = NORMAL`);
