@@ -109,8 +109,8 @@ const rich = (p: TimedProgramme) => richProgrammeOf(p.channelId, p.programme, p.
  * no other field (channelFields, richProgrammeOf). test/http/guide.test.ts checks the bodies
  * against the schema's serializer.
  */
-const tailOf = (channels: readonly object[], selected: SelectedChannels) =>
-  `,"channels":${JSON.stringify(channels)},"missing":${JSON.stringify(selected.missing)},"next":${JSON.stringify(selected.next)}}`;
+const tailOf = (channelsJson: readonly string[], selected: SelectedChannels) =>
+  `,"channels":[${channelsJson.join(',')}],"missing":${JSON.stringify(selected.missing)},"next":${JSON.stringify(selected.next)}}`;
 
 /**
  * The guide grid and now/next answers (rules: domain/guide.ts), for the v1 routes and the
@@ -150,7 +150,9 @@ export function createGuideAnswers(
         if (entering !== undefined) {
           validUntilMs = Math.min(validUntilMs, entering.startMs - spanMs + 1000);
         }
-        return { ...channelFields(channel), programmes: shown.map(rich) };
+        // Written at once, channel by channel: its entries are garbage before the next
+        // channel's are made, rather than all of them living until the end.
+        return JSON.stringify({ ...channelFields(channel), programmes: shown.map(rich) });
       });
       const tail = tailOf(entries, selected);
       return {
@@ -188,11 +190,11 @@ export function createGuideAnswers(
         }
         const chosen = nowAndNext(candidates, atMs);
         validUntilMs = Math.min(validUntilMs, nowAndNextUntil(candidates, atMs) ?? validUntilMs);
-        return {
+        return JSON.stringify({
           ...channelFields(channel),
           now: chosen.now === null ? null : rich(chosen.now),
           next: chosen.next === null ? null : rich(chosen.next),
-        };
+        });
       });
       const tail = tailOf(entries, selected);
       return {
