@@ -22,6 +22,7 @@ import { cpus, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
+import { get as httpGet } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { GRID_COUNTRY, generateCatalogue } from './catalogue-generator.mjs';
@@ -165,6 +166,26 @@ function cpuMs(pid) {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
+/** A GET answered as sent (fetch would undo a compression): status, encoding, body bytes. */
+function rawGet(url, headers) {
+  return new Promise((resolvePromise, reject) => {
+    httpGet(url, { headers }, (res) => {
+      const chunks = [];
+      res.on('data', (chunk) => chunks.push(chunk));
+      res.on('end', () =>
+        resolvePromise({
+          status: res.statusCode,
+          encoding: res.headers['content-encoding'],
+          body: Buffer.concat(chunks),
+        }),
+      );
+    }).on('error', reject);
+  });
+}
+
+/** Where the plain server sends the bytes Onair sent for `path` on `engine` (in `encoding`). */
+const plainPath = (engine, path, encoding) => `/${engine}${encoding ? `/${encoding}` : ''}${path}`;
+
 function peakRssMb(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
@@ -175,7 +196,7 @@ function peakRssMb(pid) {
  * Loads one URL and measures the server: req/s and latency from autocannon, and the server's
  * own CPU time per answered request, which stays comparable when other work shares the machine.
  */
-async function load(url, keys, pid, duration = options.duration) {
+async function load(url, keys, pid, duration = options.duration, headers = {}) {
   let i = 0;
   const cpuBefore = cpuMs(pid);
   const result = await autocannon({
@@ -186,7 +207,7 @@ async function load(url, keys, pid, duration = options.duration) {
       {
         setupRequest: (request) => ({
           ...request,
-          headers: { ...request.headers, 'x-api-key': keys[i++ % keys.length] },
+          headers: { ...request.headers, ...headers, 'x-api-key': keys[i++ % keys.length] },
         }),
       },
     ],
@@ -221,6 +242,10 @@ const scenarios = [
   ['programme detail', `/api/v1/channels/${channel}/programmes/${programme}`],
   ['guide, 100 channels, 3 hours', `/api/v1/guide?country=${GRID_COUNTRY}&limit=100`],
   ['now/next, 100 channels', `/api/v1/now?country=${GRID_COUNTRY}&limit=100`],
+  // As guide apps ask: compressed (the answer is compressed once and kept; the plain server
+  // sends the same compressed bytes).
+  ['guide, 100 channels, 3 hours, gzip', `/api/v1/guide?country=${GRID_COUNTRY}&limit=100`, 'gzip'],
+  ['now/next, 100 channels, gzip', `/api/v1/now?country=${GRID_COUNTRY}&limit=100`, 'gzip'],
 ].filter(([name]) => options.routes === null || options.routes.some((r) => name.startsWith(r)));
 
 const servers = [];
@@ -251,10 +276,16 @@ for (const engine of options.engines) {
     /serving/,
   );
   const url = `http://127.0.0.1:${port}`;
-  for (const [, path] of scenarios) {
-    const res = await fetch(url + path, { headers: { 'x-api-key': keys[0] } });
+  for (const [, path, encoding] of scenarios) {
+    const res = await rawGet(url + path, {
+      'x-api-key': keys[0],
+      'accept-encoding': encoding ?? '',
+    });
     if (res.status !== 200) throw new Error(`${engine} ${path} answered ${res.status}`);
-    bodies[`/${engine}${path}`] = Buffer.from(await res.arrayBuffer()).toString('base64');
+    if ((res.encoding ?? '') !== (encoding ?? '')) {
+      throw new Error(`${engine} ${path} answered in "${res.encoding}", not "${encoding}"`);
+    }
+    bodies[plainPath(engine, path, encoding)] = { body: res.body.toString('base64'), encoding };
   }
   servers.push({ engine, child, url, keys });
 }
@@ -269,21 +300,32 @@ const plain = await startProcess(
 const plainUrl = `http://127.0.0.1:${plainPort}`;
 
 const rows = [];
-for (const [name, path] of scenarios) {
+for (const [name, path, encoding] of scenarios) {
+  const headers = encoding === undefined ? {} : { 'accept-encoding': encoding };
   for (const server of servers) {
-    const bytes = Buffer.from(bodies[`/${server.engine}${path}`], 'base64').length;
+    const plainUrlOf = `${plainUrl}${plainPath(server.engine, path, encoding)}`;
+    const bytes = Buffer.from(
+      bodies[plainPath(server.engine, path, encoding)].body,
+      'base64',
+    ).length;
     // Plain and full in turn, `--rounds` times; the round with the median ratio is reported,
     // so a burst of other work on the machine during one case does not decide the result.
     // Both servers first answer the route unmeasured for a while: a case measures them warm
     // (compiled code, filled caches), whichever case comes first after start-up.
     if (options.warmup > 0) {
-      await load(`${plainUrl}/${server.engine}${path}`, server.keys, plain.pid, options.warmup);
-      await load(server.url + path, server.keys, server.child.pid, options.warmup);
+      await load(plainUrlOf, server.keys, plain.pid, options.warmup, headers);
+      await load(server.url + path, server.keys, server.child.pid, options.warmup, headers);
     }
     const rounds = [];
     for (let round = 0; round < options.rounds; round++) {
-      const base = await load(`${plainUrl}/${server.engine}${path}`, server.keys, plain.pid);
-      const full = await load(server.url + path, server.keys, server.child.pid);
+      const base = await load(plainUrlOf, server.keys, plain.pid, options.duration, headers);
+      const full = await load(
+        server.url + path,
+        server.keys,
+        server.child.pid,
+        options.duration,
+        headers,
+      );
       rounds.push({ base, full, ratio: full.rps / base.rps });
     }
     rounds.sort((x, y) => x.ratio - y.ratio);
