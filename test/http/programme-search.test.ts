@@ -1,4 +1,6 @@
+import fastJson from 'fast-json-stringify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ProgrammeSearchResponse } from '../../src/http/schemas.js';
 import { ingestXmltv } from '../../src/catalogue/ingest/ingest-xmltv.js';
 import { channelIdFor } from '../../src/domain/catalogue-ids.js';
 import { formatXmltvUtc } from '../../src/domain/xmltv-time.js';
@@ -77,6 +79,10 @@ describe(`GET /api/v1/programmes/search (${TEST_ENGINE})`, () => {
   it('answers the channel and the rich programme of each match', async () => {
     const res = await t.get(search('q=angstrom'), key);
     const body = res.json() as Answer;
+    // Written by JSON.stringify: the same bytes as the schema's serializer.
+    expect(res.body).toBe(fastJson(ProgrammeSearchResponse as object)(body));
+    const many = await t.get(search('q=star&from=2026-08-22T00:00:00Z'), key);
+    expect(many.body).toBe(fastJson(ProgrammeSearchResponse as object)(many.json()));
     expect(body.next).toBeNull();
     expect(body.results).toHaveLength(1);
     expect(body.results[0]?.channel).toEqual({

@@ -1,4 +1,3 @@
-import fastJson from 'fast-json-stringify';
 import {
   DEFAULT_SEARCH_DAYS,
   encodeCursor,
@@ -6,7 +5,6 @@ import {
   type ProgrammeSearchQuery,
 } from '../../domain/programme-search.js';
 import type { CatalogueReader } from '../../storage/catalogue-reader.js';
-import { ProgrammeSearchResponse } from '../schemas.js';
 import type { CachedAnswers, KeptAnswer } from './cached-answers.js';
 
 const DAY_MS = 86_400_000;
@@ -25,9 +23,8 @@ export interface SearchPage {
  * `from` is a body kept per catalogue version; one from `now` moves with the clock).
  */
 export function createProgrammeSearchAnswers(catalogue: Pick<CatalogueReader, 'searchProgrammes'>) {
-  const json = fastJson(ProgrammeSearchResponse as object);
   const empty: SearchPage = {
-    body: json({ results: [], next: null }),
+    body: JSON.stringify({ results: [], next: null }),
     firstStartMs: null,
     full: false,
   };
@@ -53,7 +50,10 @@ export function createProgrammeSearchAnswers(catalogue: Pick<CatalogueReader, 's
     const shown = hits.slice(0, limit);
     const last = shown.at(-1);
     const full = hits.length > limit && last !== undefined;
-    const body = json({
+    // JSON.stringify rather than the schema's compiled serializer: three times as fast for rich
+    // entries (answers/guide-answers.ts), and it writes the fields in the order they are made,
+    // which is the schema's (richProgrammeOf; test/http/programme-search.test.ts checks).
+    const body = JSON.stringify({
       results: shown.map(({ channel, programme }) => ({
         channel: {
           channelId: channel.id,
