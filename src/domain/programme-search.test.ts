@@ -32,6 +32,11 @@ describe('search words', () => {
     expect(searchWordsOf('東京 ニュース')).toEqual(['東京', 'ニュース']);
     expect(searchWordsOf('  ,;  ')).toEqual([]);
     expect(searchWordsOf('x'.repeat(100))).toEqual(['x'.repeat(MAX_WORD_LENGTH)]);
+    // ASCII text takes a shorter way to the same words as the full folding.
+    expect(searchWordsOf('The NEWS at 10, _live_ from A&E\t(HD)')).toEqual(
+      searchWordsOf('The NEWS at 10, _live_ from A&E\t(HD)\u00a0é').slice(0, -1),
+    );
+    expect(searchWordsOf('The NEWS at 10, _live_')).toEqual(['the', 'news', 'at', '10', 'live']);
   });
 
   it('of a programme: its titles, sub-titles, descriptions, categories and credit names, once each', () => {

