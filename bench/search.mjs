@@ -18,12 +18,11 @@
 // PostgreSQL uses BENCH_POSTGRES_URL (default: database onair_bench_search on the local
 // server, created when missing) and Redis BENCH_REDIS_URL (default redis://127.0.0.1:6379).
 // The catalogue is cached (bench/out/, or that database) and regenerated when its day has passed.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { ensurePostgresDatabase, freePort, startProcess } from './bench-support.mjs';
 import { generateCatalogue, RARE_EVERY, rareWord } from './catalogue-generator.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -51,30 +50,13 @@ const SIZE = `${options.channels}x${options.days}x${options.perDay}`;
 
 const dist = (path) => import(join(ROOT, 'dist', path));
 
-async function freePort() {
-  const server = createServer();
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address();
-  await new Promise((r) => server.close(r));
-  return port;
-}
-
 async function openStore(engine, nowMs) {
   if (engine === 'sqlite') {
     const { openSqliteStore } = await dist('storage/sqlite/sqlite-store.js');
     const path = join(OUT, `search-v1-${SIZE}.db`);
     return { store: openSqliteStore({ path, nowMs }), databaseUrl: path, path };
   }
-  const { default: pg } = await import('pg');
-  const url = new URL(POSTGRES_URL);
-  const admin = new pg.Client({
-    connectionString: POSTGRES_URL.replace(url.pathname, '/postgres'),
-  });
-  await admin.connect();
-  const name = url.pathname.slice(1);
-  const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-  if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
+  await ensurePostgresDatabase(POSTGRES_URL);
   const { openPostgresStore } = await dist('storage/postgres/postgres-store.js');
   return {
     store: await openPostgresStore({ url: POSTGRES_URL, nowMs }),
@@ -131,22 +113,6 @@ async function prepare(engine, nowMs) {
   } finally {
     await opened.store.close();
   }
-}
-
-function startProcess(command, args, env, ready, stdin) {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(command, args, {
-      env: { ...process.env, ...env },
-      stdio: ['pipe', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      if (ready.test(out)) resolvePromise(child);
-    });
-    child.on('exit', (code) => reject(new Error(`${command} exited with ${code}: ${out}`)));
-    if (stdin !== undefined) child.stdin.end(stdin);
-  });
 }
 
 /**

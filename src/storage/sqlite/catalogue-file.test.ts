@@ -82,6 +82,13 @@ function keyProgrammesById(db: Database.Database): void {
   db.pragma('catalogue.user_version = 1');
 }
 
+/** One channel, `c0`, and one source file, `f1`, for programmes written by hand. */
+const ONE_CHANNEL_AND_FILE = `
+  INSERT INTO channels (id, xmltv_id, name, name_key, name_folded, icon, country,
+    needs_review, created_at, updated_at) VALUES ('c0', 'one.ie', 'One', 'one', 'one', '', 'IE', 0, 0, 0);
+  INSERT INTO source_files (id, source, country, size_bytes, sha256, ingested_at, summary)
+    VALUES ('f1', 'guide.xml', 'IE', 10, 'abc', 0, '{}');`;
+
 /** Takes the catalogue file back to version 4: no search words, no index of them. */
 function withoutSearchWords(db: Database.Database): void {
   db.exec(`
@@ -266,11 +273,7 @@ describe('the catalogue file', () => {
 
   it('version 2 is upgraded on open: every programme gets empty details, answers and version kept', async () => {
     const old = openSqliteStore({ path, nowMs: NOW });
-    old.db.exec(`
-      INSERT INTO channels (id, xmltv_id, name, name_key, name_folded, icon, country,
-        needs_review, created_at, updated_at) VALUES ('c0', 'one.ie', 'One', 'one', 'one', '', 'IE', 0, 0, 0);
-      INSERT INTO source_files (id, source, country, size_bytes, sha256, ingested_at, summary)
-        VALUES ('f1', 'guide.xml', 'IE', 10, 'abc', 0, '{}');`);
+    old.db.exec(ONE_CHANNEL_AND_FILE);
     withoutSearchWords(old.db);
     old.db.exec(`
       DROP INDEX catalogue.programmes_long;
@@ -304,11 +307,7 @@ describe('the catalogue file', () => {
   it('version 4 is upgraded on open: each programme gets its search words and their index', async () => {
     const old = openSqliteStore({ path, nowMs: NOW });
     withoutSearchWords(old.db);
-    old.db.exec(`
-      INSERT INTO channels (id, xmltv_id, name, name_key, name_folded, icon, country,
-        needs_review, created_at, updated_at) VALUES ('c0', 'one.ie', 'One', 'one', 'one', '', 'IE', 0, 0, 0);
-      INSERT INTO source_files (id, source, country, size_bytes, sha256, ingested_at, summary)
-        VALUES ('f1', 'guide.xml', 'IE', 10, 'abc', 0, '{}');`);
+    old.db.exec(ONE_CHANNEL_AND_FILE);
     const insert = old.db.prepare(
       `INSERT INTO programmes (id, channel_id, start, stop, start_ms, stop_ms, title,
          description, category, needs_review, source_file_id, updated_at, details)
@@ -373,11 +372,7 @@ describe('the catalogue file', () => {
   it('version 1 is upgraded on open: programmes keyed by slot, not id, rows and answers kept', async () => {
     // A catalogue file as version 1 left it: programmes with their id as primary key.
     const old = openSqliteStore({ path, nowMs: NOW });
-    old.db.exec(`
-      INSERT INTO channels (id, xmltv_id, name, name_key, name_folded, icon, country,
-        needs_review, created_at, updated_at) VALUES ('c0', 'one.ie', 'One', 'one', 'one', '', 'IE', 0, 0, 0);
-      INSERT INTO source_files (id, source, country, size_bytes, sha256, ingested_at, summary)
-        VALUES ('f1', 'guide.xml', 'IE', 10, 'abc', 0, '{}');`);
+    old.db.exec(ONE_CHANNEL_AND_FILE);
     keyProgrammesById(old.db);
     const insert = old.db.prepare(
       `INSERT INTO programmes (id, channel_id, start, stop, start_ms, stop_ms, title,
