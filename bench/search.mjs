@@ -71,8 +71,9 @@ async function prepare(engine, nowMs) {
   const today = Math.floor(nowMs / DAY);
   const meta = existsSync(metaPath) ? JSON.parse(readFileSync(metaPath, 'utf8')) : null;
   if (engine === 'sqlite' && meta?.day !== today) {
-    for (const suffix of ['', '-wal', '-shm']) {
-      rmSync(join(OUT, `search-v1-${SIZE}.db${suffix}`), { force: true });
+    // Both files: the accounts file and the catalogue file beside it.
+    for (const file of [`search-v1-${SIZE}.db`, `search-v1-${SIZE}.catalogue.db`]) {
+      for (const suffix of ['', '-wal', '-shm']) rmSync(join(OUT, file + suffix), { force: true });
     }
   }
   const opened = await openStore(engine, nowMs);
