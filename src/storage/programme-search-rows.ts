@@ -20,8 +20,11 @@ export const SEARCH_INDEX_CAP = 4000;
  */
 export const SEARCH_WALK_BUDGET = 20_000;
 
-/** Prefix lengths the word index keeps whole (FTS5 `prefix = '2 3'`): cheap to count. */
-const INDEXED_PREFIX_LENGTHS = new Set([2, 3]);
+/**
+ * The longest prefix the word index keeps whole (FTS5 `prefix = '2 3 4'`): prefixes of 2 to 4
+ * characters are cheap to count, and a longer one is judged by its first 4.
+ */
+const INDEXED_PREFIX = 4;
 
 /** How a search reads: from the word index (`words` whole, `prefix` as a prefix), or a walk. */
 export type SearchMode =
@@ -48,8 +51,9 @@ export interface SearchReads {
  * SEARCH_INDEX_CAP): few matches are read from the index and sorted; otherwise the programmes
  * are walked by start for at most SEARCH_WALK_BUDGET of them, and only when that does not fill
  * the page is the index read after all. A prefix is counted only where the index keeps it whole
- * (2 or 3 characters) or its first three characters match few: any other prefix would make the
- * index merge the lists of every word it begins.
+ * (2 to 4 characters) or its first four characters match few: any other prefix would make the
+ * index merge the lists of every word it begins (a rare title among 10 million programmes was
+ * judged by its first three characters, which thousands of made-up titles share, and walked).
  */
 export async function planAndSearch(
   search: ProgrammeSearch,
@@ -60,8 +64,9 @@ export async function planAndSearch(
   const hits = (rows: SearchRow[]) => rows.map(toSearchHit);
   const indexed = { kind: 'index', words, prefix } as const;
   const cheapPrefix =
-    INDEXED_PREFIX_LENGTHS.has(prefix.length) ||
-    (prefix.length > 3 && (await reads.count([], prefix.slice(0, 3), cap)) < cap);
+    (prefix.length >= 2 && prefix.length <= INDEXED_PREFIX) ||
+    (prefix.length > INDEXED_PREFIX &&
+      (await reads.count([], prefix.slice(0, INDEXED_PREFIX), cap)) < cap);
   if (cheapPrefix && (await reads.count(words, prefix, cap)) < cap) {
     return hits(await reads.rows(search, indexed));
   }

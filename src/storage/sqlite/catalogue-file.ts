@@ -287,7 +287,7 @@ function indexProgrammeWords(db: SqliteDatabase): void {
   // folded and separated by single spaces, are its tokens as they are, and PostgreSQL indexes
   // the same words (migration 9). Only whether a word is there counts (detail=none).
   db.exec(`CREATE VIRTUAL TABLE catalogue.programme_words USING fts5 (
-      words, content = '', contentless_delete = 1, tokenize = 'ascii', prefix = '2 3',
+      words, content = '', contentless_delete = 1, tokenize = 'ascii', prefix = '2 3 4',
       detail = none);
     INSERT INTO catalogue.programme_words (rowid, words)
       SELECT rowid, search_words FROM catalogue.programmes;
