@@ -24,7 +24,8 @@ export const MAX_WORD_LENGTH = 64;
 const DAY_MS = 86_400_000;
 const MARKS = /\p{M}+/gu;
 const WORD = /[\p{L}\p{N}]+/gu;
-const ASCII = /^[\x00-\x7f]*$/;
+// Any code point below 128 (control characters too): none of them changes under NFKD.
+const ASCII = /^[^\u0080-\uffff]*$/;
 const ASCII_WORD = /[a-z0-9]+/g;
 
 /**
