@@ -265,4 +265,24 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     sql: `CREATE INDEX programmes_long ON programmes (channel_id, stop_ms)
       WHERE stop_ms - start_ms > 21600000;`,
   },
+  {
+    version: 10,
+    name: 'guide feeds of accounts',
+    // As on SQLite (accounts file, version 7). Version 9 is another change's.
+    sql: `
+      CREATE TABLE feeds (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        country TEXT,
+        channel_ids TEXT NOT NULL,
+        days_ahead INTEGER NOT NULL,
+        days_back INTEGER NOT NULL,
+        token_hash TEXT NOT NULL UNIQUE,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+      );
+      CREATE INDEX feeds_by_account ON feeds (account_id, created_at);
+    `,
+  },
 ];
