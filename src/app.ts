@@ -22,6 +22,8 @@ import { registerGuideRoutes } from './http/v1/guide-routes.js';
 import { registerCountriesRoutes } from './http/v1/countries-routes.js';
 import { createBodySender } from './http/answers/body-sender.js';
 import { createFastLane } from './http/answers/fast-lane.js';
+import { createFeedAnswers } from './http/answers/feed-answers.js';
+import { registerFeedRoutes } from './http/feeds/feed-routes.js';
 import { createBodyCache } from './http/answers/body-cache.js';
 import { createMovingCache } from './http/answers/moving-cache.js';
 import { createScheduleCache } from './http/answers/schedule-cache.js';
@@ -43,6 +45,7 @@ export interface AppDeps {
   authFailureLimiter: RateLimiter;
   signInLimiter: RateLimiter;
   playgroundLimiter: RateLimiter;
+  feedLimiter: RateLimiter;
   mailer: Mailer;
   usage: UsageRecorder;
   site: SiteAddress;
@@ -54,6 +57,7 @@ export interface AppDeps {
 function areaOf(url: string): string {
   if (url.startsWith('/api/')) return 'api';
   if (url.startsWith('/playground/api/')) return 'playground';
+  if (url.startsWith('/feeds/')) return 'feeds';
   if (url === '/healthz' || url === '/readyz' || url === '/metrics') return 'ops';
   return 'pages';
 }
@@ -187,6 +191,14 @@ export async function buildApp(
     sendBody: sender.send,
     limiter: deps.playgroundLimiter,
     limit: deps.config.playgroundLimit,
+    now: deps.now,
+  });
+  // XMLTV feeds for media servers: the token in the URL is the credential.
+  registerFeedRoutes(app, {
+    store: deps.store,
+    answers: createFeedAnswers(deps.store.feeds),
+    limiter: deps.feedLimiter,
+    limit: deps.config.feedFetchLimit,
     now: deps.now,
   });
   await registerDeveloperPages(app, {
