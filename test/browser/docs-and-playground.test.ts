@@ -50,11 +50,11 @@ async function watchedPage(): Promise<{ page: Page; problems: string[]; requests
 }
 
 describe.skipIf(SKIP_BROWSER)('developer pages in Chromium', () => {
-  it('/docs renders the reference of the seven routes from /openapi.json', async () => {
+  it('/docs renders the reference of the seven routes and the two feeds from /openapi.json', async () => {
     const { page, problems, requests } = await watchedPage();
     await page.goto(`${server.url}/docs`);
     const paths = page.locator('.opblock-summary-path');
-    await expect.poll(() => paths.count(), { timeout: 20_000 }).toBe(7);
+    await expect.poll(() => paths.count(), { timeout: 20_000 }).toBe(9);
     expect(
       await paths.evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-path'))),
     ).toEqual([
@@ -65,8 +65,10 @@ describe.skipIf(SKIP_BROWSER)('developer pages in Chromium', () => {
       '/api/v1/channels/{channelId}/programmes/{programmeId}',
       '/api/v1/guide',
       '/api/v1/now',
+      '/feeds/{token}/guide.xml',
+      '/feeds/{token}/guide.xml.gz',
     ]);
-    expect(await page.locator('.opblock-get').count()).toBe(7);
+    expect(await page.locator('.opblock-get').count()).toBe(9);
     // The server list names this deployment.
     expect(await page.locator('.servers select').textContent()).toContain(server.url);
 
