@@ -118,6 +118,26 @@ for (let f = 0; f < COLD_FEEDS; f++) {
   );
   tokens.push(issued.token);
 }
+// The largest feed there is: 1,000 channels, 7 days back, 14 ahead (the catalogue holds 7).
+const big = await createAuditedFeed(
+  store,
+  account.id,
+  {
+    name: 'bench largest',
+    lineup: {
+      kind: 'channels',
+      channelIds: Array.from({ length: 1000 }, (_, c) =>
+        channelIdFor(
+          `bench${c}.${['uk', 'de', 'fr', 'es', 'it', 'us', 'au', 'in', 'br', 'jp'][c % 10]}`,
+        ),
+      ),
+    },
+    daysAhead: 14,
+    daysBack: 7,
+  },
+  'operator',
+  nowMs,
+);
 await store.close();
 
 const port = await freePort();
@@ -181,6 +201,19 @@ for (let f = 0; f < COLD_FEEDS; f++) {
   if (res.status !== 200) throw new Error(`cold fetch answered ${res.status}`);
   cold.push({ encoding, ms: res.ms, bytes: res.bytes.length });
 }
+/** Resident memory of a process now, MB. */
+function rssMb(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
+}
+// Memory of the largest feed, fetched cold: the peak while it streams against before.
+const rssBefore = rssMb(server.pid);
+const peakBefore = peakRssMb(server.pid);
+const largest = await rawGet(base + feedPath(big.token), { 'accept-encoding': 'identity' });
+const largestProgrammes = (largest.bytes.toString('utf8').match(/<programme /g) ?? []).length;
+const peakAfter = peakRssMb(server.pid);
+const largestBytes = largest.bytes.length;
+
 const warm = await rawGet(base + feedPath(tokens[0]), { 'accept-encoding': 'gzip' });
 const plainText = await rawGet(base + feedPath(tokens[0]), { 'accept-encoding': 'identity' });
 const programmes = (plainText.bytes.toString('utf8').match(/<programme /g) ?? []).length;
@@ -256,6 +289,7 @@ console.log(
       .join(
         ' ',
       )}; ${options.connections} connections, ${options.duration} s per case, median of ${options.rounds} rounds; Onair peak RSS ${rss} MB.`,
+    `Largest feed (1,000 channels, 7 days back, 14 ahead), cold, plain XML: ${largestProgrammes.toLocaleString('en')} programmes, ${mb(largestBytes)} in ${largest.ms.toFixed(0)} ms; server RSS ${rssBefore} MB before, peak ${peakBefore} MB before and ${peakAfter} MB after.`,
     '',
     `Cold generation (first fetch of a lineup, request to last byte): plain XML ${coldPlain.map((ms) => ms.toFixed(0)).join(', ')} ms (median ${median(coldPlain).toFixed(0)}); gzip ${coldGzip.map((ms) => ms.toFixed(0)).join(', ')} ms.`,
     '',

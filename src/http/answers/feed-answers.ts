@@ -1,4 +1,5 @@
-import { PassThrough, Readable } from 'node:stream';
+import { once } from 'node:events';
+import { pipeline, Readable, Transform } from 'node:stream';
 import { createGunzip, createGzip } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { guideFeedXml } from '../../catalogue/feeds/guide-feed.js';
@@ -127,34 +128,48 @@ export function createFeedAnswers(feeds: FeedStore): FeedAnswers {
       }
 
       channels ??= await feeds.lineupChannels(feed.lineup);
-      const text = Readable.from(guideFeedXml(feeds, channels, fromMs, toMs));
+      const parts = guideFeedXml(feeds, channels, fromMs, toMs);
       const gzip = createGzip();
       // The gzip bytes are kept while they fit, so the next fetch is answered without a read.
       const kept: Buffer[] = [];
       let keptLength = 0;
-      gzip.on('data', (chunk: Buffer) => {
-        if (keptLength > KEEP_UP_TO_BYTES) return;
+      const keep = (chunk: Buffer) => {
         keptLength += chunk.length;
         if (keptLength <= KEEP_UP_TO_BYTES) kept.push(chunk);
-      });
+      };
       const made = entry;
-      gzip.on('end', () => {
+      const finish = () => {
         if (keptLength <= KEEP_UP_TO_BYTES && entries.get(key) === made) {
           remember(key, { ...made, gzip: Buffer.concat(kept, keptLength) });
         }
-      });
-      if (form === 'plain') {
-        // The client reads the text; a gzip of it is made alongside for the next fetch.
-        const out = new PassThrough();
-        text.on('data', (chunk: string) => gzip.write(chunk));
-        text.on('end', () => gzip.end());
-        text.on('error', (error) => out.destroy(error));
-        gzip.resume();
-        text.pipe(out);
-        return reply.send(out);
+      };
+      if (form !== 'plain') {
+        // Each part is read when the client has taken the last (back-pressure along the pipe);
+        // a failed read ends the response.
+        const keeper = new Transform({
+          transform(chunk: Buffer, _encoding, done) {
+            keep(chunk);
+            done(null, chunk);
+          },
+          flush(done) {
+            finish();
+            done();
+          },
+        });
+        return reply.send(pipeline(Readable.from(parts), gzip, keeper, () => {}));
       }
-      text.on('error', (error) => gzip.destroy(error));
-      return reply.send(text.pipe(gzip));
+      gzip.on('data', keep);
+      gzip.on('end', finish);
+      // The client reads the text; its gzip is made alongside for the next fetch. A part is
+      // read when the client has taken the last and the gzip has room: memory stays flat.
+      async function* teed(): AsyncGenerator<string> {
+        for await (const part of parts) {
+          if (!gzip.write(part)) await once(gzip, 'drain');
+          yield part;
+        }
+        gzip.end();
+      }
+      return reply.send(Readable.from(teed()));
     },
   };
 }
