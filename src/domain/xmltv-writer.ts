@@ -32,6 +32,9 @@ const NOT_XML =
   // eslint-disable-next-line no-control-regex
   /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 const MARKUP = /[&<>"\r\n\t]/g;
+/** Any character either replacement above would touch (a surrogate, even a paired one, too). */
+// eslint-disable-next-line no-control-regex
+const NEEDS_WORK = /[\u0000-\u001f&<>"\ud800-\udfff\ufffe\uffff]/;
 const ENTITY: Readonly<Record<string, string>> = {
   '&': '&amp;',
   '<': '&lt;',
@@ -45,6 +48,8 @@ const ENTITY: Readonly<Record<string, string>> = {
 
 /** Text escaped for element content and double-quoted attribute values alike. */
 export function escapeXml(text: string): string {
+  // Most texts need nothing: one scan finds out (a feed writes a few hundred thousand).
+  if (!NEEDS_WORK.test(text)) return text;
   return text.replace(NOT_XML, '').replace(MARKUP, (c) => ENTITY[c] ?? c);
 }
 
