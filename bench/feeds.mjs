@@ -10,11 +10,11 @@
 //   - from cache: the same feed fetched again and again by autocannon, gzip (what media servers
 //     ask) and plain, against a plain node:http server sending the same bytes from memory in
 //     the same run, in turn, `--rounds` times, the median ratio reported.
-// Options: --duration S (5) --connections N (8) --rounds N (3) --write (add the table to stdout
-// only; RESULTS.md is edited by hand).
+// Options: --duration S (5) --connections N (8) --rounds N (3). Prints the results; they go in
+// bench/RESULTS.md by hand.
 import { spawn, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer as createHttpServer } from 'node:http';
+import { createServer as createHttpServer, request } from 'node:http';
 import { createServer } from 'node:net';
 import { cpus, totalmem, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -163,17 +163,8 @@ const server = await new Promise((resolvePromise, reject) => {
 const base = `http://127.0.0.1:${port}`;
 const feedPath = (token) => `/feeds/${token}/guide.xml`;
 
-async function timedFetch(url, encoding) {
-  const started = performance.now();
-  const res = await fetch(url, { headers: { 'accept-encoding': encoding } });
-  const bytes = Buffer.from(await res.arrayBuffer());
-  if (res.status !== 200) throw new Error(`${url} answered ${res.status}`);
-  return { ms: performance.now() - started, bytes };
-}
-
 // Cold: plain XML asked of feeds 0–2 (each first fetch), gzip of feeds 3–4. `fetch` would
 // decode gzip itself: the raw bytes are read with node:http instead.
-import { request } from 'node:http';
 function rawGet(url, headers) {
   return new Promise((resolvePromise, reject) => {
     const started = performance.now();
