@@ -1,5 +1,5 @@
 import type { Feed, Lineup } from '../domain/feed.js';
-import type { FeedOwner, FeedProgramme, LineupChannel } from './feed-store.js';
+import type { FeedOwner, FeedProgramme, LineupChannel, NewFeed } from './feed-store.js';
 import { toAccount } from './rows.js';
 
 /** Feed rows as both engines return them, and the lineup's stored form. */
@@ -20,6 +20,26 @@ export interface FeedRow {
 
 export const FEED_COLUMNS =
   'id, account_id, name, country, channel_ids, days_ahead, days_back, created_at, updated_at';
+
+/** The columns a new feed is inserted with, in FEED_INSERT_COLUMNS order. */
+export const FEED_INSERT_COLUMNS = `id, account_id, name, country, channel_ids, days_ahead, days_back,
+  token_hash, created_at, updated_at`;
+
+export function feedInsertValues(id: string, feed: NewFeed, nowMs: number): unknown[] {
+  const { country, channelIds } = lineupColumns(feed.lineup);
+  return [
+    id,
+    feed.accountId,
+    feed.name,
+    country,
+    channelIds,
+    feed.daysAhead,
+    feed.daysBack,
+    feed.tokenHash,
+    nowMs,
+    nowMs,
+  ];
+}
 
 /** The lineup's two columns. */
 export function lineupColumns(lineup: Lineup): { country: string | null; channelIds: string } {

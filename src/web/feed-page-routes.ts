@@ -186,56 +186,52 @@ export async function registerFeedPages(web: FastifyInstance, deps: FeedPageDeps
       );
     });
 
-    feeds.get<{ Params: { feedId: string } }>(
-      '/account/feeds/:feedId/edit',
-      async (request, reply) => {
+    /** A route of one of the holder's feeds: signed in, and the feed theirs, else 404. */
+    type FeedRequest = FastifyRequest<{ Params: { feedId: string } }>;
+    const ofOwnFeed =
+      (answer: (request: FeedRequest, reply: FastifyReply, feed: Feed) => Promise<FastifyReply>) =>
+      async (request: FeedRequest, reply: FastifyReply) => {
         const account = await deps.signedIn(request);
         if (account === null) return reply.redirect('/signin', 303);
         const feed = await ownFeed(account, request.params.feedId);
-        if (feed === null) return feedNotFound(reply);
+        return feed === null ? feedNotFound(reply) : answer(request, reply, feed);
+      };
+
+    feeds.get(
+      '/account/feeds/:feedId/edit',
+      ofOwnFeed(async (request, reply, feed) => {
         // Opened from the account page: the feed as it is; after a search: the form as typed.
         const typed = formField(request.query, 'name') !== '';
         const form = typed ? typedForm(request.query) : formOfFeed(feed);
         return sendPage(reply, 200, feedFormPage(await formView(feed.id, form)));
-      },
+      }),
     );
 
-    feeds.post<{ Params: { feedId: string } }>('/account/feeds/:feedId', async (request, reply) => {
-      const account = await deps.signedIn(request);
-      if (account === null) return reply.redirect('/signin', 303);
-      const feed = await ownFeed(account, request.params.feedId);
-      if (feed === null) return feedNotFound(reply);
-      return save(reply, feed.id, typedForm(request.body), async (settings) => {
-        const updated = await updateAuditedFeed(store, feed, settings, 'account', deps.now());
-        if (updated === null) return feedNotFound(reply);
-        return reply.redirect('/account?notice=feed-saved#feeds', 303);
-      });
-    });
+    feeds.post(
+      '/account/feeds/:feedId',
+      ofOwnFeed(async (request, reply, feed) =>
+        save(reply, feed.id, typedForm(request.body), async (settings) => {
+          const updated = await updateAuditedFeed(store, feed, settings, 'account', deps.now());
+          if (updated === null) return feedNotFound(reply);
+          return reply.redirect('/account?notice=feed-saved#feeds', 303);
+        }),
+      ),
+    );
 
-    feeds.post<{ Params: { feedId: string } }>(
+    feeds.post(
       '/account/feeds/:feedId/token',
-      async (request, reply) => {
-        const account = await deps.signedIn(request);
-        if (account === null) return reply.redirect('/signin', 303);
-        const feed = await ownFeed(account, request.params.feedId);
-        const renewed =
-          feed === null
-            ? null
-            : await regenerateAuditedFeedToken(store, feed, 'account', deps.now());
+      ofOwnFeed(async (_request, reply, feed) => {
+        const renewed = await regenerateAuditedFeedToken(store, feed, 'account', deps.now());
         return renewed === null ? feedNotFound(reply) : showUrl(reply, 200, renewed);
-      },
+      }),
     );
 
-    feeds.post<{ Params: { feedId: string } }>(
+    feeds.post(
       '/account/feeds/:feedId/delete',
-      async (request, reply) => {
-        const account = await deps.signedIn(request);
-        if (account === null) return reply.redirect('/signin', 303);
-        const feed = await ownFeed(account, request.params.feedId);
-        if (feed === null) return feedNotFound(reply);
+      ofOwnFeed(async (_request, reply, feed) => {
         await deleteAuditedFeed(store, feed, 'account', deps.now());
         return reply.redirect('/account?notice=feed-deleted#feeds', 303);
-      },
+      }),
     );
   });
 }

@@ -4,6 +4,8 @@ import { MAX_FEEDS_PER_ACCOUNT } from '../../domain/feed.js';
 import { FeedLimitError } from '../errors.js';
 import {
   FEED_COLUMNS,
+  FEED_INSERT_COLUMNS,
+  feedInsertValues,
   FEED_OWNER_COLUMNS,
   FEED_PROGRAMME_COLUMNS,
   lineupColumns,
@@ -30,7 +32,6 @@ export function createPostgresFeedStore(pool: pg.Pool): FeedStore {
   return {
     async createFeed(feed, nowMs) {
       const id = randomUUID();
-      const { country, channelIds } = lineupColumns(feed.lineup);
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
@@ -44,19 +45,9 @@ export function createPostgresFeedStore(pool: pg.Pool): FeedStore {
           throw new FeedLimitError(`an account holds at most ${MAX_FEEDS_PER_ACCOUNT} feeds`);
         }
         await client.query(
-          `INSERT INTO feeds (id, account_id, name, country, channel_ids, days_ahead, days_back,
-             token_hash, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)`,
-          [
-            id,
-            feed.accountId,
-            feed.name,
-            country,
-            channelIds,
-            feed.daysAhead,
-            feed.daysBack,
-            feed.tokenHash,
-            nowMs,
-          ],
+          `INSERT INTO feeds (${FEED_INSERT_COLUMNS})
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+          feedInsertValues(id, feed, nowMs),
         );
         await client.query('COMMIT');
       } catch (error) {

@@ -3,6 +3,8 @@ import { MAX_FEEDS_PER_ACCOUNT } from '../../domain/feed.js';
 import { FeedLimitError } from '../errors.js';
 import {
   FEED_COLUMNS,
+  FEED_INSERT_COLUMNS,
+  feedInsertValues,
   FEED_OWNER_COLUMNS,
   toFeedOwner,
   toLineupChannel,
@@ -24,8 +26,7 @@ export function createSqliteFeedStore(db: SqliteDatabase): FeedStore {
     'SELECT count(*) AS n FROM feeds WHERE account_id = ?',
   );
   const insert = db.prepare(
-    `INSERT INTO feeds (id, account_id, name, country, channel_ids, days_ahead, days_back,
-       token_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO feeds (${FEED_INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const byId = db.prepare<[string], FeedRow>(`SELECT ${FEED_COLUMNS} FROM feeds WHERE id = ?`);
   const ofAccount = db.prepare<[string], FeedRow>(
@@ -70,19 +71,7 @@ export function createSqliteFeedStore(db: SqliteDatabase): FeedStore {
   return {
     async createFeed(feed, nowMs) {
       const id = randomUUID();
-      const { country, channelIds } = lineupColumns(feed.lineup);
-      const values = [
-        id,
-        feed.accountId,
-        feed.name,
-        country,
-        channelIds,
-        feed.daysAhead,
-        feed.daysBack,
-        feed.tokenHash,
-        nowMs,
-        nowMs,
-      ];
+      const values = feedInsertValues(id, feed, nowMs);
       createTx.immediate(values, feed.accountId);
       const created = find(id);
       if (created === null) throw new Error('feed vanished after insert');

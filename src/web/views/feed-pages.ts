@@ -101,6 +101,25 @@ export interface FeedFormView {
   error?: string;
 }
 
+function dayField(
+  id: string,
+  name: string,
+  label: string,
+  range: { min: number; max: number },
+  value: string,
+): SafeHtml {
+  return html`<label for="${id}">${label} (${range.min}–${range.max})</label>
+    <input
+      id="${id}"
+      name="${name}"
+      type="number"
+      min="${range.min}"
+      max="${range.max}"
+      value="${value}"
+      required
+    />`;
+}
+
 function channelBox(channel: LineupChannel, checked: boolean): SafeHtml {
   return html`<li>
     <label class="check">
@@ -133,26 +152,8 @@ export function feedFormPage(view: FeedFormView): SafeHtml {
             placeholder="e.g. Living room"
             required
           />
-          <label for="days-back">Days back (${DAYS_BACK.min}–${DAYS_BACK.max})</label>
-          <input
-            id="days-back"
-            name="days_back"
-            type="number"
-            min="${DAYS_BACK.min}"
-            max="${DAYS_BACK.max}"
-            value="${view.daysBack}"
-            required
-          />
-          <label for="days-ahead">Days ahead (${DAYS_AHEAD.min}–${DAYS_AHEAD.max})</label>
-          <input
-            id="days-ahead"
-            name="days_ahead"
-            type="number"
-            min="${DAYS_AHEAD.min}"
-            max="${DAYS_AHEAD.max}"
-            value="${view.daysAhead}"
-            required
-          />
+          ${dayField('days-back', 'days_back', 'Days back', DAYS_BACK, view.daysBack)}
+          ${dayField('days-ahead', 'days_ahead', 'Days ahead', DAYS_AHEAD, view.daysAhead)}
           <fieldset>
             <legend>Channels</legend>
             <label class="check">
