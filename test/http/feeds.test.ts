@@ -1,7 +1,9 @@
 import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createAuditedFeed,
@@ -12,7 +14,9 @@ import { ingestXmltv } from '../../src/catalogue/ingest/ingest-xmltv.js';
 import { channelIdFor } from '../../src/domain/catalogue-ids.js';
 import type { FeedSettings } from '../../src/domain/feed.js';
 import { fixturePath } from '../ingest/ingest-helpers.js';
+import { seedCatalogue } from '../helpers/catalogue-fixture.js';
 import { TEST_ENGINE } from '../helpers/engines.js';
+import { SHARED_REDIS_URL } from '../helpers/redis-process.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { ensureReferenceTools } from '../helpers/xmltv-reference.js';
 
@@ -235,5 +239,40 @@ describe(`a feed ingested into an empty Onair (${TEST_ENGINE})`, () => {
     const source = await answers(t, sourceKey);
     expect((source[DRAMA] as unknown[]).length).toBe(3);
     expect(await answers(copy, copyKey)).toEqual(source);
+  });
+});
+
+describe(`the feed budget with REDIS_URL (${TEST_ENGINE})`, () => {
+  it('lives in Redis under a prefix of its own, apart from the API budget', async () => {
+    const prefix = `onair-test:${randomUUID()}:`;
+    const r = await createTestApp({
+      REDIS_URL: SHARED_REDIS_URL,
+      REDIS_KEY_PREFIX: prefix,
+      FEED_FETCH_LIMIT: '2',
+    });
+    const redis = new Redis(SHARED_REDIS_URL);
+    try {
+      await seedCatalogue(r.temp.store, [{ xmltvId: 'one.uk', name: 'One', country: 'UK' }]);
+      const { account, key } = await r.customer();
+      const { token } = await createAuditedFeed(
+        r.temp.store,
+        account.id,
+        { ...settings('redis'), lineup: { kind: 'country', country: 'UK' } },
+        'account',
+        r.clock.ms,
+      );
+      const codes = [];
+      for (let i = 0; i < 3; i++) codes.push((await r.get(`/feeds/${token}/guide.xml`)).statusCode);
+      expect(codes).toEqual([200, 200, 429]);
+      const keys = await redis.keys(`${prefix}rl:*`);
+      expect(keys).toHaveLength(1);
+      expect(keys[0]).toMatch(new RegExp(`^${prefix}rl:feed:`));
+      expect(await redis.get(keys[0] ?? '')).toBe('3');
+      // The account's API budget is untouched by its feed's.
+      expect((await r.get('/api/v1/countries', key)).statusCode).toBe(200);
+    } finally {
+      redis.disconnect();
+      await r.close();
+    }
   });
 });
