@@ -46,6 +46,29 @@ describe('programmeXml', () => {
     expect(xml).toContain('<subtitles><language>en</language></subtitles>');
   });
 
+  it('leaves out what tv_validate_file refuses: an empty desc, a malformed or second xmltv_ns', () => {
+    const details = {
+      ...emptyDetails(),
+      titles: [{ value: 'T', lang: '' }],
+      descs: [
+        { value: ' ', lang: 'de' },
+        { value: 'Kept', lang: 'en' },
+      ],
+      episodeIds: [
+        { system: 'xmltv_ns', value: 'S01E02' },
+        { system: 'xmltv_ns', value: ' 0 . 1/10 . ' },
+        { system: 'xmltv_ns', value: '1.2.' },
+        { system: 'onscreen', value: 'S01E02' },
+      ],
+    };
+    const xml = programmeXml('c', { start: 's', stop: '', details });
+    expect(xml).toContain('<title>T</title><desc lang="en">Kept</desc>');
+    expect(xml.match(/<episode-num[^>]*>[^<]*<\/episode-num>/g)).toEqual([
+      '<episode-num system="xmltv_ns"> 0 . 1/10 . </episode-num>',
+      '<episode-num system="onscreen">S01E02</episode-num>',
+    ]);
+  });
+
   it('writes a channel with its icon only when it has one', () => {
     expect(channelXml({ xmltvId: 'x', name: 'X & Y', icon: '' })).toBe(
       '<channel id="x"><display-name>X &amp; Y</display-name></channel>\n',

@@ -85,6 +85,25 @@ function credits(d: ProgrammeDetails, out: string[]): void {
   out.push(`<credits>${inner}</credits>`);
 }
 
+/** The form of an xmltv_ns episode number that tv_validate_file accepts. */
+const XMLTV_NS = /^\s*\d*(\s*\/\s*\d+)?\s*\.\s*\d*(\s*\/\s*\d+)?\s*\.\s*\d*(\s*\/\s*\d+)?\s*$/;
+
+/**
+ * `<episode-num>`s as the guide gave them, but for xmltv_ns: tv_validate_file reads every
+ * xmltv_ns one as one text and refuses it unless it is one well-formed number, so only the
+ * first, and only when well formed (the one the episode numbering is read from anyway).
+ */
+function episodeNumbers(ids: readonly SystemValue[], out: string[]): void {
+  let xmltvNs = false;
+  for (const e of ids) {
+    if (e.system === 'xmltv_ns') {
+      if (xmltvNs || !XMLTV_NS.test(e.value)) continue;
+      xmltvNs = true;
+    }
+    out.push(element('episode-num', e.value, attribute('system', e.system)));
+  }
+}
+
 /** `<channel>` of a feed. */
 export function channelXml(channel: XmltvChannel): string {
   const icon = channel.icon === '' ? '' : `<icon src="${escapeXml(channel.icon)}"/>`;
@@ -105,7 +124,12 @@ export function programmeXml(channelXmltvId: string, programme: XmltvProgramme):
   if (d.titles.length === 0) out.push('<title></title>');
   langTexts('title', d.titles, out);
   langTexts('sub-title', d.subTitles, out);
-  langTexts('desc', d.descs, out);
+  // tv_validate_file refuses an empty description: a guide's empty <desc> is left out.
+  langTexts(
+    'desc',
+    d.descs.filter((t) => t.value.trim() !== ''),
+    out,
+  );
   credits(d, out);
   if (d.date !== '') out.push(element('date', d.date));
   for (const c of d.categories) out.push(element('category', c));
@@ -118,8 +142,7 @@ export function programmeXml(channelXmltvId: string, programme: XmltvProgramme):
   for (const src of d.images) out.push(`<icon src="${escapeXml(src)}"/>`);
   for (const u of d.urls) out.push(element('url', u));
   for (const c of d.productionCountries) out.push(element('country', c));
-  for (const e of d.episodeIds)
-    out.push(element('episode-num', e.value, attribute('system', e.system)));
+  episodeNumbers(d.episodeIds, out);
   if (d.video !== null) {
     const v = d.video;
     let inner = '';

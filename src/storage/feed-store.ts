@@ -55,6 +55,12 @@ export interface FeedStore {
   lineupChannels(lineup: Lineup): Promise<LineupChannel[]>;
   /** A channel's programmes starting in [fromMs, toMs), by (start, id). */
   programmesStarting(channelId: string, fromMs: number, toMs: number): Promise<FeedProgramme[]>;
+  /** Those of these channels with a programme starting in [fromMs, toMs). */
+  channelsWithProgrammes(
+    channelIds: readonly string[],
+    fromMs: number,
+    toMs: number,
+  ): Promise<Set<string>>;
   /** The earliest start at or after `atMs` among these channels' programmes, or null. */
   firstStartFrom(channelIds: readonly string[], atMs: number): Promise<number | null>;
 }

@@ -946,6 +946,9 @@ describe.each(ENGINES)('guide feeds: %s', (engine) => {
     expect((await feeds.programmesStarting(a, six + 1, seven + 1)).map((p) => p.title)).toEqual([
       'Day two',
     ]);
+    expect(await feeds.channelsWithProgrammes([a, b], six + 1, seven + 1)).toEqual(new Set([a]));
+    expect(await feeds.channelsWithProgrammes([a, b], six, six + 1)).toEqual(new Set([a, b]));
+    expect(await feeds.channelsWithProgrammes([a, b], seven + 1, seven + 2)).toEqual(new Set());
     expect(await feeds.firstStartFrom([a, b], six + 1)).toBe(seven);
     expect(await feeds.firstStartFrom([a, b], six)).toBe(six);
     expect(await feeds.firstStartFrom([a, b], seven + 1)).toBeNull();

@@ -93,13 +93,18 @@ export function createFeedAnswers(feeds: FeedStore): FeedAnswers {
         forget(key);
         entry = undefined;
       }
-      let channels = null;
+      // The lineup's channels with a programme in the window (XMLTV validators refuse a
+      // channel without any); the next start after the window is any lineup channel's.
+      const lineupOfWindow = async () => {
+        const lineup = await feeds.lineupChannels(feed.lineup);
+        const ids = lineup.map((c) => c.id);
+        const shown = await feeds.channelsWithProgrammes(ids, fromMs, toMs);
+        return { ids, channels: lineup.filter((c) => shown.has(c.id)) };
+      };
+      let inWindow = null;
       if (entry === undefined) {
-        channels = await feeds.lineupChannels(feed.lineup);
-        const nextStart = await feeds.firstStartFrom(
-          channels.map((c) => c.id),
-          toMs,
-        );
+        inWindow = await lineupOfWindow();
+        const nextStart = await feeds.firstStartFrom(inWindow.ids, toMs);
         entry = {
           etag: `W/"feed-${sha256Hex(`${key}\n${nextStart}`).slice(0, 32)}"`,
           lastModified: new Date(nowMs).toUTCString(),
@@ -127,8 +132,8 @@ export function createFeedAnswers(feeds: FeedStore): FeedAnswers {
           : reply.header('Content-Length', entry.gzip.length).send(entry.gzip);
       }
 
-      channels ??= await feeds.lineupChannels(feed.lineup);
-      const parts = guideFeedXml(feeds, channels, fromMs, toMs);
+      inWindow ??= await lineupOfWindow();
+      const parts = guideFeedXml(feeds, inWindow.channels, fromMs, toMs);
       const gzip = createGzip();
       // The gzip bytes are kept while they fit, so the next fetch is answered without a read.
       const kept: Buffer[] = [];

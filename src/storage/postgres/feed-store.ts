@@ -122,6 +122,14 @@ export function createPostgresFeedStore(pool: pg.Pool): FeedStore {
       );
       return rows.map(toFeedProgramme);
     },
+    async channelsWithProgrammes(channelIds, fromMs, toMs) {
+      const { rows } = await pool.query<{ id: string }>(
+        `SELECT c.id FROM unnest($1::text[]) AS c(id) WHERE EXISTS (SELECT 1 FROM programmes p
+           WHERE p.channel_id = c.id AND p.start_ms >= $2 AND p.start_ms < $3)`,
+        [channelIds, fromMs, toMs],
+      );
+      return new Set(rows.map((row) => row.id));
+    },
     async firstStartFrom(channelIds, atMs) {
       // Per channel on the (channel, start) index, one row each.
       const { rows } = await pool.query<{ first: number | null }>(

@@ -53,6 +53,10 @@ export function createSqliteFeedStore(db: SqliteDatabase): FeedStore {
     `SELECT ${FEED_PROGRAMME_COLUMNS} FROM programmes
      WHERE channel_id = ? AND start_ms >= ? AND start_ms < ? ORDER BY start_ms, id`,
   );
+  const anyStarting = db.prepare<[string, number, number], { found: number }>(
+    `SELECT 1 AS found FROM programmes WHERE channel_id = ? AND start_ms >= ? AND start_ms < ?
+     LIMIT 1`,
+  );
   const firstFrom = db.prepare<[string, number], { start_ms: number }>(
     'SELECT start_ms FROM programmes WHERE channel_id = ? AND start_ms >= ? ORDER BY start_ms LIMIT 1',
   );
@@ -116,6 +120,9 @@ export function createSqliteFeedStore(db: SqliteDatabase): FeedStore {
     },
     async programmesStarting(channelId, fromMs, toMs) {
       return starting.all(channelId, fromMs, toMs).map(toFeedProgramme);
+    },
+    async channelsWithProgrammes(channelIds, fromMs, toMs) {
+      return new Set(channelIds.filter((id) => anyStarting.get(id, fromMs, toMs) !== undefined));
     },
     async firstStartFrom(channelIds, atMs) {
       let first: number | null = null;
