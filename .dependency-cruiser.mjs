@@ -105,9 +105,9 @@ export default {
     ),
     layer(
       'composition-root-on-top',
-      'app.ts, server.ts and deps.ts wire everything together; a layer that imported them would depend on every other layer.',
+      'app.ts, server.ts, deps.ts and open-store.ts wire everything together; a layer that imported them would depend on every other layer.',
       '^src/(domain|storage|ratelimit|mail|catalogue|sources|accounts|http|web)/',
-      '^src/(app|server|deps)\\.ts$',
+      '^src/(app|server|deps|open-store)\\.ts$',
     ),
     layer(
       'src-does-not-use-tests',

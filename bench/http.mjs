@@ -1,15 +1,17 @@
 #!/usr/bin/env node
 // HTTP benchmark: `npm run bench` (builds first). Serves a generated catalogue with
-// `bin/onair serve` (every check on: key, access, rate limit) and, in the same run, the same
-// bytes from a plain node:http server, then loads each route with autocannon and prints
-// req/s, p50/p99 latency, the ratio to the plain server and the server's peak RSS.
+// `bin/onair serve` as shipped (every check on: key, access, rate limit; request logs at info)
+// and, in the same run, the same bytes from a plain node:http server, then loads each route
+// with wrk (Debian's package; one thread, leaving the server its core) and prints req/s,
+// p50/p99 latency, the ratio to the plain server, server CPU per request and peak RSS.
 //
 // Options: --channels N (2000) --days N (30) --per-day N (30) --duration S (5) --warmup S (1,
 //          unmeasured load of both servers before each case; 0 for none)
 //          --connections N (32) --engines sqlite,postgres (sqlite) --write (also write
 //          bench/http-results.md) --routes countries,search (only those) --rounds N (1: plain and
-//          full in turn N times per route, the median ratio reported). PostgreSQL (scaled mode,
-//          with the rate limit in Redis) uses BENCH_POSTGRES_URL (default: database
+//          full in turn N times per route, the median ratio reported) --log-level L (the
+//          server's LOG_LEVEL; a run with another than the default is labelled so). PostgreSQL
+//          (scaled mode, with the rate limit in Redis) uses BENCH_POSTGRES_URL (default: database
 //          onair_bench_http_v2 on the local server, created when missing) and BENCH_REDIS_URL
 //          (default redis://127.0.0.1:6379, keys under a prefix of their own).
 //          --server-cpu-prof DIR writes a V8 CPU profile of each Onair server to DIR.
@@ -21,9 +23,9 @@ import { createServer } from 'node:net';
 import { cpus, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { get as httpGet } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import autocannon from 'autocannon';
 import { GRID_COUNTRY, generateCatalogue } from './catalogue-generator.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -47,6 +49,8 @@ const options = {
   /** Only the routes whose names start with one of these (comma-separated). */
   routes: arg('--routes', null)?.split(',') ?? null,
   serverCpuProf: arg('--server-cpu-prof', null),
+  /** The server's LOG_LEVEL; its default (info: a line per request) when not given. */
+  logLevel: arg('--log-level', null),
 };
 const POSTGRES_URL =
   process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/onair_bench_http_v2';
@@ -150,8 +154,13 @@ function startProcess(command, args, env, ready, stdin) {
     });
     let out = '';
     child.stdout.on('data', (chunk) => {
+      // Read to the end (a log line per request), kept only until the server says it is ready.
+      if (out === null) return;
       out += chunk;
-      if (ready.test(out)) resolvePromise(child);
+      if (ready.test(out)) {
+        out = null;
+        resolvePromise(child);
+      }
     });
     child.on('exit', (code) => reject(new Error(`${command} exited with ${code}: ${out}`)));
     if (stdin !== undefined) child.stdin.end(stdin);
@@ -165,6 +174,26 @@ function cpuMs(pid) {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
+/** A GET answered as sent (fetch would undo a compression): status, encoding, body bytes. */
+function rawGet(url, headers) {
+  return new Promise((resolvePromise, reject) => {
+    httpGet(url, { headers }, (res) => {
+      const chunks = [];
+      res.on('data', (chunk) => chunks.push(chunk));
+      res.on('end', () =>
+        resolvePromise({
+          status: res.statusCode,
+          encoding: res.headers['content-encoding'],
+          body: Buffer.concat(chunks),
+        }),
+      );
+    }).on('error', reject);
+  });
+}
+
+/** Where the plain server sends the bytes Onair sent for `path` on `engine` (in `encoding`). */
+const plainPath = (engine, path, encoding) => `/${engine}${encoding ? `/${encoding}` : ''}${path}`;
+
 function peakRssMb(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
@@ -172,36 +201,68 @@ function peakRssMb(pid) {
 }
 
 /**
- * Loads one URL and measures the server: req/s and latency from autocannon, and the server's
- * own CPU time per answered request, which stays comparable when other work shares the machine.
+ * Loads one URL with wrk (one thread, so the server keeps a core of its own; every request with
+ * the next bench key, bench/wrk-keys.lua) and measures the server: req/s and latency from wrk,
+ * and the server's own CPU time per answered request, which stays comparable when other work
+ * shares the machine.
  */
-async function load(url, keys, pid, duration = options.duration) {
-  let i = 0;
+async function load(url, keys, pid, duration = options.duration, headers = {}) {
   const cpuBefore = cpuMs(pid);
-  const result = await autocannon({
-    url,
-    connections: options.connections,
-    duration,
-    requests: [
-      {
-        setupRequest: (request) => ({
-          ...request,
-          headers: { ...request.headers, 'x-api-key': keys[i++ % keys.length] },
-        }),
-      },
-    ],
-  });
-  const cpuUsPerRequest = ((cpuMs(pid) - cpuBefore) * 1000) / Math.max(1, result.requests.total);
-  const bad = result.non2xx + result.errors + result.timeouts;
+  const args = ['-t1', `-c${options.connections}`, `-d${duration}s`, '--latency'];
+  args.push('-s', join(ROOT, 'bench/wrk-keys.lua'), url, '--', keysFile(keys));
+  for (const [name, value] of Object.entries(headers)) args.push(`${name}: ${value}`);
+  const output = await new Promise((resolvePromise, reject) =>
+    execFile('wrk', args, (error, stdout) => (error ? reject(error) : resolvePromise(stdout))),
+  );
+  const line = /WRK-JSON (.*)/.exec(output)?.[1];
+  if (line === undefined) throw new Error(`wrk printed no result: ${output}`);
+  const result = JSON.parse(line);
+  const cpuUsPerRequest = ((cpuMs(pid) - cpuBefore) * 1000) / Math.max(1, result.requests);
   return {
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
+    rps: result.requests / (result.durationUs / 1e6),
+    p50: Math.round(result.p50Us / 100) / 10,
+    p99: Math.round(result.p99Us / 100) / 10,
     cpuUs: cpuUsPerRequest,
-    bad,
+    bad: result.status + result.failed,
   };
 }
 
+/** The keys as a file for wrk's script, written once per key list. */
+const keyFiles = new Map();
+function keysFile(keys) {
+  let path = keyFiles.get(keys);
+  if (path === undefined) {
+    mkdirSync(OUT, { recursive: true });
+    path = join(OUT, `keys-${keyFiles.size}.txt`);
+    writeFileSync(path, `${keys.join('\n')}\n`);
+    keyFiles.set(keys, path);
+  }
+  return path;
+}
+
+/** wrk is Debian's package: installed when missing (as root, like the tests' tools), or named. */
+function ensureWrk() {
+  const present = () => {
+    try {
+      execFileSync('wrk', ['--version'], { stdio: 'ignore' });
+      return true;
+    } catch (error) {
+      // wrk --version exits 1 after printing its version; only a missing binary is ENOENT.
+      return error.code !== 'ENOENT';
+    }
+  };
+  if (present()) return;
+  if (process.getuid?.() !== 0) {
+    console.error("bench: wrk is missing: install Debian's wrk (sudo apt-get install wrk)");
+    process.exit(1);
+  }
+  execFileSync('sh', ['-c', 'apt-get update -qq && apt-get install -y -qq wrk'], {
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+ensureWrk();
 const nowMs = Date.now();
 execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
 const { channelIdFor } = await dist('domain/catalogue-ids.js');
@@ -221,6 +282,10 @@ const scenarios = [
   ['programme detail', `/api/v1/channels/${channel}/programmes/${programme}`],
   ['guide, 100 channels, 3 hours', `/api/v1/guide?country=${GRID_COUNTRY}&limit=100`],
   ['now/next, 100 channels', `/api/v1/now?country=${GRID_COUNTRY}&limit=100`],
+  // As guide apps ask: compressed (the answer is compressed once and kept; the plain server
+  // sends the same compressed bytes).
+  ['guide, 100 channels, 3 hours, gzip', `/api/v1/guide?country=${GRID_COUNTRY}&limit=100`, 'gzip'],
+  ['now/next, 100 channels, gzip', `/api/v1/now?country=${GRID_COUNTRY}&limit=100`, 'gzip'],
 ].filter(([name]) => options.routes === null || options.routes.some((r) => name.startsWith(r)));
 
 const servers = [];
@@ -242,7 +307,8 @@ for (const engine of options.engines) {
     {
       DATABASE_URL: made.databaseUrl,
       PORT: String(port),
-      LOG_LEVEL: 'warn',
+      // As shipped (request logs at info) unless --log-level says otherwise.
+      ...(options.logLevel === null ? {} : { LOG_LEVEL: options.logLevel }),
       // Scaled mode is PostgreSQL and Redis: the rate limit is one Lua call per request.
       ...(engine === 'postgres'
         ? { REDIS_URL: REDIS_URL, REDIS_KEY_PREFIX: `onair-bench:${nowMs}:` }
@@ -251,10 +317,16 @@ for (const engine of options.engines) {
     /serving/,
   );
   const url = `http://127.0.0.1:${port}`;
-  for (const [, path] of scenarios) {
-    const res = await fetch(url + path, { headers: { 'x-api-key': keys[0] } });
+  for (const [, path, encoding] of scenarios) {
+    const res = await rawGet(url + path, {
+      'x-api-key': keys[0],
+      'accept-encoding': encoding ?? '',
+    });
     if (res.status !== 200) throw new Error(`${engine} ${path} answered ${res.status}`);
-    bodies[`/${engine}${path}`] = Buffer.from(await res.arrayBuffer()).toString('base64');
+    if ((res.encoding ?? '') !== (encoding ?? '')) {
+      throw new Error(`${engine} ${path} answered in "${res.encoding}", not "${encoding}"`);
+    }
+    bodies[plainPath(engine, path, encoding)] = { body: res.body.toString('base64'), encoding };
   }
   servers.push({ engine, child, url, keys });
 }
@@ -269,21 +341,32 @@ const plain = await startProcess(
 const plainUrl = `http://127.0.0.1:${plainPort}`;
 
 const rows = [];
-for (const [name, path] of scenarios) {
+for (const [name, path, encoding] of scenarios) {
+  const headers = encoding === undefined ? {} : { 'accept-encoding': encoding };
   for (const server of servers) {
-    const bytes = Buffer.from(bodies[`/${server.engine}${path}`], 'base64').length;
+    const plainUrlOf = `${plainUrl}${plainPath(server.engine, path, encoding)}`;
+    const bytes = Buffer.from(
+      bodies[plainPath(server.engine, path, encoding)].body,
+      'base64',
+    ).length;
     // Plain and full in turn, `--rounds` times; the round with the median ratio is reported,
     // so a burst of other work on the machine during one case does not decide the result.
     // Both servers first answer the route unmeasured for a while: a case measures them warm
     // (compiled code, filled caches), whichever case comes first after start-up.
     if (options.warmup > 0) {
-      await load(`${plainUrl}/${server.engine}${path}`, server.keys, plain.pid, options.warmup);
-      await load(server.url + path, server.keys, server.child.pid, options.warmup);
+      await load(plainUrlOf, server.keys, plain.pid, options.warmup, headers);
+      await load(server.url + path, server.keys, server.child.pid, options.warmup, headers);
     }
     const rounds = [];
     for (let round = 0; round < options.rounds; round++) {
-      const base = await load(`${plainUrl}/${server.engine}${path}`, server.keys, plain.pid);
-      const full = await load(server.url + path, server.keys, server.child.pid);
+      const base = await load(plainUrlOf, server.keys, plain.pid, options.duration, headers);
+      const full = await load(
+        server.url + path,
+        server.keys,
+        server.child.pid,
+        options.duration,
+        headers,
+      );
       rounds.push({ base, full, ratio: full.rps / base.rps });
     }
     rounds.sort((x, y) => x.ratio - y.ratio);
@@ -323,6 +406,7 @@ for (const server of servers) {
 }
 const rss = servers.map((s) => `${s.engine} ${peakRssMb(s.child.pid)} MB`).join(', ');
 for (const server of servers) server.child.kill('SIGTERM');
+for (const path of keyFiles.values()) rmSync(path, { force: true });
 plain.kill('SIGTERM');
 
 const table = [
@@ -338,8 +422,8 @@ const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT
   .trim();
 const summary = [
   `Catalogue: ${made.channels} channels, ${made.programmes.toLocaleString('en')} programmes ` +
-    `(${options.engines.join(', ')}); ${options.connections} connections, ${options.duration} s per case; ` +
-    `Onair peak RSS: ${rss}.`,
+    `(${options.engines.join(', ')}); wrk, 1 thread, ${options.connections} connections, ${options.duration} s per case; ` +
+    `server LOG_LEVEL ${options.logLevel ?? 'as shipped (info)'}; Onair peak RSS: ${rss}.`,
   `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${Math.round(totalmem() / 2 ** 30)} GB; Node ${process.version}; commit ${commit}.`,
 ];
 console.log([...summary, '', ...table, '', ...cold].join('\n'));

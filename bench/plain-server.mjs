@@ -1,5 +1,6 @@
 // The reference point: plain node:http sending prepared bytes from memory, no checks at all.
-// Reads {path: base64 body} pairs as JSON on stdin, listens on the port given, prints "ready".
+// Reads {path: {body: base64, encoding}} as JSON on stdin, listens on the port given, prints
+// "ready". A body with an encoding (already compressed) is sent with its Content-Encoding.
 import { createServer } from 'node:http';
 
 const port = Number(process.argv[2]);
@@ -7,18 +8,22 @@ let input = '';
 process.stdin.on('data', (chunk) => (input += chunk));
 process.stdin.on('end', () => {
   const bodies = new Map(
-    Object.entries(JSON.parse(input)).map(([path, b64]) => [path, Buffer.from(b64, 'base64')]),
+    Object.entries(JSON.parse(input)).map(([path, { body, encoding }]) => [
+      path,
+      { body: Buffer.from(body, 'base64'), encoding },
+    ]),
   );
   createServer((req, res) => {
-    const body = bodies.get(req.url ?? '');
-    if (body === undefined) {
+    const found = bodies.get(req.url ?? '');
+    if (found === undefined) {
       res.writeHead(404).end();
       return;
     }
     res.writeHead(200, {
       'content-type': 'application/json; charset=utf-8',
-      'content-length': body.length,
+      'content-length': found.body.length,
+      ...(found.encoding ? { 'content-encoding': found.encoding } : {}),
     });
-    res.end(body);
+    res.end(found.body);
   }).listen(port, '127.0.0.1', () => console.log('ready'));
 });

@@ -1,4 +1,5 @@
 import type { Config } from './config.js';
+import { systemClock, type Clock } from './open-store.js';
 import { createUsageRecorder, type UsageRecorder } from './accounts/usage-recorder.js';
 import { FEED_WINDOW_MS } from './domain/feed.js';
 import { RATE_WINDOW_MS } from './domain/rate-window.js';
@@ -13,41 +14,10 @@ import {
   type LimiterLog,
 } from './ratelimit/redis-limiter.js';
 import type { RateLimiter } from './ratelimit/types.js';
-import { openPostgresStore } from './storage/postgres/postgres-store.js';
-import { openSqliteStore } from './storage/sqlite/sqlite-store.js';
 import type { Store } from './storage/store.js';
-
-/** Reads the time; injected so tests can move it. */
-export type Clock = () => number;
-
-export const systemClock: Clock = () => Date.now();
 
 /** Sign-in link requests are counted in 15-minute windows. */
 export const SIGN_IN_WINDOW_MS = 15 * 60_000;
-
-/**
- * How long the server's SQLite writes (a sign-in link, a new key) wait for another process's
- * write lock on the accounts file (an ingest locks only the catalogue file). The wait blocks
- * every request of the process, and a command or a backup may hold the lock for a while: past
- * this, the write answers 503 and the client tries again.
- */
-export const SERVING_BUSY_TIMEOUT_MS = 250;
-
-/** Opens the store the configuration names, migrated and ready; `serving` for the server. */
-export async function openStore(
-  config: Config,
-  now: Clock = systemClock,
-  options: { serving?: boolean } = {},
-): Promise<Store> {
-  if (config.database.engine === 'postgres') {
-    return openPostgresStore({ url: config.database.url, nowMs: now() });
-  }
-  return openSqliteStore({
-    path: config.database.path,
-    nowMs: now(),
-    ...(options.serving === true ? { busyTimeoutMs: SERVING_BUSY_TIMEOUT_MS } : {}),
-  });
-}
 
 /** The limiters of one process: per account, per client IP for failed auth, and for sign-in. */
 export interface Limiters {

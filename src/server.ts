@@ -4,7 +4,8 @@ import { downloadLimits } from './catalogue/ingest/guide-download.js';
 import { leaseHolderName, startSourceScheduler } from './sources/source-scheduler.js';
 import { trackConnections, type DrainResult } from './http/connection-drain.js';
 import type { Config } from './config.js';
-import { createServices, openStore, systemClock, type Clock } from './deps.js';
+import { createServices } from './deps.js';
+import { openStore, systemClock, type Clock } from './open-store.js';
 import { createLogger } from './logger.js';
 import type { Store } from './storage/store.js';
 

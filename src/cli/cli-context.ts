@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import { openStore, type Clock } from '../deps.js';
+import { openStore, type Clock } from '../open-store.js';
 import type { Store } from '../storage/store.js';
 
 /** What every command receives: the parsed configuration, the clock and where to write. */

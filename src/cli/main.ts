@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { ConfigError, loadConfig, PROJECT_ROOT } from '../config.js';
-import { systemClock } from '../deps.js';
+import { systemClock } from '../open-store.js';
 import { describeStorageWriteFailure, SchemaVersionError } from '../storage/errors.js';
 import { CliError, ReportedFailure, type CliContext } from './cli-context.js';
 import { accountsCommand } from './commands/accounts-command.js';

@@ -36,7 +36,23 @@ export function richProgrammeOf(
   programme: Programme,
   storedDetails: string,
 ): RichProgramme {
-  return { ...programme, channelId, ...decodeDetails(storedDetails, storedV1Texts(programme)) };
+  // Built field by field in the entry's order, not by spreading: V8 makes a spread of this many
+  // fields a slow object, 5× the cost of the decode itself (a 500-channel guide grid: 40 µs
+  // against 8 µs a programme; bench/http.mjs, cold guide). The guide bodies are written in the
+  // order the fields are made (answers/guide-answers.ts).
+  const entry: Programme & { channelId: string } = {
+    id: programme.id,
+    start: programme.start,
+    stop: programme.stop,
+    title: programme.title,
+    desc: programme.desc,
+    category: programme.category,
+    sourceFileId: programme.sourceFileId,
+    needsReview: programme.needsReview,
+    updatedAt: programme.updatedAt,
+    channelId,
+  };
+  return Object.assign(entry, decodeDetails(storedDetails, storedV1Texts(programme)));
 }
 
 /**

@@ -1,9 +1,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import fastJson from 'fast-json-stringify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestXmltv } from '../../src/catalogue/ingest/ingest-xmltv.js';
 import { channelIdFor } from '../../src/domain/catalogue-ids.js';
 import { fixturePath } from '../ingest/ingest-helpers.js';
+import { GuideResponse, NowResponse } from '../../src/http/schemas.js';
 import { TEST_ENGINE } from '../helpers/engines.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -324,6 +326,31 @@ describe(`the four v1 routes on a catalogue full of rich data (${TEST_ENGINE})`,
       expect(a.body.replace(sourceIds, ''), url).toBe(b.body.replace(sourceIds, ''));
       expect(a.body.length, url).toBeGreaterThan(10);
     }
+  });
+});
+
+describe(`guide and now/next bodies of rich entries (${TEST_ENGINE})`, () => {
+  // Those bodies are written by JSON.stringify in the order their objects are made
+  // (answers/guide-answers.ts); the schema's serializer writes the schema's fields in its
+  // order. The same bytes from both mean no field is missing, extra or out of place.
+  it('are the bytes the response schema’s serializer writes', async () => {
+    const guideJson = fastJson(GuideResponse as object);
+    const nowJson = fastJson(NowResponse as object);
+    const channels = `channels=${DRAMA},${SPORT}`;
+    const cases: [string, (body: unknown) => string][] = [
+      [`/api/v1/guide?${channels}&from=2026-03-01T17:00:00Z&hours=12`, guideJson],
+      [`/api/v1/now?${channels}&at=2026-03-01T19:30:00Z`, nowJson],
+      [`/api/v1/now?${channels}&at=2026-03-01T17:00:00Z`, nowJson],
+    ];
+    let programmes = 0;
+    for (const [url, serialize] of cases) {
+      const res = await rich.get(url, key);
+      expect(res.statusCode, url).toBe(200);
+      expect(res.body, url).toBe(serialize(res.json()));
+      programmes += (res.body.match(/"subTitles":/g) ?? []).length;
+    }
+    // Every programme of the guide in the grid, and now/next with and without a running one.
+    expect(programmes).toBe(5 + 4 + 2);
   });
 });
 

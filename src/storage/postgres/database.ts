@@ -31,6 +31,11 @@ export function createPostgresPool(options: PostgresPoolOptions): pg.Pool {
     query_timeout: timeoutMs,
     idleTimeoutMillis: 30_000,
     types: int8AsNumber,
+    // The reads are short and indexed, but a guide grid's many channels make the planner expect
+    // tens of thousands of rows: it then compiles the query (JIT) and starts parallel workers,
+    // which took 45 ms of a 10 ms read (a 500-channel grid on the bench catalogue, EXPLAIN
+    // ANALYZE; bench/http.mjs --engines postgres, cold guide). A URL's own `options` wins.
+    options: '-c jit=off -c max_parallel_workers_per_gather=0',
   });
   // An idle connection that dies (database restart) is dropped; the next query makes a new one.
   pool.on('error', () => {});
