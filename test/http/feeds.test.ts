@@ -12,6 +12,7 @@ import {
 } from '../../src/accounts/feed-service.js';
 import { ingestXmltv } from '../../src/catalogue/ingest/ingest-xmltv.js';
 import { channelIdFor } from '../../src/domain/catalogue-ids.js';
+import { formatXmltvUtc } from '../../src/domain/xmltv-time.js';
 import type { FeedSettings } from '../../src/domain/feed.js';
 import { fixturePath } from '../ingest/ingest-helpers.js';
 import { seedCatalogue } from '../helpers/catalogue-fixture.js';
@@ -149,6 +150,40 @@ describe(`guide feeds (${TEST_ENGINE})`, () => {
     expect(changed.body).toContain('<title>Later</title>');
   });
 
+  it('moves with the clock: a programme enters when now + daysAhead passes its start', async () => {
+    const later = NOW + 86_400_000 + 30 * 60_000;
+    await ingestXmltv(
+      t.temp.store.ingest,
+      {
+        name: 'later.xml',
+        data: Buffer.from(
+          '<tv><channel id="sport.de"><display-name>Sport Kanal</display-name></channel>' +
+            `<programme start="${formatXmltvUtc(later)}" channel="sport.de"><title>Tomorrow</title></programme></tv>`,
+        ),
+      },
+      { country: null, assumeOffsetMinutes: 0, nowMs: NOW },
+    );
+    const { token } = await createAuditedFeed(
+      t.temp.store,
+      accountId,
+      { ...settings('one day'), daysAhead: 1 },
+      'account',
+      NOW,
+    );
+    const url = `/feeds/${token}/guide.xml`;
+    const before = await t.get(url);
+    expect(before.body).not.toContain('Tomorrow');
+    // Starts in [from, now + daysAhead): at the start itself, not yet.
+    t.clock.advance(30 * 60_000);
+    const still = await t.get(url, null, { 'if-none-match': String(before.headers.etag) });
+    expect(still.statusCode).toBe(304);
+    t.clock.advance(1);
+    const after = await t.get(url, null, { 'if-none-match': String(before.headers.etag) });
+    expect(after.statusCode).toBe(200);
+    expect(after.body).toContain('<title>Tomorrow</title>');
+    t.clock.ms = NOW;
+  });
+
   it('refuses an account without access with the v1 JSON error, 403', async () => {
     const expired = await t.customer('expired@example.com', { verifiedAt: NOW - 30 * 86_400_000 });
     const { url } = await newFeed('expired', expired.account.id);
@@ -193,7 +228,7 @@ describe(`guide feeds (${TEST_ENGINE})`, () => {
     expect((await t.get(second.url)).statusCode).toBe(200);
     t.clock.advance(3_600_000);
     expect((await t.get(first.url)).statusCode).toBe(200);
-    t.clock.advance(-3_600_000);
+    t.clock.ms = NOW;
   });
 
   it('keeps tokens out of the log', async () => {
