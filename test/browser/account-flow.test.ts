@@ -5,6 +5,7 @@ import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestXmltv } from '../../src/catalogue/ingest/ingest-xmltv.js';
 import { loadConfig } from '../../src/config.js';
+import { formatXmltvUtc } from '../../src/domain/xmltv-time.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
 import {
@@ -134,6 +135,24 @@ describe.skipIf(SKIP_BROWSER)('account pages in Chromium', () => {
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(error.message));
     await signIn(page, 'feeds@example.com');
+    // Programmes in the feed's window (basic.xml's are long past): a feed shows channels with some.
+    const hour = Math.floor(Date.now() / 3_600_000) * 3_600_000;
+    const at = (ms: number) => formatXmltvUtc(ms);
+    await ingestXmltv(
+      server.store.ingest,
+      {
+        name: 'now.xml',
+        data: Buffer.from(
+          `<tv>${['rte1.ie', 'tg4.ie']
+            .map(
+              (id) =>
+                `<programme start="${at(hour)}" stop="${at(hour + 3_600_000)}" channel="${id}"><title>Now on ${id}</title></programme>`,
+            )
+            .join('')}</tv>`,
+        ),
+      },
+      { country: 'IE', assumeOffsetMinutes: 0, nowMs: Date.now() },
+    );
 
     await page.getByRole('link', { name: 'New feed' }).click();
     await page.getByLabel('Name').fill('Living room');

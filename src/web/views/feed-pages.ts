@@ -120,6 +120,18 @@ function dayField(
     />`;
 }
 
+function lineupChoice(view: FeedFormView, kind: FeedFormView['lineupKind'], label: string) {
+  return html`<label class="check">
+    <input
+      type="radio"
+      name="lineup"
+      value="${kind}"
+      ${view.lineupKind === kind ? 'checked' : ''}
+    />
+    ${label}
+  </label>`;
+}
+
 function channelBox(channel: LineupChannel, checked: boolean): SafeHtml {
   return html`<li>
     <label class="check">
@@ -156,15 +168,7 @@ export function feedFormPage(view: FeedFormView): SafeHtml {
           ${dayField('days-ahead', 'days_ahead', 'Days ahead', DAYS_AHEAD, view.daysAhead)}
           <fieldset>
             <legend>Channels</legend>
-            <label class="check">
-              <input
-                type="radio"
-                name="lineup"
-                value="country"
-                ${view.lineupKind === 'country' ? 'checked' : ''}
-              />
-              Every channel of a country
-            </label>
+            ${lineupChoice(view, 'country', 'Every channel of a country')}
             <label for="feed-country" class="sr-only">Country</label>
             <select id="feed-country" name="country">
               ${view.countries.map(
@@ -174,15 +178,11 @@ export function feedFormPage(view: FeedFormView): SafeHtml {
                   </option>`,
               )}
             </select>
-            <label class="check">
-              <input
-                type="radio"
-                name="lineup"
-                value="channels"
-                ${view.lineupKind === 'channels' ? 'checked' : ''}
-              />
-              Channels I choose (at most ${MAX_LINEUP_CHANNELS}, in this order)
-            </label>
+            ${lineupChoice(
+              view,
+              'channels',
+              `Channels I choose (at most ${MAX_LINEUP_CHANNELS}, in this order)`,
+            )}
             <ul class="channel-picks" aria-label="Chosen channels">
               ${view.chosen.map((c) => channelBox(c, true))}
             </ul>
