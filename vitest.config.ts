@@ -47,6 +47,7 @@ export default defineConfig({
                   'test/cli/serve-and-ingest.test.ts',
                   'test/cli/sources-and-channels.test.ts',
                   'test/cli/accounts-and-keys.test.ts',
+                  'test/cli/feeds.test.ts',
                   'test/cli/playground.test.ts',
                   'test/cli/secrets-in-logs.test.ts',
                 ],

@@ -24,6 +24,8 @@ import { registerProgrammeSearchRoutes } from './http/v1/programme-search-routes
 import { createProgrammeSearchAnswers } from './http/answers/programme-search-answers.js';
 import { createBodySender } from './http/answers/body-sender.js';
 import { createFastLane } from './http/answers/fast-lane.js';
+import { createFeedAnswers } from './http/answers/feed-answers.js';
+import { registerFeedRoutes } from './http/feeds/feed-routes.js';
 import { createBodyCache } from './http/answers/body-cache.js';
 import { createMovingCache } from './http/answers/moving-cache.js';
 import { createScheduleCache } from './http/answers/schedule-cache.js';
@@ -45,6 +47,7 @@ export interface AppDeps {
   authFailureLimiter: RateLimiter;
   signInLimiter: RateLimiter;
   playgroundLimiter: RateLimiter;
+  feedLimiter: RateLimiter;
   mailer: Mailer;
   usage: UsageRecorder;
   site: SiteAddress;
@@ -56,6 +59,7 @@ export interface AppDeps {
 function areaOf(url: string): string {
   if (url.startsWith('/api/')) return 'api';
   if (url.startsWith('/playground/api/')) return 'playground';
+  if (url.startsWith('/feeds/')) return 'feeds';
   if (url === '/healthz' || url === '/readyz' || url === '/metrics') return 'ops';
   return 'pages';
 }
@@ -191,6 +195,14 @@ export async function buildApp(
     sendBody: sender.send,
     limiter: deps.playgroundLimiter,
     limit: deps.config.playgroundLimit,
+    now: deps.now,
+  });
+  // XMLTV feeds for media servers: the token in the URL is the credential.
+  registerFeedRoutes(app, {
+    store: deps.store,
+    answers: createFeedAnswers(deps.store.feeds),
+    limiter: deps.feedLimiter,
+    limit: deps.config.feedFetchLimit,
     now: deps.now,
   });
   await registerDeveloperPages(app, {

@@ -1,5 +1,6 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_FEED_FETCH_LIMIT } from './domain/feed.js';
 
 /** Where the project lives; the default database sits under it whatever the working directory. */
 export const PROJECT_ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
@@ -31,6 +32,8 @@ export interface Config {
   /** Playground requests allowed per client IP per `playgroundWindowMs`. */
   readonly playgroundLimit: number;
   readonly playgroundWindowMs: number;
+  /** Fetches allowed per guide feed per hour (FEED_WINDOW_MS), apart from the API's budget. */
+  readonly feedFetchLimit: number;
   /** Whether `serve` refreshes guide sources on their schedule. */
   readonly sourceRefresh: boolean;
   /** How often `serve` looks for due sources. */
@@ -151,6 +154,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     authFailureWindowMs: 10_000,
     playgroundLimit: integer(env, 'PLAYGROUND_LIMIT', 60, 1, 1_000_000),
     playgroundWindowMs: 60_000,
+    feedFetchLimit: integer(env, 'FEED_FETCH_LIMIT', DEFAULT_FEED_FETCH_LIMIT, 1, 1_000_000_000),
     sourceRefresh: sourceRefresh === 'on',
     sourceCheckMs: integer(env, 'SOURCE_CHECK_SECONDS', 60, 1, 86_400) * 1000,
     sourceTimeoutMs:

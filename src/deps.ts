@@ -1,6 +1,7 @@
 import type { Config } from './config.js';
 import { systemClock, type Clock } from './open-store.js';
 import { createUsageRecorder, type UsageRecorder } from './accounts/usage-recorder.js';
+import { FEED_WINDOW_MS } from './domain/feed.js';
 import { RATE_WINDOW_MS } from './domain/rate-window.js';
 import { createSiteAddress, type MutableSiteAddress } from './http/site-address.js';
 import { createMailer } from './mail/create-mailer.js';
@@ -25,6 +26,8 @@ export interface Limiters {
   signInLimiter: RateLimiter;
   /** Per client IP on the keyless playground API. */
   playgroundLimiter: RateLimiter;
+  /** Per guide feed, in hours: a budget apart from the account's API budget. */
+  feedLimiter: RateLimiter;
 }
 
 /** Everything besides the store that the app runs with, chosen once from the configuration. */
@@ -67,6 +70,7 @@ export async function createServices(
     authFailureLimiter: limiter('auth-failure', config.authFailureWindowMs),
     signInLimiter: limiter('sign-in', SIGN_IN_WINDOW_MS),
     playgroundLimiter: limiter('playground', config.playgroundWindowMs),
+    feedLimiter: limiter('feed', FEED_WINDOW_MS),
   };
   const mailer = createMailer(config, log);
   const usage = createUsageRecorder(store.accounts, { log });
@@ -83,6 +87,7 @@ export async function createServices(
       await limiters.authFailureLimiter.close();
       await limiters.signInLimiter.close();
       await limiters.playgroundLimiter.close();
+      await limiters.feedLimiter.close();
       redis?.disconnect();
     },
   };

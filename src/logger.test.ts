@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { generateApiKey } from './domain/api-key.js';
+import { generateFeedToken } from './domain/feed.js';
 import { redactUrl } from './logger.js';
 
 describe('redactUrl', () => {
@@ -20,6 +21,13 @@ describe('redactUrl', () => {
       expect(redacted).not.toContain(key.slice(6));
       expect(redacted).toContain('onair_[redacted]');
     }
+  });
+
+  it("hides a feed's token, the path segment after /feeds/, whatever it looks like", () => {
+    const token = generateFeedToken();
+    expect(redactUrl(`/feeds/${token}/guide.xml.gz`)).toBe('/feeds/[redacted]/guide.xml.gz');
+    expect(redactUrl(`/FEEDS/${token}?x=1`)).toBe('/FEEDS/[redacted]?x=1');
+    expect(redactUrl('/feeds/not%20a%20token/guide.xml')).toBe('/feeds/[redacted]/guide.xml');
   });
 
   it('leaves ordinary URLs alone', () => {

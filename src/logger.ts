@@ -4,6 +4,9 @@ import { pino, stdSerializers, type Logger } from 'pino';
 /** An API key anywhere in a URL, its `_` possibly percent-encoded. */
 const API_KEY_IN_URL = /onair(?:_|%5f)[0-9a-z]{38}/gi;
 
+/** A guide feed's token: the path segment after `/feeds/` (its URL is its only credential). */
+const FEED_TOKEN_IN_URL = /(\/feeds\/)[^/?#]+/gi;
+
 /**
  * Sign-in tokens travel in the query of e-mailed links, and a customer may paste an API key
  * into a URL by mistake (the query string is ignored for keys, but the URL is logged): neither
@@ -12,7 +15,8 @@ const API_KEY_IN_URL = /onair(?:_|%5f)[0-9a-z]{38}/gi;
 export function redactUrl(url: string): string {
   return url
     .replace(/([?&]token=)[^&#]*/gi, '$1[redacted]')
-    .replace(API_KEY_IN_URL, 'onair_[redacted]');
+    .replace(API_KEY_IN_URL, 'onair_[redacted]')
+    .replace(FEED_TOKEN_IN_URL, '$1[redacted]');
 }
 
 /**

@@ -7,6 +7,7 @@ import { describeStorageWriteFailure, SchemaVersionError } from '../storage/erro
 import { CliError, ReportedFailure, type CliContext } from './cli-context.js';
 import { accountsCommand } from './commands/accounts-command.js';
 import { channelsCommand } from './commands/channels-command.js';
+import { feedsCommand } from './commands/feeds-command.js';
 import { ingestCommand } from './commands/ingest-command.js';
 import { keysCommand } from './commands/keys-command.js';
 import { migrateCommand } from './commands/migrate-command.js';
@@ -40,6 +41,7 @@ export function buildProgram(ctx: CliContext): Command {
     channelsCommand(ctx),
     accountsCommand(ctx),
     keysCommand(ctx),
+    feedsCommand(ctx),
     migrateCommand(ctx),
     playgroundCommand(ctx),
   ]) {

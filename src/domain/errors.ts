@@ -58,6 +58,8 @@ export const errors = {
       'Too many requests with a missing or invalid API key from this address',
       retryAfterSeconds,
     ),
+  feedRateLimited: (retryAfterSeconds: number) =>
+    new AppError('RATE_LIMITED', 'Too many fetches of this feed', retryAfterSeconds),
   playgroundRateLimited: (retryAfterSeconds: number) =>
     new AppError(
       'RATE_LIMITED',

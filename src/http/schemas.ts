@@ -348,6 +348,15 @@ export const ProgrammeParams = Type.Object({
   }),
 });
 
+export const FeedParams = Type.Object({
+  token: Type.String({
+    description:
+      'The feed token: the secret part of the URL shown once when the feed was made or its URL renewed',
+    examples: ['Jw3nq2G5yM0b8xZc1Q4rT7uV9wX2yZ5aB8cD1eF4gH7'],
+  }),
+});
+export type FeedParams = Static<typeof FeedParams>;
+
 /**
  * Query values are declared as single strings: a repeated parameter arrives as an array, fails
  * validation and is answered 400. The rules on the values themselves live in `domain/`.

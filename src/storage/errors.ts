@@ -74,3 +74,8 @@ export function isStorageUnavailable(error: unknown): boolean {
   if (error instanceof AggregateError && error.errors.some(isStorageUnavailable)) return true;
   return UNAVAILABLE_MESSAGES.some((m) => error.message.includes(m));
 }
+
+/** An account already has as many feeds as it may. */
+export class FeedLimitError extends Error {
+  override name = 'FeedLimitError';
+}

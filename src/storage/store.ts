@@ -2,6 +2,7 @@ import type { AccountStore } from './account-store.js';
 import type { CatalogueReader } from './catalogue-reader.js';
 import type { CatalogueWriter } from './catalogue-writer.js';
 import type { ChannelAdminStore } from './channel-admin-store.js';
+import type { FeedStore } from './feed-store.js';
 import type { PlaygroundStore } from './playground-store.js';
 import type { SignInStore } from './sign-in-store.js';
 import type { SourceStore } from './source-store.js';
@@ -32,6 +33,8 @@ export interface Store {
   readonly playground: PlaygroundStore;
   readonly channels: ChannelAdminStore;
   readonly sources: SourceStore;
+  /** Guide feeds of accounts, and the catalogue reads they are written from. */
+  readonly feeds: FeedStore;
   /** Resolves when the storage answers; rejects otherwise (used by /readyz). */
   ping(): Promise<void>;
   close(): Promise<void>;

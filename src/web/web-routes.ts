@@ -15,13 +15,15 @@ import { PROJECT_ROOT } from '../config.js';
 import { isUuid } from '../domain/catalogue-ids.js';
 import { parseEmailAddress } from '../domain/email-address.js';
 import { errors } from '../domain/errors.js';
+import { MAX_FEEDS_PER_ACCOUNT } from '../domain/feed.js';
 import { retryAfterSeconds } from '../domain/rate-window.js';
 import { DAY_MS } from '../domain/schedule-window.js';
 import { toAppError } from '../http/error-handler.js';
 import type { SiteAddress } from '../http/site-address.js';
 import type { RateLimiter } from '../ratelimit/types.js';
 import type { Store } from '../storage/store.js';
-import type { SafeHtml } from './html.js';
+import { formField, sendPage } from './page-helpers.js';
+import { registerFeedPages } from './feed-page-routes.js';
 import { pageHelmetOptions } from './page-security.js';
 import { isSameOriginRequest } from './same-origin.js';
 import { accountPage, keyCreatedPage } from './views/account-pages.js';
@@ -55,21 +57,9 @@ const NOTICES: Record<string, string> = {
   'signed-out': 'You are signed out.',
   'signed-out-everywhere': 'Every session of your account has ended, this one included.',
   'key-revoked': 'The key is revoked. Requests made with it are refused from now on.',
+  'feed-saved': 'The feed is saved. Media servers get the new lineup at their next fetch.',
+  'feed-deleted': 'The feed is deleted. Its address is refused from now on.',
 };
-
-function formField(body: unknown, name: string): string {
-  const value = (body as Record<string, unknown> | undefined)?.[name];
-  return typeof value === 'string' ? value : '';
-}
-
-function queryField(query: unknown, name: string): string {
-  const value = (query as Record<string, unknown> | undefined)?.[name];
-  return typeof value === 'string' ? value : '';
-}
-
-function sendPage(reply: FastifyReply, status: number, body: SafeHtml): FastifyReply {
-  return reply.code(status).type('text/html; charset=utf-8').send(body.value);
-}
 
 /**
  * The customer-facing pages: home, passwordless sign-in, and the account page with its keys.
@@ -138,6 +128,7 @@ export async function registerWebRoutes(app: FastifyInstance, deps: WebDeps): Pr
         (key) => key.revokedAt === null,
       );
       const usage = await store.accounts.usageSince(signedIn.account.id, nowMs - DAY_MS);
+      const feeds = await store.feeds.listFeeds(signedIn.account.id);
       return sendPage(
         reply,
         status,
@@ -146,6 +137,8 @@ export async function registerWebRoutes(app: FastifyInstance, deps: WebDeps): Pr
           nowMs,
           keys,
           keyCap: MAX_ACTIVE_KEYS,
+          feeds,
+          feedCap: MAX_FEEDS_PER_ACCOUNT,
           usage,
           apiBase: apiBase(),
           ...messages,
@@ -162,7 +155,7 @@ export async function registerWebRoutes(app: FastifyInstance, deps: WebDeps): Pr
       return sendPage(
         reply,
         200,
-        signInPage({ notice: NOTICES[queryField(request.query, 'notice')] }),
+        signInPage({ notice: NOTICES[formField(request.query, 'notice')] }),
       );
     });
 
@@ -195,7 +188,7 @@ export async function registerWebRoutes(app: FastifyInstance, deps: WebDeps): Pr
     });
 
     web.get('/signin/confirm', async (request, reply) => {
-      const token = queryField(request.query, 'token');
+      const token = formField(request.query, 'token');
       const email = await signIn.checkLink(token);
       if (email === null) return sendPage(reply, 400, linkUnusablePage());
       return sendPage(reply, 200, confirmPage(email, token));
@@ -231,7 +224,7 @@ export async function registerWebRoutes(app: FastifyInstance, deps: WebDeps): Pr
       const signedIn = await currentSession(request);
       if (signedIn === null) return reply.redirect('/signin', 303);
       return renderAccount(reply, signedIn, 200, {
-        notice: NOTICES[queryField(request.query, 'notice')],
+        notice: NOTICES[formField(request.query, 'notice')],
       });
     });
 
@@ -284,6 +277,13 @@ export async function registerWebRoutes(app: FastifyInstance, deps: WebDeps): Pr
         return reply.redirect('/account?notice=key-revoked', 303);
       },
     );
+
+    await registerFeedPages(web, {
+      store,
+      site,
+      now: deps.now,
+      signedIn: async (request) => (await currentSession(request))?.account ?? null,
+    });
 
     web.post('/account/sessions/end-all', async (request, reply) => {
       const signedIn = await currentSession(request);

@@ -1,10 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { type Browser } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestXmltv } from '../../src/catalogue/ingest/ingest-xmltv.js';
 import { loadConfig } from '../../src/config.js';
+import { formatXmltvUtc } from '../../src/domain/xmltv-time.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
 import {
@@ -51,6 +52,19 @@ async function callApi(key: string): Promise<number> {
     headers: { authorization: `Bearer ${key}` },
   });
   return res.status;
+}
+
+/** Signs in through the mailed link, ending on the account page. */
+async function signIn(page: Page, email: string): Promise<void> {
+  await page.goto(`${server.url}/signin`);
+  await page.getByLabel('E-mail address').fill(email);
+  await page.getByRole('button', { name: /e-mail me a sign-in link/i }).click();
+  await expect.poll(() => page.locator('h1').textContent()).toBe('Check your inbox');
+  const mail = await sink.waitForMail(email);
+  const link = /https?:\/\/\S+\/signin\/confirm\?token=[\w-]+/.exec(mail.text ?? '')?.[0];
+  await page.goto(link ?? '');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${server.url}/account`);
 }
 
 describe.skipIf(SKIP_BROWSER)('account pages in Chromium', () => {
@@ -110,6 +124,78 @@ describe.skipIf(SKIP_BROWSER)('account pages in Chromium', () => {
     await page.goto(`${server.url}/account`);
     await page.waitForURL(`${server.url}/signin`);
 
+    expect(problems, problems.join('\n')).toEqual([]);
+    await context.close();
+  });
+
+  it('guide feed: create by search → copy the URL → fetch it → new URL → the old one is 404', async () => {
+    const context = await browser.newContext();
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    await signIn(page, 'feeds@example.com');
+    // Programmes in the feed's window (basic.xml's are long past): a feed shows channels with some.
+    const hour = Math.floor(Date.now() / 3_600_000) * 3_600_000;
+    const at = (ms: number) => formatXmltvUtc(ms);
+    await ingestXmltv(
+      server.store.ingest,
+      {
+        name: 'now.xml',
+        data: Buffer.from(
+          `<tv>${['rte1.ie', 'tg4.ie']
+            .map(
+              (id) =>
+                `<programme start="${at(hour)}" stop="${at(hour + 3_600_000)}" channel="${id}"><title>Now on ${id}</title></programme>`,
+            )
+            .join('')}</tv>`,
+        ),
+      },
+      { country: 'IE', assumeOffsetMinutes: 0, nowMs: Date.now() },
+    );
+
+    await page.getByRole('link', { name: 'New feed' }).click();
+    await page.getByLabel('Name').fill('Living room');
+    // Chosen by search, in the order picked: TG4 first, then RTÉ (accents need not match).
+    await page.getByLabel('Search channels').fill('tg4');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('checkbox', { name: /TG4/ }).check();
+    await page.getByLabel('Search channels').fill('rte');
+    await page.getByRole('button', { name: 'Search' }).click();
+    // The name typed and the channel chosen before the search are kept.
+    expect(await page.getByLabel('Name').inputValue()).toBe('Living room');
+    expect(await page.getByRole('checkbox', { name: /TG4/ }).isChecked()).toBe(true);
+    await page.getByRole('checkbox', { name: /RTÉ/ }).check();
+    await page.getByLabel(/Days ahead/).fill('3');
+    await page.getByRole('button', { name: 'Save feed' }).click();
+
+    const url = (await page.locator('#feed-url').textContent()) ?? '';
+    expect(url).toMatch(new RegExp(`^${server.url}/feeds/[\\w-]{43}/guide\\.xml$`));
+    await page.getByRole('button', { name: 'Copy' }).click();
+    await expect.poll(() => page.getByRole('button', { name: 'Copied' }).count()).toBe(1);
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(url);
+    const first = await fetch(url);
+    expect(first.status).toBe(200);
+    const xml = await first.text();
+    expect([...xml.matchAll(/<channel id="([^"]+)"/g)].map((m) => m[1])).toEqual([
+      'tg4.ie',
+      'rte1.ie',
+    ]);
+    await page.screenshot({ path: join(RESULTS, 'feed-url.png'), fullPage: true });
+
+    await page.getByRole('link', { name: 'Back to your account' }).click();
+    expect(await page.content()).not.toContain(url);
+    await page.screenshot({ path: join(RESULTS, 'account-feeds.png'), fullPage: true });
+    await page.getByRole('button', { name: 'New URL for feed Living room' }).click();
+    const renewed = (await page.locator('#feed-url').textContent()) ?? '';
+    expect(renewed).not.toBe(url);
+    expect((await fetch(url)).status).toBe(404);
+    expect((await fetch(renewed)).status).toBe(200);
+
+    await page.getByRole('link', { name: 'Back to your account' }).click();
+    await page.getByRole('button', { name: 'Delete feed Living room' }).click();
+    await page.waitForURL(`${server.url}/account?notice=feed-deleted#feeds`);
+    expect((await fetch(renewed)).status).toBe(404);
     expect(problems, problems.join('\n')).toEqual([]);
     await context.close();
   });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY_MS } from '../../src/domain/schedule-window.js';
 import {
   API_ERRORS,
+  FEED_OPERATIONS,
   V1_OPERATIONS,
   type ApiErrorCode,
 } from '../../src/http/openapi/operation-docs.js';
@@ -85,6 +86,8 @@ afterAll(async () => {
 /** The route schema with TypeBox's own markers dropped: plain JSON Schema, as documented. */
 const plain = (schema: TSchema) => JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
 const operation = (path: string) => doc.paths[path]?.get as Operation;
+/** The keyed v1 routes of the document (the feed routes are keyless, documented apart). */
+const v1Paths = () => Object.keys(doc.paths).filter((path) => path.startsWith('/api/v1/'));
 
 describe('GET /openapi.json', () => {
   it('is public JSON, outside /api/v1, readable from other sites', async () => {
@@ -104,11 +107,33 @@ describe('GET /openapi.json', () => {
     expect(doc.servers.map((s) => s.url)).toEqual([PUBLIC_URL]);
   });
 
-  it('has exactly the v1 routes, GET only, each with its operation id', () => {
-    expect(Object.keys(doc.paths).sort()).toEqual(Object.keys(V1_OPERATIONS).sort());
+  it('has exactly the v1 and feed routes, GET only, each with its operation id', () => {
+    expect(Object.keys(doc.paths).sort()).toEqual(
+      [...Object.keys(V1_OPERATIONS), ...Object.keys(FEED_OPERATIONS)].sort(),
+    );
     for (const [path, methods] of Object.entries(doc.paths)) {
       expect(Object.keys(methods), path).toEqual(['get']);
-      expect(operation(path).operationId).toBe(V1_OPERATIONS[path]?.operationId);
+      expect(operation(path).operationId).toBe(
+        (V1_OPERATIONS[path] ?? FEED_OPERATIONS[path])?.operationId,
+      );
+    }
+  });
+
+  it('documents the feed routes: keyless, XMLTV or gzip, their own errors', async () => {
+    for (const [path, feedDoc] of Object.entries(FEED_OPERATIONS)) {
+      const op = operation(path) as Operation & { security: unknown[]; tags: string[] };
+      expect(op.security, path).toEqual([]);
+      expect(op.tags).toEqual(['Feeds']);
+      expect(Object.keys(op.responses['200']?.content ?? {})).toEqual([feedDoc.mediaType]);
+      expect(Object.keys(op.responses['200']?.headers ?? {})).toEqual(['ETag', 'Last-Modified']);
+      expect(Object.keys(op.responses).sort()).toEqual(
+        ['200', '304', '403', '404', '429', '500', '503'].sort(),
+      );
+      // The 404 documented is the one an unknown token gets.
+      const example = op.responses['404']?.content?.['application/json'].examples?.NOT_FOUND;
+      const res = await t.get(path.replace('{token}', 'x'.repeat(43)));
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toEqual(example?.value);
     }
   });
 
@@ -169,7 +194,7 @@ describe('GET /openapi.json', () => {
       getNowNext: NowResponse,
       searchProgrammes: ProgrammeSearchResponse,
     };
-    for (const path of Object.keys(doc.paths)) {
+    for (const path of v1Paths()) {
       const op = operation(path);
       const examples = op.responses['200']?.content?.['application/json'].examples ?? {};
       const values = Object.values(examples).map((e) => e.value);
@@ -181,7 +206,7 @@ describe('GET /openapi.json', () => {
 
   it('documents every error status and code, with Retry-After on 429 and 503', () => {
     const documented = new Set<string>();
-    for (const path of Object.keys(doc.paths)) {
+    for (const path of v1Paths()) {
       const { responses } = operation(path);
       expect(Object.keys(responses)).toEqual(
         expect.arrayContaining(['200', '304', '401', '403', '429', '500', '503']),
@@ -303,7 +328,7 @@ describe('the documented errors are the ones the routes answer', () => {
 
   it('for every route, status and code in the document', async () => {
     let checked = 0;
-    for (const path of Object.keys(doc.paths)) {
+    for (const path of v1Paths()) {
       for (const [status, response] of Object.entries(operation(path).responses)) {
         if (Number(status) < 400) continue;
         for (const code of Object.keys(response.content?.['application/json'].examples ?? {})) {

@@ -10,7 +10,12 @@ import { compareSearchKeys, searchTermsOf } from '../../src/domain/programme-sea
 import { formatXmltvUtc } from '../../src/domain/xmltv-time.js';
 import type { ProgrammeSearch } from '../../src/storage/catalogue-reader.js';
 import { SEARCH_INDEX_CAP } from '../../src/storage/programme-search-rows.js';
-import { DuplicateAccountError, DuplicateSourceError } from '../../src/storage/errors.js';
+import {
+  DuplicateAccountError,
+  DuplicateSourceError,
+  FeedLimitError,
+} from '../../src/storage/errors.js';
+import type { NewFeed } from '../../src/storage/feed-store.js';
 import {
   openPostgresStore,
   type PostgresStore,
@@ -1047,5 +1052,136 @@ describe.runIf(ENGINES.length > 1)('both engines give the same answers', () => {
       expect(keys).toEqual([...keys].sort(compareSearchKeys));
     }
     expect(found).toBeGreaterThan(200);
+  });
+});
+
+describe.each(ENGINES)('guide feeds: %s', (engine) => {
+  let s: EngineStore;
+  beforeAll(async () => {
+    s = await openEngineStore(engine, NOW);
+    await run(s.store, guide('Day', 1));
+  });
+  afterAll(async () => {
+    await s?.dispose();
+  });
+
+  const settings = (
+    name: string,
+    channelIds: string[],
+  ): Omit<NewFeed, 'accountId' | 'tokenHash'> => ({
+    name,
+    lineup: { kind: 'channels', channelIds },
+    daysAhead: 7,
+    daysBack: 1,
+  });
+
+  it('keeps feeds per account: create, list, edit, new token, delete; at most 10', async () => {
+    const { accounts, feeds } = s.store;
+    const ann = await accounts.createAccount(
+      { email: 'feeds@example.com', verifiedAt: NOW, accessUntil: null, rateLimit: null },
+      NOW,
+    );
+    const a = channelIdFor('a.uk');
+    const b = channelIdFor('b.fr');
+    const first = await feeds.createFeed(
+      { ...settings('Living room', [b, a]), accountId: ann.id, tokenHash: 'h1' },
+      NOW,
+    );
+    expect(first).toMatchObject({
+      accountId: ann.id,
+      name: 'Living room',
+      lineup: { kind: 'channels', channelIds: [b, a] },
+      daysAhead: 7,
+      daysBack: 1,
+      createdAt: NOW,
+      updatedAt: NOW,
+    });
+    expect(await feeds.findFeed(first.id)).toEqual(first);
+    expect(await feeds.findFeedByToken('h1')).toEqual({
+      feed: first,
+      account: await accounts.findAccountById(ann.id),
+    });
+
+    const edited = await feeds.updateFeed(
+      first.id,
+      { name: 'France', lineup: { kind: 'country', country: 'FR' }, daysAhead: 14, daysBack: 0 },
+      NOW + 1,
+    );
+    expect(edited).toMatchObject({
+      name: 'France',
+      lineup: { kind: 'country', country: 'FR' },
+      daysAhead: 14,
+      daysBack: 0,
+      createdAt: NOW,
+      updatedAt: NOW + 1,
+    });
+    // A new token ends the old one at once.
+    await feeds.replaceToken(first.id, 'h2', NOW + 2);
+    expect(await feeds.findFeedByToken('h1')).toBeNull();
+    expect((await feeds.findFeedByToken('h2'))?.feed.id).toBe(first.id);
+
+    for (let i = 2; i <= 9; i++) {
+      await feeds.createFeed(
+        { ...settings(`Feed ${i}`, [a]), accountId: ann.id, tokenHash: `h-${i}` },
+        NOW + i,
+      );
+    }
+    // Two creations at once at 9 feeds: exactly one gets the tenth place.
+    const both = await Promise.allSettled(
+      ['x', 'y'].map((t) =>
+        feeds.createFeed({ ...settings(t, [a]), accountId: ann.id, tokenHash: t }, NOW + 20),
+      ),
+    );
+    expect(both.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    const refused = both.find((r) => r.status === 'rejected');
+    expect(refused?.status === 'rejected' && refused.reason).toBeInstanceOf(FeedLimitError);
+    const listed = await feeds.listFeeds(ann.id);
+    expect(listed.map((f) => f.name).slice(0, 3)).toEqual(['France', 'Feed 2', 'Feed 3']);
+    expect(listed).toHaveLength(10);
+
+    expect(await feeds.deleteFeed(first.id)).toBe(true);
+    expect(await feeds.deleteFeed(first.id)).toBe(false);
+    expect(await feeds.findFeedByToken('h2')).toBeNull();
+    expect(await feeds.findFeed(first.id)).toBeNull();
+    expect(await feeds.updateFeed(first.id, settings('gone', [a]), NOW)).toBeNull();
+    expect(await feeds.listFeeds(ann.id)).toHaveLength(9);
+  });
+
+  it("reads a lineup's channels in its order and their programmes by start", async () => {
+    const { feeds } = s.store;
+    const a = channelIdFor('a.uk');
+    const b = channelIdFor('b.fr');
+    const channels = await feeds.lineupChannels({
+      kind: 'channels',
+      channelIds: [b, channelIdFor('missing.de'), a],
+    });
+    expect(channels).toEqual([
+      { id: b, xmltvId: 'b.fr', name: 'Télé Lumière', icon: 'https://img.example/b.png' },
+      { id: a, xmltvId: 'a.uk', name: 'Ä 100% _real_ Channel', icon: '' },
+    ]);
+    expect(
+      (await feeds.lineupChannels({ kind: 'country', country: 'FR' })).map((c) => c.xmltvId),
+    ).toEqual(['b.fr']);
+
+    const six = Date.UTC(2026, 2, 1, 6);
+    const seven = six + 3_600_000;
+    const all = await feeds.programmesStarting(a, six, seven + 1);
+    expect(all.map((p) => [p.start, p.stop, p.title])).toEqual([
+      ['20260301060000 +0000', '20260301070000 +0000', 'Day one'],
+      ['20260301070000 +0000', '20260301080000 +0000', 'Day two'],
+    ]);
+    // Starts in [from, to): the end is left out, the start kept.
+    expect((await feeds.programmesStarting(a, six, seven)).map((p) => p.title)).toEqual([
+      'Day one',
+    ]);
+    expect((await feeds.programmesStarting(a, six + 1, seven + 1)).map((p) => p.title)).toEqual([
+      'Day two',
+    ]);
+    expect(await feeds.channelsWithProgrammes([a, b], six + 1, seven + 1)).toEqual(new Set([a]));
+    expect(await feeds.channelsWithProgrammes([a, b], six, six + 1)).toEqual(new Set([a, b]));
+    expect(await feeds.channelsWithProgrammes([a, b], seven + 1, seven + 2)).toEqual(new Set());
+    expect(await feeds.firstStartFrom([a, b], six + 1)).toBe(seven);
+    expect(await feeds.firstStartFrom([a, b], six)).toBe(six);
+    expect(await feeds.firstStartFrom([a, b], seven + 1)).toBeNull();
   });
 });

@@ -25,13 +25,20 @@ describe('/docs', () => {
       `curl -H "Authorization: Bearer YOUR_KEY" ${PUBLIC_URL}/api/v1/countries`,
       `curl -H "X-API-Key: YOUR_KEY" "${PUBLIC_URL}/api/v1/channels/search?q=news"`,
       `curl -si -H "Authorization: Bearer YOUR_KEY" ${PUBLIC_URL}/api/v1/countries`,
+      `${PUBLIC_URL}/feeds/YOUR_FEED_TOKEN/guide.xml`,
     ]) {
       expect(res.body).toContain(line.replace(/"/g, '&quot;'));
     }
     const copyTargets = [...res.body.matchAll(/data-copy-target="([^"]+)"/g)].map((m) => m[1]);
-    expect(copyTargets.length).toBe(5);
+    expect(copyTargets.length).toBe(6);
     for (const target of copyTargets) expect(res.body).toContain(`id="${target}"`);
-    for (const topic of ['Get a key', 'First call', 'Rate limit', 'Errors']) {
+    for (const topic of [
+      'Get a key',
+      'First call',
+      'Rate limit',
+      'Errors',
+      'Use with Plex / Jellyfin / Kodi / Tvheadend',
+    ]) {
       expect(res.body).toContain(topic);
     }
     expect(res.body).toContain('data-openapi-url="/openapi.json"');

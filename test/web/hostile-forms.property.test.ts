@@ -164,6 +164,57 @@ describe('account pages under hostile input', () => {
     );
   });
 
+  it('POST /account/feeds and GET its form with any field: the form again, never an error', async () => {
+    const field = fc.constantFrom(
+      'name',
+      'lineup',
+      'country',
+      'days_ahead',
+      'days_back',
+      'channel',
+      'q',
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(field, hostileText), { maxLength: 4 }), async (fields) => {
+        const body = fields.map(([name, value]) => `${name}=${encode(value)}`).join('&');
+        const res = await t.inject({
+          method: 'POST',
+          url: '/account/feeds',
+          headers: {
+            'content-type': 'application/x-www-form-urlencoded',
+            cookie,
+            ...sameSite(t),
+          },
+          payload: body,
+        });
+        // An empty catalogue: no lineup can be kept, every answer is the form with why.
+        expectPage(res, [400, 413], body);
+        const form = await t.inject({
+          method: 'GET',
+          url: `/account/feeds/new?${body}`,
+          headers: { cookie },
+        });
+        expectPage(form, [200, 400], body);
+      }),
+      { numRuns: RUNS },
+    );
+    const account = await t.temp.store.accounts.findAccountByEmail('ann@example.com');
+    expect(await t.temp.store.feeds.listFeeds(account?.id ?? '')).toEqual([]);
+  });
+
+  it('GET /feeds/{token}/guide.xml with any token: 404 (or 400 for a URL that does not decode)', async () => {
+    await fc.assert(
+      fc.asyncProperty(hostileText, async (token) => {
+        for (const suffix of ['guide.xml', 'guide.xml.gz']) {
+          const res = await t.inject({ method: 'GET', url: `/feeds/${encode(token)}/${suffix}` });
+          expectPage(res, [400, 404], token);
+          expect(res.headers['content-type']).toMatch(/^application\/json/);
+        }
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
   it('any session cookie or notice value: the sign-in page or a redirect to it, never an error', async () => {
     await fc.assert(
       fc.asyncProperty(hostileText, hostileText, async (value, notice) => {

@@ -9,6 +9,9 @@ import type { SiteAddress } from '../site-address.js';
 import {
   API_ERRORS,
   apiIntroduction,
+  FEED_ERRORS,
+  FEED_OPERATIONS,
+  type FeedOperationDoc,
   GUARD_ERRORS,
   V1_OPERATIONS,
   type ApiErrorCode,
@@ -114,6 +117,53 @@ function documentedSchema(schema: FastifySchema, doc: OperationDoc): FastifySche
   } as FastifySchema;
 }
 
+/** A feed route's schema as the reference shows it: keyless, XMLTV or gzip, its own errors. */
+function documentedFeedSchema(schema: FastifySchema, doc: FeedOperationDoc): FastifySchema {
+  const response: Record<string, unknown> = {
+    200: {
+      description:
+        doc.mediaType === 'application/xml'
+          ? 'An XMLTV document'
+          : 'A gzip file of an XMLTV document',
+      headers: {
+        ETag: SUCCESS_HEADERS.ETag,
+        'Last-Modified': { type: 'string', description: 'When this document was made' },
+      },
+      content: { [doc.mediaType]: { schema: { type: 'string' } } },
+    },
+    304: {
+      type: 'null',
+      description: 'Not modified: the `If-None-Match` tag still names the current document',
+    },
+  };
+  for (const [status, examples] of Object.entries(FEED_ERRORS)) {
+    response[status] = {
+      ...errorShape(),
+      'x-response-description': `${STATUS_TITLES[Number(status)] ?? 'Error'}. ${examples.map((e) => `\`${e.code}\`: ${e.message}.`).join(' ')}`,
+      ...(status === '429' || status === '503' ? { headers: RETRY_AFTER } : {}),
+      'x-examples': Object.fromEntries(
+        examples.map((e) => [
+          e.code,
+          { summary: e.code, value: { error: e.message, code: e.code } },
+        ]),
+      ),
+    };
+  }
+  return {
+    ...schema,
+    operationId: doc.operationId,
+    tags: ['Feeds'],
+    description: doc.description,
+    security: [],
+    headers: Type.Object({
+      'If-None-Match': Type.Optional(
+        Type.String({ description: 'The `ETag` of an earlier fetch: 304 while it is current' }),
+      ),
+    }),
+    response,
+  } as FastifySchema;
+}
+
 function packageVersion(): string {
   const manifest = JSON.parse(readFileSync(resolve(PROJECT_ROOT, 'package.json'), 'utf8')) as {
     version?: string;
@@ -146,6 +196,11 @@ export async function registerOpenApi(
           name: 'Schedules',
           description: 'Programmes: a channel’s schedule, one programme, the guide grid, now/next',
         },
+        {
+          name: 'Feeds',
+          description:
+            'XMLTV guides of a lineup, for media servers (Plex, Jellyfin, Kodi, Tvheadend)',
+        },
       ],
       components: {
         securitySchemes: {
@@ -167,7 +222,12 @@ export async function registerOpenApi(
     },
     transform: ({ schema, url, route }) => {
       const methods = [(route as unknown as RouteOptions).method].flat();
-      const doc = V1_OPERATIONS[url.replace(/:(\w+)/g, '{$1}')];
+      const path = url.replace(/:(\w+)/g, '{$1}');
+      const feedDoc = FEED_OPERATIONS[path];
+      if (feedDoc !== undefined && methods.includes('GET')) {
+        return { schema: documentedFeedSchema(schema, feedDoc), url };
+      }
+      const doc = V1_OPERATIONS[path];
       if (url.startsWith('/api/v1/') && methods.includes('GET') && doc === undefined) {
         throw new Error(`GET ${url} has no entry in V1_OPERATIONS`);
       }

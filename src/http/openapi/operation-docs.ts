@@ -434,6 +434,39 @@ export const V1_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
 };
 
 /** The reference's introduction (CommonMark): keys, limits, errors, caching. */
+/** The documentation of a feed route: keyless, its token in the path. */
+export interface FeedOperationDoc {
+  operationId: string;
+  description: string;
+  /** The 200 body's media type. */
+  mediaType: 'application/xml' | 'application/gzip';
+}
+
+const FEED_RULES =
+  "The token in the path is the only credential (media servers cannot send a key header): make a feed on the account page or with `onair feeds create`, and its URL is shown once. Checks, in order: token (404 for an unknown, replaced or deleted one, all alike) → the account's access (403, as the v1 API) → the feed's own budget, apart from the API's (default 60 fetches per hour, 429 with `Retry-After`). The document: every channel of the lineup in its order (`<channel id>` is the guide's XMLTV id, with `display-name` and `icon`), then each channel's programmes starting in [start of today (UTC) − daysBack, now + daysAhead), by start, with every rich element kept at ingest, in the XMLTV DTD's order, times in `+0000`. `ETag` and `Last-Modified` name the document; `If-None-Match` gives 304 while it is unchanged.";
+
+export const FEED_OPERATIONS: Readonly<Record<string, FeedOperationDoc>> = {
+  '/feeds/{token}/guide.xml': {
+    operationId: 'getGuideFeed',
+    mediaType: 'application/xml',
+    description: `The XMLTV guide of a feed, gzip-compressed when \`Accept-Encoding\` allows. ${FEED_RULES}`,
+  },
+  '/feeds/{token}/guide.xml.gz': {
+    operationId: 'getGuideFeedGz',
+    mediaType: 'application/gzip',
+    description: `The same XMLTV guide as a gzip file, for media servers that take \`.xml.gz\`. ${FEED_RULES}`,
+  },
+};
+
+/** The error statuses and codes of the feed routes, with examples as they answer them. */
+export const FEED_ERRORS: Readonly<Record<number, readonly AppError[]>> = {
+  403: [errors.emailNotVerified(), errors.accessExpired(), errors.accountDisabled()],
+  404: [errors.notFound()],
+  429: [errors.feedRateLimited(60)],
+  500: [errors.internal()],
+  503: [errors.serviceUnavailable()],
+};
+
 export function apiIntroduction(): string {
   const codes = (Object.keys(API_ERRORS) as ApiErrorCode[])
     .sort((a, b) => API_ERRORS[a].example.status - API_ERRORS[b].example.status)

@@ -323,4 +323,24 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     `,
     fill: fillSearchWords,
   },
+  {
+    version: 10,
+    name: 'guide feeds of accounts',
+    // As on SQLite (accounts file, version 7).
+    sql: `
+      CREATE TABLE feeds (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        country TEXT,
+        channel_ids TEXT NOT NULL,
+        days_ahead INTEGER NOT NULL,
+        days_back INTEGER NOT NULL,
+        token_hash TEXT NOT NULL UNIQUE,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+      );
+      CREATE INDEX feeds_by_account ON feeds (account_id, created_at);
+    `,
+  },
 ];

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { CatalogueWriter, IngestSession } from '../catalogue-writer.js';
 import type { Store } from '../store.js';
 import { createPostgresAccountStore } from './account-store.js';
+import { createPostgresFeedStore } from './feed-store.js';
 import { createPostgresCatalogueReader } from './catalogue-reader.js';
 import { watchPostgresDataVersions } from './data-versions.js';
 import { createPostgresChannelAdminStore } from './channel-admin-store.js';
@@ -84,6 +85,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     },
     channels: createPostgresChannelAdminStore(pool),
     sources: createPostgresSourceStore(pool),
+    feeds: createPostgresFeedStore(pool),
     async ping() {
       await pool.query('SELECT 1');
     },

@@ -218,4 +218,25 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     name: 'the catalogue in a file of its own',
     apply: moveCatalogueToItsFile,
   },
+  {
+    version: 7,
+    name: 'guide feeds of accounts',
+    // In the accounts file: a feed is account data. The lineup is a country, or a JSON array of
+    // channel ids in the holder's order (at most 1,000; read whole, never queried inside).
+    sql: `
+      CREATE TABLE feeds (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        country TEXT,
+        channel_ids TEXT NOT NULL,
+        days_ahead INTEGER NOT NULL,
+        days_back INTEGER NOT NULL,
+        token_hash TEXT NOT NULL UNIQUE,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX feeds_by_account ON feeds (account_id, created_at);
+    `,
+  },
 ];

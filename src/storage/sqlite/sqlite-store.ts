@@ -1,5 +1,6 @@
 import type { Store } from '../store.js';
 import { createSqliteAccountStore } from './account-store.js';
+import { createSqliteFeedStore } from './feed-store.js';
 import { createSqliteCatalogueReader } from './catalogue-reader.js';
 import { createSqliteDataVersions } from './data-versions.js';
 import { createSqliteChannelAdminStore } from './channel-admin-store.js';
@@ -48,6 +49,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     playground: createSqlitePlaygroundStore(db),
     channels: createSqliteChannelAdminStore(db),
     sources: createSqliteSourceStore(db),
+    feeds: createSqliteFeedStore(db),
     ingest,
     async versions() {
       return readVersions();

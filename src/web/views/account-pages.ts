@@ -1,5 +1,7 @@
 import type { AccountStatus } from '../../accounts/account-service.js';
 import type { ApiKey } from '../../domain/account.js';
+import type { Feed } from '../../domain/feed.js';
+import { feedsSection } from './feed-pages.js';
 import { html, type SafeHtml } from '../html.js';
 import { formatInstant } from './format.js';
 import { page } from './layout.js';
@@ -10,6 +12,9 @@ export interface AccountView {
   /** Keys not revoked, oldest first. */
   keys: ApiKey[];
   keyCap: number;
+  /** The account's guide feeds, oldest first. */
+  feeds: Feed[];
+  feedCap: number;
   usage: { requests: number; limited: number };
   apiBase: string;
   notice?: string;
@@ -130,6 +135,7 @@ export function accountPage(view: AccountView): SafeHtml {
               </form>`
         }
       </section>
+      ${feedsSection(view.feeds, view.feedCap)}
       <section class="card">
         <h2>Try it</h2>
         <pre><code>curl -H "Authorization: Bearer YOUR_KEY" ${view.apiBase}/countries</code></pre>

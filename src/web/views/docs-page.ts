@@ -71,6 +71,41 @@ export function docsPage(view: DocsView): SafeHtml {
           each route are listed below. Answers carry an <code>ETag</code>: send it back as
           <code>If-None-Match</code> to get <code>304</code> while nothing changed.
         </p>
+        <h2 id="media-servers">5. Use with Plex / Jellyfin / Kodi / Tvheadend</h2>
+        <p>
+          Media servers take their guide as an XMLTV address, and cannot send a key. On your
+          <a href="/account#feeds">account page</a>, make a <strong>guide feed</strong>: pick your
+          channels (or a whole country) and how many days back and ahead. Its address is shown once,
+          like a key, and holds its own secret; a new address ends the old one at once.
+        </p>
+        ${copyable('feed-url', `${view.baseUrl}/feeds/YOUR_FEED_TOKEN/guide.xml`)}
+        <p>
+          The same guide as a gzip file ends in <code>guide.xml.gz</code>. A feed may be fetched 60
+          times an hour, apart from the API's budget; every server below fetches far less.
+        </p>
+        <ul>
+          <li>
+            <strong>Plex</strong>: Settings → Live TV &amp; DVR → set up your tuner; at the guide
+            step choose “Have an XMLTV guide on your server? Click here to use that instead” and
+            paste the address as the XMLTV guide.
+          </li>
+          <li>
+            <strong>Jellyfin</strong> (and <strong>Emby</strong>): Dashboard → Live TV → TV Guide
+            Data Providers → add → XMLTV, and paste the address as the file or URL.
+          </li>
+          <li>
+            <strong>Kodi</strong>: the PVR IPTV Simple Client add-on → Configure → EPG → location
+            “Remote path (Internet address)”, and paste the address as the XMLTV URL.
+          </li>
+          <li>
+            <strong>Tvheadend</strong>: Configuration → Channel / EPG → EPG Grabber Modules → enable
+            “Internal: XMLTV: tv_grab_url” and give the address as its extra argument.
+          </li>
+          <li>
+            <strong>Threadfin</strong>, <strong>xTeVe</strong>, <strong>Dispatcharr</strong>: add
+            the address as an XMLTV source.
+          </li>
+        </ul>
         <p class="muted">
           Machine-readable: <a href="${view.openApiPath}">OpenAPI 3.1 document</a>. A typed
           TypeScript client is in <code>clients/typescript</code> of the Onair sources.

@@ -1,0 +1,180 @@
+import { once } from 'node:events';
+import { pipeline, Readable, Transform } from 'node:stream';
+import { createGunzip, createGzip } from 'node:zlib';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { guideFeedXml } from '../../catalogue/feeds/guide-feed.js';
+import { feedWindow, lineupKey, type Feed } from '../../domain/feed.js';
+import { sha256Hex } from '../../domain/sha256.js';
+import type { FeedStore } from '../../storage/feed-store.js';
+
+/** A generated feed kept whole (gzip) up to this size; a larger one is generated per fetch. */
+const KEEP_UP_TO_BYTES = 16 * 1024 * 1024;
+/** All kept feeds together, by their gzip bytes. */
+const KEPT_BYTES = 96 * 1024 * 1024;
+/** Feeds named (tag and time) whether or not their bytes are kept. */
+const MAX_ENTRIES = 1024;
+
+/**
+ * One generated feed: what names it and, when small enough, its gzip bytes. A feed's document
+ * is the programmes starting in [from, to): it stays the same while `to` has not passed the
+ * next start after the window's end when it was made (`nextStart`).
+ */
+interface FeedEntry {
+  etag: string;
+  lastModified: string;
+  nextStart: number | null;
+  gzip: Buffer | null;
+}
+
+/** How a fetch wants its bytes: `.gz` (the file is gzip), or guide.xml, gzip or plain. */
+export type FeedForm = 'gz-file' | 'gzip' | 'plain';
+
+export interface FeedAnswers {
+  send(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    feed: Feed,
+    catalogueVersion: string,
+    form: FeedForm,
+    nowMs: number,
+  ): Promise<FastifyReply>;
+}
+
+/** True when `Accept-Encoding` takes gzip (`q=0` refuses it). */
+export function acceptsGzip(acceptEncoding: string | undefined): boolean {
+  if (acceptEncoding === undefined) return false;
+  return acceptEncoding
+    .toLowerCase()
+    .split(',')
+    .some((part) => {
+      const [name, ...params] = part.trim().split(';');
+      const refused = params.some((p) => /^\s*q=0(\.0*)?\s*$/.test(p));
+      return !refused && (name?.trim() === 'gzip' || name?.trim() === '*');
+    });
+}
+
+function namesTag(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (ifNoneMatch === undefined) return false;
+  const bare = (tag: string) => tag.trim().replace(/^W\//, '');
+  return ifNoneMatch.split(',').some((t) => t.trim() === '*' || bare(t) === bare(etag));
+}
+
+/**
+ * Feeds as media servers fetch them: generated as a stream (flat memory for any lineup), kept
+ * as gzip per catalogue version, lineup and window when small enough, with ETag, 304 and
+ * Last-Modified. Feeds of the same lineup and days share what is kept.
+ */
+export function createFeedAnswers(feeds: FeedStore): FeedAnswers {
+  const entries = new Map<string, FeedEntry>();
+  let keptBytes = 0;
+
+  const forget = (key: string) => {
+    const entry = entries.get(key);
+    if (entry === undefined) return;
+    keptBytes -= entry.gzip?.length ?? 0;
+    entries.delete(key);
+  };
+  const remember = (key: string, entry: FeedEntry) => {
+    forget(key);
+    entries.set(key, entry);
+    keptBytes += entry.gzip?.length ?? 0;
+    for (const [oldest] of entries) {
+      if (entries.size <= MAX_ENTRIES && keptBytes <= KEPT_BYTES) break;
+      forget(oldest);
+    }
+  };
+
+  return {
+    async send(request, reply, feed, catalogueVersion, form, nowMs) {
+      const { fromMs, toMs } = feedWindow(feed, nowMs);
+      const key = `${catalogueVersion}\n${lineupKey(feed.lineup)}\n${fromMs}\n${feed.daysAhead}`;
+      let entry = entries.get(key);
+      if (entry !== undefined && entry.nextStart !== null && toMs > entry.nextStart) {
+        forget(key);
+        entry = undefined;
+      }
+      // The lineup's channels with a programme in the window (XMLTV validators refuse a
+      // channel without any); the next start after the window is any lineup channel's.
+      const lineupOfWindow = async () => {
+        const lineup = await feeds.lineupChannels(feed.lineup);
+        const ids = lineup.map((c) => c.id);
+        const shown = await feeds.channelsWithProgrammes(ids, fromMs, toMs);
+        return { ids, channels: lineup.filter((c) => shown.has(c.id)) };
+      };
+      let inWindow = null;
+      if (entry === undefined) {
+        inWindow = await lineupOfWindow();
+        const nextStart = await feeds.firstStartFrom(inWindow.ids, toMs);
+        entry = {
+          etag: `W/"feed-${sha256Hex(`${key}\n${nextStart}`).slice(0, 32)}"`,
+          lastModified: new Date(nowMs).toUTCString(),
+          nextStart,
+          gzip: null,
+        };
+        remember(key, entry);
+      } else {
+        // Used: last to be dropped.
+        entries.delete(key);
+        entries.set(key, entry);
+      }
+
+      reply.header('ETag', entry.etag);
+      reply.header('Last-Modified', entry.lastModified);
+      reply.header('Cache-Control', 'private, no-cache');
+      if (form !== 'gz-file') reply.header('Vary', 'Accept-Encoding');
+      if (namesTag(request.headers['if-none-match'], entry.etag)) return reply.code(304).send();
+
+      reply.type(form === 'gz-file' ? 'application/gzip' : 'application/xml; charset=utf-8');
+      if (form === 'gzip') reply.header('Content-Encoding', 'gzip');
+      if (entry.gzip !== null) {
+        return form === 'plain'
+          ? reply.send(Readable.from([entry.gzip]).pipe(createGunzip()))
+          : reply.header('Content-Length', entry.gzip.length).send(entry.gzip);
+      }
+
+      inWindow ??= await lineupOfWindow();
+      const parts = guideFeedXml(feeds, inWindow.channels, fromMs, toMs);
+      const gzip = createGzip();
+      // The gzip bytes are kept while they fit, so the next fetch is answered without a read.
+      const kept: Buffer[] = [];
+      let keptLength = 0;
+      const keep = (chunk: Buffer) => {
+        keptLength += chunk.length;
+        if (keptLength <= KEEP_UP_TO_BYTES) kept.push(chunk);
+      };
+      const made = entry;
+      const finish = () => {
+        if (keptLength <= KEEP_UP_TO_BYTES && entries.get(key) === made) {
+          remember(key, { ...made, gzip: Buffer.concat(kept, keptLength) });
+        }
+      };
+      if (form !== 'plain') {
+        // Each part is read when the client has taken the last (back-pressure along the pipe);
+        // a failed read ends the response.
+        const keeper = new Transform({
+          transform(chunk: Buffer, _encoding, done) {
+            keep(chunk);
+            done(null, chunk);
+          },
+          flush(done) {
+            finish();
+            done();
+          },
+        });
+        return reply.send(pipeline(Readable.from(parts), gzip, keeper, () => {}));
+      }
+      gzip.on('data', keep);
+      gzip.on('end', finish);
+      // The client reads the text; its gzip is made alongside for the next fetch. A part is
+      // read when the client has taken the last and the gzip has room: memory stays flat.
+      async function* teed(): AsyncGenerator<string> {
+        for await (const part of parts) {
+          if (!gzip.write(part)) await once(gzip, 'drain');
+          yield part;
+        }
+        gzip.end();
+      }
+      return reply.send(Readable.from(teed()));
+    },
+  };
+}

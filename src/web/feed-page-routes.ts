@@ -1,0 +1,237 @@
+import fastifyFormbody from '@fastify/formbody';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  createAuditedFeed,
+  deleteAuditedFeed,
+  regenerateAuditedFeedToken,
+  updateAuditedFeed,
+  type IssuedFeed,
+} from '../accounts/feed-service.js';
+import type { Account } from '../domain/account.js';
+import { isUuid } from '../domain/catalogue-ids.js';
+import {
+  DAYS_AHEAD,
+  DAYS_BACK,
+  feedUrls,
+  FeedSettingsError,
+  MAX_LINEUP_CHANNELS,
+  type Feed,
+  type FeedSettings,
+} from '../domain/feed.js';
+import { searchNeedle } from '../domain/search-folding.js';
+import { FeedLimitError } from '../storage/errors.js';
+import type { Store } from '../storage/store.js';
+import type { SiteAddress } from '../http/site-address.js';
+import { formField, formFields, sendPage } from './page-helpers.js';
+import { feedFormPage, feedUrlPage, type FeedFormView } from './views/feed-pages.js';
+import { messagePage } from './views/sign-in-pages.js';
+
+/** Channels a search on the feed form shows. */
+const SEARCH_RESULTS = 50;
+/** A lineup of 1,000 channel ids is about 45 kB of form; the pages' other forms stay at 8 kB. */
+const FEED_FORM_BYTES = 64 * 1024;
+
+export interface FeedPageDeps {
+  store: Store;
+  site: SiteAddress;
+  now: () => number;
+  /** The signed-in account of a request, or null. */
+  signedIn(request: FastifyRequest): Promise<Account | null>;
+}
+
+/** The form's fields as typed (a GET's query or a POST's body). */
+function typedForm(fields: unknown) {
+  return {
+    name: formField(fields, 'name'),
+    lineupKind:
+      formField(fields, 'lineup') === 'country' ? ('country' as const) : ('channels' as const),
+    country: formField(fields, 'country'),
+    daysAhead: formField(fields, 'days_ahead'),
+    daysBack: formField(fields, 'days_back'),
+    // Ids only, at most one lineup's worth: anything else is no channel.
+    channelIds: [...new Set(formFields(fields, 'channel').filter(isUuid))].slice(
+      0,
+      MAX_LINEUP_CHANNELS,
+    ),
+    q: formField(fields, 'q'),
+  };
+}
+type TypedForm = ReturnType<typeof typedForm>;
+
+function formOfFeed(feed: Feed): TypedForm {
+  return {
+    name: feed.name,
+    lineupKind: feed.lineup.kind,
+    country: feed.lineup.kind === 'country' ? feed.lineup.country : '',
+    daysAhead: String(feed.daysAhead),
+    daysBack: String(feed.daysBack),
+    channelIds: feed.lineup.kind === 'channels' ? [...feed.lineup.channelIds] : [],
+    q: '',
+  };
+}
+
+function settingsOf(form: TypedForm): FeedSettings {
+  return {
+    name: form.name,
+    lineup:
+      form.lineupKind === 'country'
+        ? { kind: 'country', country: form.country }
+        : { kind: 'channels', channelIds: form.channelIds },
+    daysAhead: form.daysAhead === '' ? Number.NaN : Number(form.daysAhead),
+    daysBack: form.daysBack === '' ? Number.NaN : Number(form.daysBack),
+  };
+}
+
+/**
+ * The feed pages of the account: a form to make or edit a feed (channels by search or a whole
+ * country), its address shown once, a new address, delete. Registered inside the pages'
+ * context, so the same-origin check of every POST and the page error handler apply.
+ */
+export async function registerFeedPages(web: FastifyInstance, deps: FeedPageDeps): Promise<void> {
+  const { store } = deps;
+
+  async function formView(
+    feedId: string | null,
+    form: TypedForm,
+    error?: string,
+  ): Promise<FeedFormView> {
+    const countries = await store.catalogue.listCountries();
+    const chosen = await store.feeds.lineupChannels({
+      kind: 'channels',
+      channelIds: form.channelIds,
+    });
+    const needle = searchNeedle(form.q);
+    let found = null;
+    if (needle !== null) {
+      const matches = await store.catalogue.searchChannels(needle, null, SEARCH_RESULTS);
+      const taken = new Set(form.channelIds);
+      found = await store.feeds.lineupChannels({
+        kind: 'channels',
+        channelIds: matches.map((c) => c.id).filter((id) => !taken.has(id)),
+      });
+    }
+    return {
+      feedId,
+      name: form.name,
+      lineupKind: form.lineupKind,
+      country: form.country,
+      countries,
+      daysAhead: form.daysAhead,
+      daysBack: form.daysBack,
+      chosen,
+      q: form.q,
+      found,
+      ...(error === undefined ? {} : { error }),
+    };
+  }
+
+  /** The holder's feed of that id; someone else's is answered like one that does not exist. */
+  async function ownFeed(account: Account, id: string): Promise<Feed | null> {
+    const feed = isUuid(id) ? await store.feeds.findFeed(id) : null;
+    return feed !== null && feed.accountId === account.id ? feed : null;
+  }
+
+  const feedNotFound = (reply: FastifyReply) =>
+    sendPage(
+      reply,
+      404,
+      messagePage('Feed not found', 'There is no such feed in your account.', true),
+    );
+
+  const showUrl = (reply: FastifyReply, status: number, issued: IssuedFeed) =>
+    sendPage(reply, status, feedUrlPage(issued.feed, feedUrls(deps.site.url, issued.token)));
+
+  /** Saves the form; a refused setting shows the form again with why. */
+  async function save(
+    reply: FastifyReply,
+    feedId: string | null,
+    form: TypedForm,
+    work: (settings: FeedSettings) => Promise<FastifyReply>,
+  ): Promise<FastifyReply> {
+    try {
+      return await work(settingsOf(form));
+    } catch (error) {
+      if (error instanceof FeedSettingsError || error instanceof FeedLimitError) {
+        const message = error.message.charAt(0).toUpperCase() + error.message.slice(1);
+        const status = error instanceof FeedLimitError ? 409 : 400;
+        return sendPage(reply, status, feedFormPage(await formView(feedId, form, `${message}.`)));
+      }
+      throw error;
+    }
+  }
+
+  await web.register(async (feeds) => {
+    feeds.removeContentTypeParser('application/x-www-form-urlencoded');
+    await feeds.register(fastifyFormbody, { bodyLimit: FEED_FORM_BYTES });
+
+    feeds.get('/account/feeds/new', async (request, reply) => {
+      const account = await deps.signedIn(request);
+      if (account === null) return reply.redirect('/signin', 303);
+      const form = typedForm(request.query);
+      if (form.daysAhead === '') form.daysAhead = String(DAYS_AHEAD.default);
+      if (form.daysBack === '') form.daysBack = String(DAYS_BACK.default);
+      return sendPage(reply, 200, feedFormPage(await formView(null, form)));
+    });
+
+    feeds.post('/account/feeds', async (request, reply) => {
+      const account = await deps.signedIn(request);
+      if (account === null) return reply.redirect('/signin', 303);
+      const form = typedForm(request.body);
+      return save(reply, null, form, async (settings) =>
+        showUrl(
+          reply,
+          201,
+          await createAuditedFeed(store, account.id, settings, 'account', deps.now()),
+        ),
+      );
+    });
+
+    /** A route of one of the holder's feeds: signed in, and the feed theirs, else 404. */
+    type FeedRequest = FastifyRequest<{ Params: { feedId: string } }>;
+    const ofOwnFeed =
+      (answer: (request: FeedRequest, reply: FastifyReply, feed: Feed) => Promise<FastifyReply>) =>
+      async (request: FeedRequest, reply: FastifyReply) => {
+        const account = await deps.signedIn(request);
+        if (account === null) return reply.redirect('/signin', 303);
+        const feed = await ownFeed(account, request.params.feedId);
+        return feed === null ? feedNotFound(reply) : answer(request, reply, feed);
+      };
+
+    feeds.get(
+      '/account/feeds/:feedId/edit',
+      ofOwnFeed(async (request, reply, feed) => {
+        // Opened from the account page: the feed as it is; after a search: the form as typed.
+        const typed = formField(request.query, 'name') !== '';
+        const form = typed ? typedForm(request.query) : formOfFeed(feed);
+        return sendPage(reply, 200, feedFormPage(await formView(feed.id, form)));
+      }),
+    );
+
+    feeds.post(
+      '/account/feeds/:feedId',
+      ofOwnFeed(async (request, reply, feed) =>
+        save(reply, feed.id, typedForm(request.body), async (settings) => {
+          const updated = await updateAuditedFeed(store, feed, settings, 'account', deps.now());
+          if (updated === null) return feedNotFound(reply);
+          return reply.redirect('/account?notice=feed-saved#feeds', 303);
+        }),
+      ),
+    );
+
+    feeds.post(
+      '/account/feeds/:feedId/token',
+      ofOwnFeed(async (_request, reply, feed) => {
+        const renewed = await regenerateAuditedFeedToken(store, feed, 'account', deps.now());
+        return renewed === null ? feedNotFound(reply) : showUrl(reply, 200, renewed);
+      }),
+    );
+
+    feeds.post(
+      '/account/feeds/:feedId/delete',
+      ofOwnFeed(async (_request, reply, feed) => {
+        await deleteAuditedFeed(store, feed, 'account', deps.now());
+        return reply.redirect('/account?notice=feed-deleted#feeds', 303);
+      }),
+    );
+  });
+}

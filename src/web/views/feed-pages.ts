@@ -1,0 +1,239 @@
+import type { CountryCount } from '../../domain/channel.js';
+import {
+  DAYS_AHEAD,
+  DAYS_BACK,
+  MAX_FEED_NAME_LENGTH,
+  MAX_LINEUP_CHANNELS,
+  type Feed,
+} from '../../domain/feed.js';
+import type { LineupChannel } from '../../storage/feed-store.js';
+import { html, type SafeHtml } from '../html.js';
+import { formatInstant } from './format.js';
+import { page } from './layout.js';
+
+/** The feeds section of the account page. */
+export function feedsSection(feeds: readonly Feed[], cap: number): SafeHtml {
+  const rows = feeds.map(
+    (feed) =>
+      html`<tr>
+        <td data-label="Name">${feed.name}</td>
+        <td data-label="Channels">
+          ${
+            feed.lineup.kind === 'country'
+              ? `every channel of ${feed.lineup.country}`
+              : `${feed.lineup.channelIds.length} chosen`
+          }
+        </td>
+        <td data-label="Days">${feed.daysBack} back, ${feed.daysAhead} ahead</td>
+        <td data-label="Created">${formatInstant(feed.createdAt)}</td>
+        <td class="actions">
+          <a
+            class="button secondary small"
+            href="/account/feeds/${feed.id}/edit"
+            aria-label="Edit feed ${feed.name}"
+            >Edit</a
+          >
+          <form method="post" action="/account/feeds/${feed.id}/token" class="inline">
+            <button
+              type="submit"
+              class="secondary small"
+              aria-label="New URL for feed ${feed.name}"
+            >
+              New URL
+            </button>
+          </form>
+          <form method="post" action="/account/feeds/${feed.id}/delete" class="inline">
+            <button type="submit" class="danger small" aria-label="Delete feed ${feed.name}">
+              Delete
+            </button>
+          </form>
+        </td>
+      </tr>`,
+  );
+  return html`<section class="card" id="feeds">
+    <h2>Guide feeds for media servers</h2>
+    <p>
+      An XMLTV address for Plex, Jellyfin, Emby, Kodi or Tvheadend, holding exactly your channels.
+      See <a href="/docs#media-servers">how each takes it</a>.
+    </p>
+    ${
+      feeds.length === 0
+        ? html`<p class="muted">No feeds yet.</p>`
+        : html`<table class="keys">
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Channels</th>
+                <th>Days</th>
+                <th>Created</th>
+                <th><span class="sr-only">Actions</span></th>
+              </tr>
+            </thead>
+            <tbody>
+              ${rows}
+            </tbody>
+          </table>`
+    }
+    ${
+      feeds.length >= cap
+        ? html`<p class="muted">
+            You have ${cap} feeds, the most an account can hold. Delete one to create another.
+          </p>`
+        : html`<p><a class="button" href="/account/feeds/new">New feed</a></p>`
+    }
+  </section>`;
+}
+
+/** What the feed form shows: the values typed so far, the channels chosen, a search's finds. */
+export interface FeedFormView {
+  /** Null for a new feed. */
+  feedId: string | null;
+  name: string;
+  lineupKind: 'country' | 'channels';
+  country: string;
+  countries: readonly CountryCount[];
+  daysAhead: string;
+  daysBack: string;
+  chosen: readonly LineupChannel[];
+  q: string;
+  /** Channels the search found that are not chosen yet; null before any search. */
+  found: readonly LineupChannel[] | null;
+  error?: string;
+}
+
+function dayField(
+  id: string,
+  name: string,
+  label: string,
+  range: { min: number; max: number },
+  value: string,
+): SafeHtml {
+  return html`<label for="${id}">${label} (${range.min}–${range.max})</label>
+    <input
+      id="${id}"
+      name="${name}"
+      type="number"
+      min="${range.min}"
+      max="${range.max}"
+      value="${value}"
+      required
+    />`;
+}
+
+function lineupChoice(view: FeedFormView, kind: FeedFormView['lineupKind'], label: string) {
+  return html`<label class="check">
+    <input
+      type="radio"
+      name="lineup"
+      value="${kind}"
+      ${view.lineupKind === kind ? 'checked' : ''}
+    />
+    ${label}
+  </label>`;
+}
+
+function channelBox(channel: LineupChannel, checked: boolean): SafeHtml {
+  return html`<li>
+    <label class="check">
+      <input type="checkbox" name="channel" value="${channel.id}" ${checked ? 'checked' : ''} />
+      ${channel.name} <span class="muted">${channel.xmltvId}</span>
+    </label>
+  </li>`;
+}
+
+/**
+ * Create or edit a feed. Works without scripts: "Search" sends the whole form back here by GET
+ * (what is chosen stays chosen), "Save" posts it.
+ */
+export function feedFormPage(view: FeedFormView): SafeHtml {
+  const here = view.feedId === null ? '/account/feeds/new' : `/account/feeds/${view.feedId}/edit`;
+  const action = view.feedId === null ? '/account/feeds' : `/account/feeds/${view.feedId}`;
+  const title = view.feedId === null ? 'New guide feed' : 'Edit guide feed';
+  return page(
+    { title, signedIn: true },
+    html`${view.error ? html`<p class="error" role="alert">${view.error}</p>` : ''}
+      <section class="card">
+        <h1>${title}</h1>
+        <form method="post" action="${action}" class="feed-form">
+          <label for="feed-name">Name</label>
+          <input
+            id="feed-name"
+            name="name"
+            maxlength="${MAX_FEED_NAME_LENGTH}"
+            value="${view.name}"
+            placeholder="e.g. Living room"
+            required
+          />
+          ${dayField('days-back', 'days_back', 'Days back', DAYS_BACK, view.daysBack)}
+          ${dayField('days-ahead', 'days_ahead', 'Days ahead', DAYS_AHEAD, view.daysAhead)}
+          <fieldset>
+            <legend>Channels</legend>
+            ${lineupChoice(view, 'country', 'Every channel of a country')}
+            <label for="feed-country" class="sr-only">Country</label>
+            <select id="feed-country" name="country">
+              ${view.countries.map(
+                (c) =>
+                  html`<option value="${c.country}" ${c.country === view.country ? 'selected' : ''}>
+                    ${c.country} (${c.channelCount} channels)
+                  </option>`,
+              )}
+            </select>
+            ${lineupChoice(
+              view,
+              'channels',
+              `Channels I choose (at most ${MAX_LINEUP_CHANNELS}, in this order)`,
+            )}
+            <ul class="channel-picks" aria-label="Chosen channels">
+              ${view.chosen.map((c) => channelBox(c, true))}
+            </ul>
+            <div class="row">
+              <label for="channel-search" class="sr-only">Search channels</label>
+              <input id="channel-search" name="q" value="${view.q}" placeholder="Channel name" />
+              <button
+                type="submit"
+                class="secondary"
+                formmethod="get"
+                formaction="${here}"
+                formnovalidate
+              >
+                Search
+              </button>
+            </div>
+            ${
+              view.found === null
+                ? ''
+                : view.found.length === 0
+                  ? html`<p class="muted">No channel found by that name.</p>`
+                  : html`<ul class="channel-picks" aria-label="Channels found">
+                      ${view.found.map((c) => channelBox(c, false))}
+                    </ul>`
+            }
+          </fieldset>
+          <button type="submit">Save feed</button>
+          <a class="button secondary" href="/account#feeds">Cancel</a>
+        </form>
+      </section>`,
+  );
+}
+
+/** Shown once, in the answer to the POST that made the feed or its new URL. */
+export function feedUrlPage(feed: Feed, urls: { xml: string; gz: string }): SafeHtml {
+  return page(
+    { title: 'Feed address', signedIn: true, scripts: ['/assets/account.js'] },
+    html`<section class="card">
+      <h1>The address of your feed “${feed.name}”</h1>
+      <p class="warning">
+        <strong>Copy it now.</strong> It holds the feed's secret and is shown only this once; a new
+        address ends this one.
+      </p>
+      <div class="secret">
+        <code id="feed-url">${urls.xml}</code>
+        <button type="button" class="secondary" data-copy-target="feed-url">Copy</button>
+      </div>
+      <p>The same guide compressed (for servers that take <code>.xml.gz</code>):</p>
+      <div class="secret"><code id="feed-url-gz">${urls.gz}</code></div>
+      <p>Paste it where your media server asks for an XMLTV guide URL.</p>
+      <p><a class="button" href="/account#feeds">Back to your account</a></p>
+    </section>`,
+  );
+}

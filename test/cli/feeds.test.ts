@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { channelIdFor } from '../../src/domain/catalogue-ids.js';
+import { fixturePath } from '../ingest/ingest-helpers.js';
+import { itWithoutDatabase, openCliSandbox, type EngineCliSandbox } from '../helpers/cli-runner.js';
+
+/** `onair feeds …` as an operator runs it, on the vitest project's engine. */
+
+interface FeedJson {
+  id: string;
+  name: string;
+  url: string;
+  urlGz: string;
+  token: string;
+  lineup: { country?: string; channels?: string[] };
+  daysAhead: number;
+  daysBack: number;
+}
+
+let cli: EngineCliSandbox;
+const PUBLIC_URL = 'https://tv.example.net';
+
+beforeAll(async () => {
+  cli = await openCliSandbox();
+  cli.env.PUBLIC_URL = PUBLIC_URL;
+  await cli.json(['ingest', fixturePath('basic.xml'), '--country', 'IE']);
+  await cli.json(['accounts', 'create', '--email', 'ann@example.com', '--verified']);
+});
+
+afterAll(async () => {
+  await cli?.dispose();
+});
+
+async function fails(args: string[], message: RegExp) {
+  const result = await cli.run(args);
+  expect(result.code, args.join(' ')).not.toBe(0);
+  // One line; a usage error adds commander's hint to ask for help.
+  const [line, ...rest] = result.stderr.trim().split('\n');
+  expect(line).toMatch(message);
+  expect(
+    rest.filter((l) => l !== '(add --help for usage)'),
+    result.stderr,
+  ).toEqual([]);
+}
+
+describe('onair feeds', () => {
+  itWithoutDatabase('has help listing its sub-commands', async () => {
+    const result = await cli.run(['feeds', '--help']);
+    expect(result.code).toBe(0);
+    for (const sub of ['create', 'list', 'regenerate', 'delete']) {
+      expect(result.stdout).toMatch(new RegExp(`^  ${sub} `, 'm'));
+    }
+  });
+
+  it('creates feeds by channel (XMLTV or Onair id, in order) or by country; lists and deletes', async () => {
+    const byChannel = await cli.json<FeedJson>([
+      'feeds',
+      'create',
+      '--email',
+      'ann@example.com',
+      '--name',
+      'Kitchen',
+      '--channel',
+      'tg4.ie',
+      '--channel',
+      channelIdFor('rte1.ie'),
+      '--days-ahead',
+      '3',
+      '--days-back',
+      '0',
+    ]);
+    expect(byChannel).toMatchObject({
+      name: 'Kitchen',
+      lineup: { channels: [channelIdFor('tg4.ie'), channelIdFor('rte1.ie')] },
+      daysAhead: 3,
+      daysBack: 0,
+    });
+    expect(byChannel.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(byChannel.url).toBe(`${PUBLIC_URL}/feeds/${byChannel.token}/guide.xml`);
+    expect(byChannel.urlGz).toBe(`${byChannel.url}.gz`);
+
+    const byCountry = await cli.json<FeedJson>([
+      'feeds',
+      'create',
+      '--email',
+      'ann@example.com',
+      '--name',
+      'Ireland',
+      '--country',
+      'ie',
+    ]);
+    expect(byCountry).toMatchObject({ lineup: { country: 'IE' }, daysAhead: 7, daysBack: 1 });
+
+    const listed = await cli.run(['feeds', 'list', '--email', 'ann@example.com', '--json']);
+    expect(listed.code).toBe(0);
+    expect((JSON.parse(listed.stdout) as FeedJson[]).map((f) => f.name)).toEqual([
+      'Kitchen',
+      'Ireland',
+    ]);
+    // Only the token's hash is kept: no listing shows it again.
+    expect(listed.stdout).not.toContain(byChannel.token);
+
+    expect(await cli.json(['feeds', 'delete', '--id', byChannel.id])).toEqual({
+      id: byChannel.id,
+      deleted: true,
+    });
+    await fails(['feeds', 'delete', '--id', byChannel.id], /no feed with id/);
+    const after = await cli.json<FeedJson[]>(['feeds', 'list', '--email', 'ann@example.com']);
+    expect(after.map((f) => f.name)).toEqual(['Ireland']);
+  });
+
+  it('refuses bad requests with one line and a non-zero exit', async () => {
+    const create = ['feeds', 'create', '--email', 'ann@example.com', '--name', 'x'];
+    await fails(
+      [...create, '--country', 'IE', '--channel', 'tg4.ie'],
+      /either --country or one or more --channel/,
+    );
+    await fails([...create, '--channel', 'tg4.ie', '--channel', 'nope.ie'], /no channel with id/);
+    await fails([...create, '--country', 'IE', '--days-ahead', '15'], /days ahead .* 1 to 14/);
+    await fails(
+      ['feeds', 'create', '--email', 'bob@example.com', '--name', 'x', '--country', 'IE'],
+      /no account with e-mail bob@example.com/,
+    );
+  });
+});

@@ -1,0 +1,333 @@
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createAuditedFeed,
+  deleteAuditedFeed,
+  regenerateAuditedFeedToken,
+} from '../../src/accounts/feed-service.js';
+import { ingestXmltv } from '../../src/catalogue/ingest/ingest-xmltv.js';
+import { channelIdFor } from '../../src/domain/catalogue-ids.js';
+import { formatXmltvUtc } from '../../src/domain/xmltv-time.js';
+import type { FeedSettings } from '../../src/domain/feed.js';
+import { fixturePath } from '../ingest/ingest-helpers.js';
+import { seedCatalogue } from '../helpers/catalogue-fixture.js';
+import { TEST_ENGINE } from '../helpers/engines.js';
+import { SHARED_REDIS_URL } from '../helpers/redis-process.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { ensureReferenceTools } from '../helpers/xmltv-reference.js';
+
+/**
+ * The XMLTV feeds, on TEST_ENGINE (the suite runs on both): the document tv_validate_file
+ * accepts, gzip, 304, the access rules, 404 for unknown, replaced and deleted tokens, the
+ * feed budget, tokens kept out of the log, and a round trip of a feed through an empty Onair.
+ */
+
+const NOW = Date.UTC(2026, 2, 1, 12, 0, 0);
+const DRAMA = channelIdFor('drama.uk');
+const SPORT = channelIdFor('sport.de');
+const EMPTY = channelIdFor('empty.uk');
+const LIMIT = 6;
+
+let t: TestApp;
+let accountId: string;
+
+const settings = (name: string): FeedSettings => ({
+  name,
+  lineup: { kind: 'channels', channelIds: [SPORT, DRAMA] },
+  daysAhead: 7,
+  daysBack: 1,
+});
+
+async function newFeed(name: string, owner = accountId) {
+  const issued = await createAuditedFeed(t.temp.store, owner, settings(name), 'account', NOW);
+  return { ...issued, url: `/feeds/${issued.token}/guide.xml` };
+}
+
+beforeAll(async () => {
+  t = await createTestApp({ FEED_FETCH_LIMIT: String(LIMIT) }, NOW);
+  await ingestXmltv(
+    t.temp.store.ingest,
+    { source: fixturePath('rich.xml') },
+    { country: null, assumeOffsetMinutes: 0, nowMs: NOW },
+  );
+  // A channel whose only programme is long before any feed's window.
+  await seedCatalogue(
+    t.temp.store,
+    [{ xmltvId: 'empty.uk', name: 'Empty', country: 'UK' }],
+    [{ channel: 'empty.uk', startMs: NOW - 30 * 86_400_000 }],
+  );
+  accountId = (await t.customer('feeds@example.com')).account.id;
+});
+
+afterAll(async () => {
+  await t?.close();
+});
+
+describe(`guide feeds (${TEST_ENGINE})`, () => {
+  it('answers XMLTV that tv_validate_file accepts, channels in lineup order, programmes by start', async () => {
+    const { token } = await createAuditedFeed(
+      t.temp.store,
+      accountId,
+      { ...settings('valid'), lineup: { kind: 'channels', channelIds: [EMPTY, SPORT, DRAMA] } },
+      'account',
+      NOW,
+    );
+    const url = `/feeds/${token}/guide.xml`;
+    const res = await t.get(url);
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/xml; charset=utf-8');
+    expect(res.headers['content-encoding']).toBeUndefined();
+    const xml = res.body;
+    // A channel without a programme in the window is left out (validators refuse it).
+    expect([...xml.matchAll(/<channel id="([^"]+)"/g)].map((m) => m[1])).toEqual([
+      'sport.de',
+      'drama.uk',
+    ]);
+    const starts = [...xml.matchAll(/<programme start="([^"]+)"[^>]* channel="([^"]+)"/g)].map(
+      (m) => `${m[2]} ${m[1]}`,
+    );
+    expect(starts).toEqual([
+      'sport.de 20260301180000 +0000',
+      'sport.de 20260301200000 +0000',
+      'drama.uk 20260301190000 +0000',
+      'drama.uk 20260301203000 +0000',
+      'drama.uk 20260301210000 +0000',
+    ]);
+    expect(xml).toContain('<display-name>Drama Channel</display-name>');
+
+    ensureReferenceTools();
+    const file = join(t.temp.dir, 'feed.xml');
+    writeFileSync(file, xml);
+    // tv_validate_file checks the DTD (element order included), ids, times and episode numbers.
+    const out = execFileSync('tv_validate_file', [file], {
+      env: { ...process.env, XMLTV_SUPPLEMENT: '/usr/share/xmltv' },
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    expect(out).toBe('Validated ok.\n');
+  });
+
+  it('sends gzip by Accept-Encoding and as .gz, with one ETag, 304 and Last-Modified', async () => {
+    const { url } = await newFeed('gzip');
+    const plain = await t.get(url);
+    const zipped = await t.get(url, null, { 'accept-encoding': 'gzip, deflate' });
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    expect(zipped.headers.vary).toBe('Accept-Encoding');
+    expect(gunzipSync(zipped.rawPayload).toString('utf8')).toBe(plain.body);
+    const file = await t.get(`${url}.gz`);
+    expect(file.statusCode).toBe(200);
+    expect(file.headers['content-type']).toBe('application/gzip');
+    expect(file.headers['content-encoding']).toBeUndefined();
+    expect(gunzipSync(file.rawPayload).toString('utf8')).toBe(plain.body);
+
+    const etag = String(plain.headers.etag);
+    expect(zipped.headers.etag).toBe(etag);
+    expect(file.headers.etag).toBe(etag);
+    expect(new Date(String(plain.headers['last-modified'])).getTime()).toBe(NOW);
+    const again = await t.get(url, null, { 'if-none-match': etag });
+    expect(again.statusCode).toBe(304);
+    expect(again.body).toBe('');
+    // A later ingest changes the catalogue: a new tag, and the new programme in the feed.
+    await ingestXmltv(
+      t.temp.store.ingest,
+      {
+        name: 'more.xml',
+        data: Buffer.from(
+          '<tv><channel id="sport.de"><display-name>Sport Kanal</display-name></channel>' +
+            '<programme start="20260302090000 +0000" stop="20260302100000 +0000" channel="sport.de"><title>Later</title></programme></tv>',
+        ),
+      },
+      { country: null, assumeOffsetMinutes: 0, nowMs: NOW },
+    );
+    const changed = await t.get(url, null, { 'if-none-match': etag });
+    expect(changed.statusCode).toBe(200);
+    expect(changed.headers.etag).not.toBe(etag);
+    expect(changed.body).toContain('<title>Later</title>');
+  });
+
+  it('moves with the clock: a programme enters when now + daysAhead passes its start', async () => {
+    const later = NOW + 86_400_000 + 30 * 60_000;
+    await ingestXmltv(
+      t.temp.store.ingest,
+      {
+        name: 'later.xml',
+        data: Buffer.from(
+          '<tv><channel id="sport.de"><display-name>Sport Kanal</display-name></channel>' +
+            `<programme start="${formatXmltvUtc(later)}" channel="sport.de"><title>Tomorrow</title></programme></tv>`,
+        ),
+      },
+      { country: null, assumeOffsetMinutes: 0, nowMs: NOW },
+    );
+    const { token } = await createAuditedFeed(
+      t.temp.store,
+      accountId,
+      { ...settings('one day'), daysAhead: 1 },
+      'account',
+      NOW,
+    );
+    const url = `/feeds/${token}/guide.xml`;
+    const before = await t.get(url);
+    expect(before.body).not.toContain('Tomorrow');
+    // Starts in [from, now + daysAhead): at the start itself, not yet.
+    t.clock.advance(30 * 60_000);
+    const still = await t.get(url, null, { 'if-none-match': String(before.headers.etag) });
+    expect(still.statusCode).toBe(304);
+    t.clock.advance(1);
+    const after = await t.get(url, null, { 'if-none-match': String(before.headers.etag) });
+    expect(after.statusCode).toBe(200);
+    expect(after.body).toContain('<title>Tomorrow</title>');
+    t.clock.ms = NOW;
+  });
+
+  it('refuses an account without access with the v1 JSON error, 403', async () => {
+    const expired = await t.customer('expired@example.com', { verifiedAt: NOW - 30 * 86_400_000 });
+    const { url } = await newFeed('expired', expired.account.id);
+    const res = await t.get(url);
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toEqual({
+      error: 'This account has no active trial or paid access',
+      code: 'ACCESS_EXPIRED',
+    });
+  });
+
+  it('answers 404 alike for an unknown, a replaced and a deleted token', async () => {
+    const unknown = await t.get(`/feeds/${'x'.repeat(43)}/guide.xml`);
+    expect(unknown.statusCode).toBe(404);
+    const feed = await newFeed('renewed');
+    expect((await t.get(feed.url)).statusCode).toBe(200);
+    const renewed = await regenerateAuditedFeedToken(t.temp.store, feed.feed, 'account', NOW);
+    const replaced = await t.get(feed.url);
+    expect(replaced.statusCode).toBe(404);
+    expect(replaced.body).toBe(unknown.body);
+    expect(replaced.json()).toEqual({ error: 'Not found', code: 'NOT_FOUND' });
+    const newUrl = `/feeds/${renewed?.token}/guide.xml.gz`;
+    expect((await t.get(newUrl)).statusCode).toBe(200);
+    await deleteAuditedFeed(t.temp.store, feed.feed, 'account', NOW);
+    const deleted = await t.get(newUrl);
+    expect(deleted.statusCode).toBe(404);
+    expect(deleted.body).toBe(unknown.body);
+  });
+
+  it('counts fetches per feed in a budget of its own: 429 with Retry-After', async () => {
+    const first = await newFeed('budget one');
+    const second = await newFeed('budget two');
+    for (let i = 0; i < LIMIT; i++) expect((await t.get(first.url)).statusCode).toBe(200);
+    const refused = await t.get(first.url);
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json()).toEqual({
+      error: 'Too many fetches of this feed',
+      code: 'RATE_LIMITED',
+    });
+    // The window is the clock hour: NOW is on the hour, so all of it is left.
+    expect(refused.headers['retry-after']).toBe('3600');
+    expect((await t.get(second.url)).statusCode).toBe(200);
+    t.clock.advance(3_600_000);
+    expect((await t.get(first.url)).statusCode).toBe(200);
+    t.clock.ms = NOW;
+  });
+
+  it('keeps tokens out of the log', async () => {
+    const { token, url } = await newFeed('logged');
+    await t.get(url);
+    await t.get(`${url}.gz`);
+    expect(t.logs()).toContain('/feeds/[redacted]/guide.xml.gz');
+    expect(t.logs()).not.toContain(token);
+  });
+});
+
+describe(`a feed ingested into an empty Onair (${TEST_ENGINE})`, () => {
+  let copy: TestApp;
+  afterAll(async () => {
+    await copy?.close();
+  });
+
+  it('gives the same v1 answers and rich details as the source, ids and updatedAt aside', async () => {
+    const { url } = await newFeed('round trip');
+    const feedXml = (await t.get(url)).body;
+    copy = await createTestApp({}, NOW);
+    const path = join(copy.temp.dir, 'feed.xml');
+    writeFileSync(path, feedXml);
+    await ingestXmltv(
+      copy.temp.store.ingest,
+      { source: path },
+      { country: null, assumeOffsetMinutes: 0, nowMs: NOW },
+    );
+    const sourceKey = (await t.customer()).key;
+    const copyKey = (await copy.customer()).key;
+    const answers = async (app: TestApp, key: string) => {
+      const get = async (path: string) => {
+        const res = await app.get(path, key);
+        expect(res.statusCode).toBe(200);
+        return res.json() as Record<string, unknown>;
+      };
+      // The feed's channels as the channel lists show them (the source has others too).
+      const view: Record<string, unknown> = {};
+      for (const country of ['UK', 'DE']) {
+        const list = (await get(`/api/v1/countries/${country}/channels`)) as {
+          channels: { id: string }[];
+        };
+        view[country] = list.channels.filter((c) => c.id === DRAMA || c.id === SPORT);
+      }
+      for (const channel of [DRAMA, SPORT]) {
+        const { programmes } = (await get(`/api/v1/channels/${channel}/programmes?days=all`)) as {
+          programmes: { id: string }[];
+        };
+        view[channel] = await Promise.all(
+          programmes.map(async (p) => {
+            const { programme } = (await get(`/api/v1/channels/${channel}/programmes/${p.id}`)) as {
+              programme: Record<string, unknown>;
+            };
+            const { id, updatedAt, sourceFileId, ...rest } = programme;
+            expect([id, updatedAt, sourceFileId].every((v) => typeof v === 'string')).toBe(true);
+            return rest;
+          }),
+        );
+      }
+      return view;
+    };
+    const source = await answers(t, sourceKey);
+    expect((source[DRAMA] as unknown[]).length).toBe(3);
+    expect([(source.UK as unknown[]).length, (source.DE as unknown[]).length]).toEqual([1, 1]);
+    expect(await answers(copy, copyKey)).toEqual(source);
+  });
+});
+
+describe(`the feed budget with REDIS_URL (${TEST_ENGINE})`, () => {
+  it('lives in Redis under a prefix of its own, apart from the API budget', async () => {
+    const prefix = `onair-test:${randomUUID()}:`;
+    const r = await createTestApp({
+      REDIS_URL: SHARED_REDIS_URL,
+      REDIS_KEY_PREFIX: prefix,
+      FEED_FETCH_LIMIT: '2',
+    });
+    const redis = new Redis(SHARED_REDIS_URL);
+    try {
+      await seedCatalogue(r.temp.store, [{ xmltvId: 'one.uk', name: 'One', country: 'UK' }]);
+      const { account, key } = await r.customer();
+      const { token } = await createAuditedFeed(
+        r.temp.store,
+        account.id,
+        { ...settings('redis'), lineup: { kind: 'country', country: 'UK' } },
+        'account',
+        r.clock.ms,
+      );
+      const codes = [];
+      for (let i = 0; i < 3; i++) codes.push((await r.get(`/feeds/${token}/guide.xml`)).statusCode);
+      expect(codes).toEqual([200, 200, 429]);
+      const keys = await redis.keys(`${prefix}rl:*`);
+      expect(keys).toHaveLength(1);
+      expect(keys[0]).toMatch(new RegExp(`^${prefix}rl:feed:`));
+      expect(await redis.get(keys[0] ?? '')).toBe('3');
+      // The account's API budget is untouched by its feed's.
+      expect((await r.get('/api/v1/countries', key)).statusCode).toBe(200);
+    } finally {
+      redis.disconnect();
+      await r.close();
+    }
+  });
+});
