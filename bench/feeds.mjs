@@ -12,15 +12,14 @@
 //     the same run, in turn, `--rounds` times, the median ratio reported.
 // Options: --duration S (5) --connections N (8) --rounds N (3). Prints the results; they go in
 // bench/RESULTS.md by hand.
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer as createHttpServer, request } from 'node:http';
-import { createServer } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
 import { cpus, totalmem, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
+import { arg, cpuMs, freePort, rawGet, rssMb, startProcess } from './bench-support.mjs';
 import { generateCatalogue } from './catalogue-generator.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -30,34 +29,12 @@ const SHAPE = { channels: 2000, days: 30, perDay: 30 };
 const LINEUP = 200;
 const COLD_FEEDS = 5;
 
-function arg(name, fallback) {
-  const at = process.argv.indexOf(name);
-  return at < 0 ? fallback : process.argv[at + 1];
-}
 const options = {
   duration: Number(arg('--duration', 5)),
   connections: Number(arg('--connections', 8)),
   rounds: Number(arg('--rounds', 3)),
 };
 const dist = (path) => import(join(ROOT, 'dist', path));
-
-async function freePort() {
-  const server = createServer();
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address();
-  await new Promise((r) => server.close(r));
-  return port;
-}
-
-function cpuMs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
-function peakRssMb(pid) {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Math.round(Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
-}
 
 const nowMs = Date.now();
 execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
@@ -141,79 +118,41 @@ const big = await createAuditedFeed(
 await store.close();
 
 const port = await freePort();
-const server = await new Promise((resolvePromise, reject) => {
-  const child = spawn(process.execPath, [join(ROOT, 'bin/onair'), 'serve'], {
-    env: {
-      ...process.env,
-      DATABASE_URL: path,
-      PORT: String(port),
-      LOG_LEVEL: 'warn',
-      SOURCE_REFRESH: 'off',
-      FEED_FETCH_LIMIT: '1000000000',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  child.stdout.on('data', (chunk) => {
-    out += chunk;
-    if (/serving/.test(out)) resolvePromise(child);
-  });
-  child.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${out}`)));
-});
+// As shipped (request log at info), the feed budget raised so the load is not refused.
+const server = await startProcess(
+  process.execPath,
+  [join(ROOT, 'bin/onair'), 'serve'],
+  { DATABASE_URL: path, PORT: String(port), SOURCE_REFRESH: 'off', FEED_FETCH_LIMIT: '1000000000' },
+  /serving/,
+);
 const base = `http://127.0.0.1:${port}`;
 const feedPath = (token) => `/feeds/${token}/guide.xml`;
 
-// Cold: plain XML asked of feeds 0–2 (each first fetch), gzip of feeds 3–4. `fetch` would
-// decode gzip itself: the raw bytes are read with node:http instead.
-function rawGet(url, headers) {
-  return new Promise((resolvePromise, reject) => {
-    const started = performance.now();
-    request(url, { headers }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () =>
-        resolvePromise({
-          status: res.statusCode,
-          headers: res.headers,
-          bytes: Buffer.concat(chunks),
-          ms: performance.now() - started,
-        }),
-      );
-      res.on('error', reject);
-    })
-      .on('error', reject)
-      .end();
-  });
-}
+// Cold: plain XML asked of feeds 0–2 (each first fetch), gzip of feeds 3–4.
 const cold = [];
 for (let f = 0; f < COLD_FEEDS; f++) {
   const encoding = f < 3 ? 'identity' : 'gzip';
   const res = await rawGet(base + feedPath(tokens[f]), { 'accept-encoding': encoding });
   if (res.status !== 200) throw new Error(`cold fetch answered ${res.status}`);
-  cold.push({ encoding, ms: res.ms, bytes: res.bytes.length });
-}
-/** Resident memory of a process now, MB. */
-function rssMb(pid) {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
+  cold.push({ encoding, ms: res.ms, bytes: res.body.length });
 }
 // Memory of the largest feed, fetched cold: the peak while it streams against before.
-const rssBefore = rssMb(server.pid);
-const peakBefore = peakRssMb(server.pid);
+const rssBefore = rssMb(server.pid, 'VmRSS');
+const peakBefore = rssMb(server.pid);
 const largest = await rawGet(base + feedPath(big.token), { 'accept-encoding': 'identity' });
-const largestProgrammes = (largest.bytes.toString('utf8').match(/<programme /g) ?? []).length;
-const peakAfter = peakRssMb(server.pid);
-const largestBytes = largest.bytes.length;
+const largestProgrammes = (largest.body.toString('utf8').match(/<programme /g) ?? []).length;
+const peakAfter = rssMb(server.pid);
+const largestBytes = largest.body.length;
 
 const warm = await rawGet(base + feedPath(tokens[0]), { 'accept-encoding': 'gzip' });
 const plainText = await rawGet(base + feedPath(tokens[0]), { 'accept-encoding': 'identity' });
-const programmes = (plainText.bytes.toString('utf8').match(/<programme /g) ?? []).length;
+const programmes = (plainText.body.toString('utf8').match(/<programme /g) ?? []).length;
 
 // The plain server: the same bytes, from memory.
 const plainPort = await freePort();
 const plainServer = createHttpServer((req, res) => {
   const gzip = req.url === '/gzip';
-  const body = gzip ? warm.bytes : plainText.bytes;
+  const body = gzip ? warm.body : plainText.body;
   res.writeHead(200, {
     'content-type': 'application/xml; charset=utf-8',
     'content-length': body.length,
@@ -248,8 +187,8 @@ async function load(url, headers, pid) {
 
 const rows = [];
 for (const [name, encoding, plainPath, bytes] of [
-  ['from cache, gzip asked', 'gzip', '/gzip', warm.bytes.length],
-  ['from cache, plain asked', 'identity', '/plain', plainText.bytes.length],
+  ['from cache, gzip asked', 'gzip', '/gzip', warm.body.length],
+  ['from cache, plain asked', 'identity', '/plain', plainText.body.length],
 ]) {
   const headers = { 'accept-encoding': encoding };
   const rounds = [];
@@ -261,7 +200,7 @@ for (const [name, encoding, plainPath, bytes] of [
   rounds.sort((a, b) => a.ratio - b.ratio);
   rows.push({ name, bytes, ...rounds[Math.floor((rounds.length - 1) / 2)] });
 }
-const rss = peakRssMb(server.pid);
+const rss = rssMb(server.pid);
 server.kill('SIGTERM');
 plainServer.close();
 
@@ -274,7 +213,7 @@ const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT
 const mb = (n) => `${(n / 2 ** 20).toFixed(1)} MB`;
 console.log(
   [
-    `Catalogue: ${meta.channels} channels, ${meta.programmes.toLocaleString('en')} programmes (SQLite); feed: ${LINEUP} channels, 1 day back, 7 ahead: ${programmes.toLocaleString('en')} programmes, ${mb(plainText.bytes.length)} XML, ${mb(warm.bytes.length)} gzip.`,
+    `Catalogue: ${meta.channels} channels, ${meta.programmes.toLocaleString('en')} programmes (SQLite); feed: ${LINEUP} channels, 1 day back, 7 ahead: ${programmes.toLocaleString('en')} programmes, ${mb(plainText.body.length)} XML, ${mb(warm.body.length)} gzip.`,
     `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${Math.round(totalmem() / 2 ** 30)} GB; Node ${process.version}; commit ${commit}; load average at the end ${loadavg()
       .map((l) => l.toFixed(1))
       .join(

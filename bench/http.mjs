@@ -17,25 +17,27 @@
 //          --server-cpu-prof DIR writes a V8 CPU profile of each Onair server to DIR.
 // The catalogue is cached (bench/out/, or the PostgreSQL database) and regenerated when its
 // day has passed.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { cpus, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execFile, execFileSync } from 'node:child_process';
-import { get as httpGet } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import {
+  arg,
+  cpuMs,
+  openBenchStore,
+  freePort,
+  rawGet,
+  rssMb,
+  startProcess,
+} from './bench-support.mjs';
 import { GRID_COUNTRY, generateCatalogue } from './catalogue-generator.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = join(ROOT, 'bench/out');
 const DAY = 86_400_000;
 
-function arg(name, fallback) {
-  const at = process.argv.indexOf(name);
-  return at < 0 ? fallback : process.argv[at + 1];
-}
 const options = {
   channels: Number(arg('--channels', 2000)),
   days: Number(arg('--days', 30)),
@@ -58,36 +60,12 @@ const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 const dist = (path) => import(join(ROOT, 'dist', path));
 
-async function freePort() {
-  const server = createServer();
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address();
-  await new Promise((r) => server.close(r));
-  return port;
-}
-
-async function openBenchStore(engine, nowMs) {
-  if (engine === 'sqlite') {
-    const { openSqliteStore } = await dist('storage/sqlite/sqlite-store.js');
-    const path = join(OUT, `catalogue-v2-${options.channels}x${options.days}x${options.perDay}.db`);
-    return { store: openSqliteStore({ path, nowMs }), databaseUrl: path, path };
-  }
-  const { default: pg } = await import('pg');
-  const url = new URL(POSTGRES_URL);
-  const admin = new pg.Client({
-    connectionString: POSTGRES_URL.replace(url.pathname, '/postgres'),
+const openStore = (engine, nowMs) =>
+  openBenchStore(engine, {
+    sqlitePath: join(OUT, `catalogue-v2-${options.channels}x${options.days}x${options.perDay}.db`),
+    postgresUrl: POSTGRES_URL,
+    nowMs,
   });
-  await admin.connect();
-  const name = url.pathname.slice(1);
-  const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-  if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const { openPostgresStore } = await dist('storage/postgres/postgres-store.js');
-  return {
-    store: await openPostgresStore({ url: POSTGRES_URL, nowMs }),
-    databaseUrl: POSTGRES_URL,
-  };
-}
 
 /** The catalogue of one engine for these options, generated for today when missing or stale. */
 async function catalogue(engine, nowMs) {
@@ -102,7 +80,7 @@ async function catalogue(engine, nowMs) {
     const path = join(OUT, `catalogue-v2-${options.channels}x${options.days}x${options.perDay}.db`);
     for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
   }
-  const opened = await openBenchStore(engine, nowMs);
+  const opened = await openStore(engine, nowMs);
   try {
     if (meta?.day === today && (await opened.store.catalogue.countChannels()) > 0) {
       return { databaseUrl: opened.databaseUrl, ...meta };
@@ -129,7 +107,7 @@ async function catalogue(engine, nowMs) {
 /** A bench account with a raised limit and many keys (requests rotate through them). */
 async function benchKeys(engine, nowMs) {
   const { issueApiKey } = await dist('accounts/account-service.js');
-  const { store } = await openBenchStore(engine, nowMs);
+  const { store } = await openStore(engine, nowMs);
   try {
     const email = `bench-${nowMs}@onair.local`;
     const account = await store.accounts.createAccount(
@@ -146,59 +124,8 @@ async function benchKeys(engine, nowMs) {
   }
 }
 
-function startProcess(command, args, env, ready, stdin) {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(command, args, {
-      env: { ...process.env, ...env },
-      stdio: ['pipe', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.on('data', (chunk) => {
-      // Read to the end (a log line per request), kept only until the server says it is ready.
-      if (out === null) return;
-      out += chunk;
-      if (ready.test(out)) {
-        out = null;
-        resolvePromise(child);
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`${command} exited with ${code}: ${out}`)));
-    if (stdin !== undefined) child.stdin.end(stdin);
-  });
-}
-
-/** CPU time (user + system, ms) a process has used so far, from /proc. */
-function cpuMs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
-/** A GET answered as sent (fetch would undo a compression): status, encoding, body bytes. */
-function rawGet(url, headers) {
-  return new Promise((resolvePromise, reject) => {
-    httpGet(url, { headers }, (res) => {
-      const chunks = [];
-      res.on('data', (chunk) => chunks.push(chunk));
-      res.on('end', () =>
-        resolvePromise({
-          status: res.statusCode,
-          encoding: res.headers['content-encoding'],
-          body: Buffer.concat(chunks),
-        }),
-      );
-    }).on('error', reject);
-  });
-}
-
 /** Where the plain server sends the bytes Onair sent for `path` on `engine` (in `encoding`). */
 const plainPath = (engine, path, encoding) => `/${engine}${encoding ? `/${encoding}` : ''}${path}`;
-
-function peakRssMb(pid) {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return Math.round(kb / 1024);
-}
 
 /**
  * Loads one URL with wrk (one thread, so the server keeps a core of its own; every request with
@@ -323,8 +250,10 @@ for (const engine of options.engines) {
       'accept-encoding': encoding ?? '',
     });
     if (res.status !== 200) throw new Error(`${engine} ${path} answered ${res.status}`);
-    if ((res.encoding ?? '') !== (encoding ?? '')) {
-      throw new Error(`${engine} ${path} answered in "${res.encoding}", not "${encoding}"`);
+    if ((res.headers['content-encoding'] ?? '') !== (encoding ?? '')) {
+      throw new Error(
+        `${engine} ${path} answered in "${res.headers['content-encoding']}", not "${encoding}"`,
+      );
     }
     bodies[plainPath(engine, path, encoding)] = { body: res.body.toString('base64'), encoding };
   }
@@ -404,7 +333,7 @@ for (const server of servers) {
     `Cold guide, 500 channels × 3 hours (${server.engine}): median ${times[10].toFixed(1)} ms, slowest ${times[20].toFixed(1)} ms for ${(bytes / 1024).toFixed(0)} KB.`,
   );
 }
-const rss = servers.map((s) => `${s.engine} ${peakRssMb(s.child.pid)} MB`).join(', ');
+const rss = servers.map((s) => `${s.engine} ${rssMb(s.child.pid)} MB`).join(', ');
 for (const server of servers) server.child.kill('SIGTERM');
 for (const path of keyFiles.values()) rmSync(path, { force: true });
 plain.kill('SIGTERM');

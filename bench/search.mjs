@@ -22,7 +22,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { ensurePostgresDatabase, freePort, startProcess } from './bench-support.mjs';
+import { arg, freePort, openBenchStore, startProcess } from './bench-support.mjs';
 import { generateCatalogue, RARE_EVERY, rareWord } from './catalogue-generator.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -30,10 +30,6 @@ const OUT = join(ROOT, 'bench/out');
 const DAY = 86_400_000;
 const FUTURE_DAYS = 15;
 
-function arg(name, fallback) {
-  const at = process.argv.indexOf(name);
-  return at < 0 ? fallback : process.argv[at + 1];
-}
 const options = {
   channels: Number(arg('--channels', 2000)),
   days: Number(arg('--days', 30)),
@@ -50,19 +46,12 @@ const SIZE = `${options.channels}x${options.days}x${options.perDay}`;
 
 const dist = (path) => import(join(ROOT, 'dist', path));
 
-async function openStore(engine, nowMs) {
-  if (engine === 'sqlite') {
-    const { openSqliteStore } = await dist('storage/sqlite/sqlite-store.js');
-    const path = join(OUT, `search-v1-${SIZE}.db`);
-    return { store: openSqliteStore({ path, nowMs }), databaseUrl: path, path };
-  }
-  await ensurePostgresDatabase(POSTGRES_URL);
-  const { openPostgresStore } = await dist('storage/postgres/postgres-store.js');
-  return {
-    store: await openPostgresStore({ url: POSTGRES_URL, nowMs }),
-    databaseUrl: POSTGRES_URL,
-  };
-}
+const openStore = (engine, nowMs) =>
+  openBenchStore(engine, {
+    sqlitePath: join(OUT, `search-v1-${SIZE}.db`),
+    postgresUrl: POSTGRES_URL,
+    nowMs,
+  });
 
 /** The catalogue of one engine, generated for today when missing or stale; and a key. */
 async function prepare(engine, nowMs) {
