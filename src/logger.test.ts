@@ -1,7 +1,8 @@
+import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { generateApiKey } from './domain/api-key.js';
 import { generateFeedToken } from './domain/feed.js';
-import { redactUrl } from './logger.js';
+import { createLogger, redactUrl } from './logger.js';
 
 describe('redactUrl', () => {
   it('hides sign-in tokens in any case of the parameter name', () => {
@@ -33,5 +34,30 @@ describe('redactUrl', () => {
   it('leaves ordinary URLs alone', () => {
     const url = '/api/v1/channels/search?q=onair_short&country=UK';
     expect(redactUrl(url)).toBe(url);
+  });
+});
+
+describe('createLogger', () => {
+  /** A log reader that has gone away: every write fails as a closed pipe does. */
+  const closedPipe = () => {
+    let writes = 0;
+    const stream = new Writable({
+      write(_chunk, _encoding, done) {
+        writes++;
+        done(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
+      },
+    });
+    return { stream, writes: () => writes };
+  };
+
+  it('goes on logging (nothing thrown, no unhandled error) after its reader went away', async () => {
+    const pipe = closedPipe();
+    const log = createLogger('info', pipe.stream);
+    log.info('first');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(() => log.info('second')).not.toThrow();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(pipe.writes()).toBeGreaterThanOrEqual(1);
+    expect(pipe.stream.listenerCount('error')).toBeGreaterThan(0);
   });
 });

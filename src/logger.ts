@@ -23,7 +23,15 @@ export function redactUrl(url: string): string {
  * The process logger (pino, JSON lines), shared by Fastify and the services. Requests are
  * logged with method, redacted URL and client address; headers (API keys, cookies) never are.
  */
-export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
+export function createLogger(
+  level: string,
+  destination: NodeJS.WritableStream = process.stdout,
+): Logger {
+  // A reader of the log that goes away (a closed pipe) must not take the server down: its
+  // EPIPE would otherwise be an unhandled 'error' event. The lines after it are lost.
+  destination.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+  });
   return pino(
     {
       level,
@@ -37,6 +45,6 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
         err: stdSerializers.err,
       },
     },
-    destination ?? process.stdout,
+    destination,
   );
 }
