@@ -71,6 +71,8 @@ export interface AuthorizeDeps {
 }
 
 const NO_HEADERS: HeaderPairs = [];
+/** How to authenticate, on every 401 (RFC 9110 §11.6.1): a Bearer token, the API key. */
+const CHALLENGE: HeaderPairs = [['WWW-Authenticate', 'Bearer realm="onair"']];
 
 /**
  * The one authorisation of every `/api/v1` request, whichever path answers it (Fastify's hook
@@ -85,9 +87,9 @@ export function createAuthorize(deps: AuthorizeDeps): Authorize {
   async function refuseKey(clientAddress: () => string | undefined): Promise<Refused> {
     const address = clientAddress();
     const decision = await deps.authFailureLimiter.hit(`ip:${address}`, deps.authFailureLimit);
-    const error = decision.allowed
-      ? errors.unauthorized()
-      : errors.authRateLimited(retryAfterSeconds(decision));
+    if (decision.allowed)
+      return { admitted: false, error: errors.unauthorized(), headers: CHALLENGE };
+    const error = errors.authRateLimited(retryAfterSeconds(decision));
     return { admitted: false, error, headers: NO_HEADERS };
   }
 

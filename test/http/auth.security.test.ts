@@ -52,6 +52,28 @@ describe('API keys', () => {
     for (const url of routes()) expectError(await t.get(url), 401, 'UNAUTHORIZED');
   });
 
+  it('says how to authenticate on every 401 of the API, and only there', async () => {
+    const { key } = await t.customer();
+    const everyRoute = [
+      ...routes(),
+      `/api/v1/channels/${channelId}/programmes/1000000000000000000`,
+      `/api/v1/guide?channels=${channelId}`,
+      `/api/v1/now?channels=${channelId}`,
+      '/api/v1/programmes/search?q=one',
+      '/api/v1/no-such-route',
+    ];
+    for (const url of everyRoute) {
+      for (const headers of [{}, { authorization: 'Bearer nonsense' }]) {
+        const res = await t.inject({ method: 'GET', url, headers });
+        expect(res.statusCode, url).toBe(401);
+        expect(res.headers['www-authenticate'], url).toBe('Bearer realm="onair"');
+      }
+      const admitted = await t.inject({ method: 'GET', url, headers: { 'x-api-key': key } });
+      expect(admitted.statusCode, url).not.toBe(401);
+      expect(admitted.headers['www-authenticate'], url).toBeUndefined();
+    }
+  });
+
   it('refuses malformed, unknown, foreign-scheme and conflicting keys with 401', async () => {
     const { key } = await t.customer();
     const { key: other } = await t.customer();
