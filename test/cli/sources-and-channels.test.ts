@@ -275,6 +275,10 @@ describe('bin/onair channels', () => {
     const ingested = await cli.run(['ingest', file]);
     expect(ingested.code, ingested.stderr).toBe(0);
     expect(ingested.stdout).toMatch(/stale soon: the schedule ends within 24 hours/);
+    // Both channels' countries were inferred: the summary says so, and how to place them.
+    expect(ingested.stdout).toContain(
+      '2 channels need review (country inferred from the XMLTV id, or ZZ): list with `bin/onair channels list --needs-review`',
+    );
 
     const review = await cli.json<ChannelJson[]>(['channels', 'list', '--needs-review']);
     expect(review.map((c) => [c.xmltvId, c.country])).toEqual([
@@ -311,8 +315,11 @@ describe('bin/onair channels', () => {
     expect(reviewed.reviewedAt).not.toBeNull();
     expect(await cli.json(['channels', 'list', '--needs-review'])).toEqual([]);
 
-    // The same guide again, now with a country for every channel: the fixes stay.
-    expect((await cli.run(['ingest', file, '--country', 'IE'])).code).toBe(0);
+    // The same guide again, now with a country for every channel: the fixes stay, and no
+    // channel waits for review.
+    const again = await cli.run(['ingest', file, '--country', 'IE']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).not.toContain('need review');
     const after = await cli.json<ChannelJson[]>(['channels', 'list']);
     expect(
       after

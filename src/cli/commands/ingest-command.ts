@@ -66,7 +66,7 @@ function formatSummary(summary: IngestSummary, nowMs: number): string {
   const lines = [
     `Ingested ${summary.source} as ${summary.sourceFileId}`,
     `  channels ${summary.channels} (${summary.channelsWithoutProgrammes} without programmes), programmes read ${summary.programmesRead}, stored ${summary.programmesStored}`,
-    `  collapsed duplicates ${summary.exactDuplicates} exact + ${summary.conflictingDuplicates} conflicting, overlaps ${summary.overlaps}, needing review ${summary.needsReview}`,
+    `  collapsed duplicates ${summary.exactDuplicates} exact + ${summary.conflictingDuplicates} conflicting, overlaps ${summary.overlaps}, programmes needing review ${summary.needsReview}`,
     `  catalogue: +${summary.merge.programmesAdded} added, ${summary.merge.programmesUpdated} updated, ${summary.merge.programmesUnchanged} unchanged, ${summary.merge.programmesRemoved} removed`,
   ];
   const note = scheduleNote(summary, nowMs);
@@ -77,6 +77,19 @@ function formatSummary(summary: IngestSummary, nowMs: number): string {
     for (const warning of shown) lines.push(`    line ${warning.line}: ${warning.message}`);
   }
   return lines.join('\n');
+}
+
+/**
+ * Channels whose country was inferred (from the XMLTV id, else ZZ) wait for the operator: how
+ * many, and the commands that list and place them.
+ */
+export function reviewNote(channels: number): string {
+  const which = channels === 1 ? '1 channel needs' : `${channels} channels need`;
+  return (
+    `${which} review (country inferred from the XMLTV id, or ZZ): list with ` +
+    '`bin/onair channels list --needs-review`, place with `bin/onair channels set <id> --country CC` ' +
+    '(or `--reviewed` to keep it as it is)'
+  );
 }
 
 /** `onair ingest`: load XMLTV files or URLs into the catalogue, one transaction per input. */
@@ -142,6 +155,10 @@ export function ingestCommand(ctx: CliContext): Command {
                 `onair: error: ${source}: ${error.message}; the catalogue is unchanged by this input\n`,
               );
             }
+          }
+          if (!opts.json && summaries.length > 0) {
+            const review = await store.channels.listChannels({ country: null, needsReview: true });
+            if (review.length > 0) ctx.stdout.write(`${reviewNote(review.length)}\n`);
           }
         });
         if (opts.json) printResult(ctx, true, { ingested: summaries, failed: failures }, () => '');

@@ -132,7 +132,7 @@ function describeResult(result: RefreshResult, location: string): string {
       return [
         `${head}: ingested${status} as ${s.sourceFileId}`,
         `  ${s.channels} channels, ${s.programmesStored} programmes: +${m.programmesAdded} added, ${m.programmesUpdated} updated, ${m.programmesUnchanged} unchanged, ${m.programmesRemoved} removed`,
-        `  collapsed duplicates ${s.exactDuplicates} exact + ${s.conflictingDuplicates} conflicting, overlaps ${s.overlaps}, needing review ${s.needsReview}`,
+        `  collapsed duplicates ${s.exactDuplicates} exact + ${s.conflictingDuplicates} conflicting, overlaps ${s.overlaps}, programmes needing review ${s.needsReview}`,
       ].join('\n');
     }
     case 'not-modified':
