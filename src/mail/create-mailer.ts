@@ -30,7 +30,7 @@ export function createMailer(
         let keptIn: string | null = null;
         let keepError: string | undefined;
         try {
-          keptIn = await writeToOutbox(config.outboxDir, config.mailFrom, mail, 'failed-');
+          keptIn = (await writeToOutbox(config.outboxDir, config.mailFrom, mail, 'failed-')).eml;
         } catch (writeError) {
           keepError = errorFields(writeError).error;
         }

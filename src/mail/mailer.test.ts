@@ -20,6 +20,9 @@ const mail: OutgoingMail = {
   html: `<p>Open <a href="${LINK}">the link</a></p>`,
 };
 const EML_NAME = /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z-[0-9a-f]{12}\.eml$/;
+/** The mails of an outbox folder (each has its text beside it). */
+const emls = (folder: string) => readdirSync(folder).filter((f) => f.endsWith('.eml'));
+const textOf = (eml: string) => eml.replace(/\.eml$/, '.txt');
 
 function memoryLog() {
   const lines: { level: 'info' | 'error'; obj: object; msg: string }[] = [];
@@ -136,10 +139,11 @@ describe('when SMTP fails', () => {
     // Neither the link nor any other part of the body reaches the log.
     expect(JSON.stringify(lines)).not.toContain('token=');
     expect(JSON.stringify(lines)).not.toContain('Open this link');
-    const files = readdirSync(dir);
+    const files = emls(dir);
     expect(files).toHaveLength(1);
     expect(files[0]).toMatch(/^failed-\d{4}-\d{2}-\d{2}T.*\.eml$/);
     expect(errors[0]?.obj).toMatchObject({ keptIn: join(dir, files[0] ?? '') });
+    expect(readdirSync(dir).sort()).toEqual([files[0], textOf(files[0] ?? '')]);
   }
 
   it('rejects, logs without the body and keeps the mail when the server is down', async () => {
@@ -148,7 +152,7 @@ describe('when SMTP fails', () => {
     const mailer = createMailer({ smtpUrl: url, mailFrom: FROM, outboxDir: dir }, log);
     await expect(mailer.send(mail)).rejects.toThrow();
     expectFailureHandled(lines);
-    const kept = await simpleParser(readFileSync(join(dir, readdirSync(dir)[0] ?? '')));
+    const kept = await simpleParser(readFileSync(join(dir, emls(dir)[0] ?? '')));
     expect(kept.text?.trim()).toBe(mail.text);
     expect(kept.subject).toBe(mail.subject);
   });
@@ -215,17 +219,21 @@ describe('when SMTP fails', () => {
 });
 
 describe('outbox mailer (no SMTP_URL)', () => {
-  it('writes a parseable .eml and logs the text, recipient, subject, file and link', async () => {
+  it('writes a parseable .eml and its text, and logs the recipient, subject and file only', async () => {
     const { log, lines } = memoryLog();
     const outbox = join(dir, 'data', 'outbox');
     const mailer = createMailer({ smtpUrl: null, mailFrom: FROM, outboxDir: outbox }, log);
     await mailer.send(mail);
     await mailer.close();
 
-    const files = readdirSync(outbox);
+    const files = emls(outbox);
     expect(files).toHaveLength(1);
     const name = files[0] ?? '';
     expect(name).toMatch(EML_NAME);
+    expect(readdirSync(outbox).sort()).toEqual([name, textOf(name)]);
+    // The text as written, UTF-8: the link whole on its line (the .eml wraps it).
+    expect(readFileSync(join(outbox, textOf(name)), 'utf8')).toBe(mail.text);
+    expect(statSync(join(outbox, textOf(name))).mode & 0o777).toBe(0o600);
     expect(statSync(join(outbox, name)).mode & 0o777).toBe(0o600);
     const parsed = await simpleParser(readFileSync(join(outbox, name)));
     expect(parsed.from?.value).toEqual([{ name: 'Onair', address: 'no-reply@onair.test' }]);
@@ -240,9 +248,7 @@ describe('outbox mailer (no SMTP_URL)', () => {
         obj: {
           to: 'ann@example.com',
           subject: mail.subject,
-          file: join(outbox, name),
-          links: [LINK],
-          text: mail.text,
+          file: join(outbox, textOf(name)),
         },
         msg: expect.any(String),
       },
@@ -255,8 +261,9 @@ describe('outbox mailer (no SMTP_URL)', () => {
     const recipients = Array.from({ length: 20 }, (_, i) => `user${i}@example.com`);
     await Promise.all(recipients.map((to) => mailer.send({ ...mail, to, html: undefined })));
 
-    const files = readdirSync(dir);
+    const files = emls(dir);
     expect(files).toHaveLength(20);
+    expect(readdirSync(dir)).toHaveLength(40);
     for (const file of files) expect(file).toMatch(EML_NAME);
     const parsed = await Promise.all(files.map((f) => simpleParser(readFileSync(join(dir, f)))));
     const to = parsed.map((m) => (m.to && !Array.isArray(m.to) ? m.to.text : ''));

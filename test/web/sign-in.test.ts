@@ -218,16 +218,24 @@ describe('sign-in mail delivery', () => {
     }
   });
 
-  it('without SMTP_URL: to the log and an .eml file in the outbox beside the database', async () => {
+  it('without SMTP_URL: an .eml and its text in the outbox; the log names the file, never the link', async () => {
     const app = await createTestApp({}, Date.now(), { realMailer: true });
     try {
       await postForm(app, '/signin', { email: 'ann@example.com' });
       const outbox = join(app.temp.dir, 'outbox');
       await expect.poll(() => outboxFiles(outbox)).toHaveLength(1);
-      const eml = readFileSync(join(outbox, outboxFiles(outbox)[0] ?? ''), 'utf8');
-      expect(eml).toMatch(/^To: ann@example\.com$/m);
+      const emlPath = join(outbox, outboxFiles(outbox)[0] ?? '');
+      expect(readFileSync(emlPath, 'utf8')).toMatch(/^To: ann@example\.com$/m);
+      // The text beside it holds the link whole on a line of its own, ready to copy.
+      const textPath = emlPath.replace(/\.eml$/, '.txt');
+      const link = /^https?:\/\/\S+\/signin\/confirm\?token=([\w-]{43})$/m.exec(
+        readFileSync(textPath, 'utf8'),
+      );
+      expect(link).not.toBeNull();
       await expect.poll(() => app.logs()).toContain('mail written to the outbox');
-      expect(app.logs()).toContain('/signin/confirm?token=');
+      expect(app.logs()).toContain(textPath);
+      expect(app.logs()).not.toContain(link?.[1] ?? 'no token');
+      expect(app.logs()).not.toContain('token=');
     } finally {
       await app.close();
     }
