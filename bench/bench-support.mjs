@@ -1,8 +1,9 @@
 // Pieces a benchmark that serves a catalogue needs (bench/http.mjs, search.mjs, feeds.mjs): its
 // options, a free port, a child process started and awaited until it says it is ready, a
-// PostgreSQL database made when missing, a process's CPU time and memory, and a raw GET.
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+// PostgreSQL database made when missing, a process's CPU time and memory, a raw GET, and the
+// load of a server with wrk.
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
@@ -116,4 +117,79 @@ export function rawGet(url, headers) {
       .on('error', reject)
       .end();
   });
+}
+
+/** wrk is Debian's package: installed when missing (as root, like the tests' tools), or named. */
+export function ensureWrk() {
+  const present = () => {
+    try {
+      execFileSync('wrk', ['--version'], { stdio: 'ignore' });
+      return true;
+    } catch (error) {
+      // wrk --version exits 1 after printing its version; only a missing binary is ENOENT.
+      return error.code !== 'ENOENT';
+    }
+  };
+  if (present()) return;
+  if (process.getuid?.() !== 0) {
+    console.error("bench: wrk is missing: install Debian's wrk (sudo apt-get install wrk)");
+    process.exit(1);
+  }
+  execFileSync('sh', ['-c', 'apt-get update -qq && apt-get install -y -qq wrk'], {
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+/** Lines written once to a file under `out` (keys or paths for wrk's script), by content. */
+const lineFiles = new Map();
+function linesFile(out, kind, lines) {
+  const text = `${lines.join('\n')}\n`;
+  let path = lineFiles.get(text);
+  if (path === undefined) {
+    mkdirSync(out, { recursive: true });
+    path = join(out, `wrk-${kind}-${process.pid}-${lineFiles.size}.txt`);
+    writeFileSync(path, text);
+    lineFiles.set(text, path);
+  }
+  return path;
+}
+
+/** Removes the files wrkLoad wrote. */
+export function removeWrkFiles() {
+  for (const path of lineFiles.values()) rmSync(path, { force: true });
+  lineFiles.clear();
+}
+
+/**
+ * Loads `url` with wrk (one thread, so the server keeps a core of its own; every request with
+ * the next of `keys`, and when `paths` are given with the next of them: bench/wrk-keys.lua) and
+ * measures the server: req/s and latency from wrk, and the server's own CPU time per answered
+ * request (`pid`), which stays comparable when other work shares the machine.
+ */
+export async function wrkLoad(
+  url,
+  { keys, pid, duration, connections, headers = {}, paths = null, out },
+) {
+  const cpuBefore = pid === undefined ? 0 : cpuMs(pid);
+  const args = ['-t1', `-c${connections}`, `-d${duration}s`, '--latency'];
+  const pathsArg = paths === null ? '-' : linesFile(out, 'paths', paths);
+  args.push('-s', join(ROOT, 'bench/wrk-keys.lua'), url, '--', linesFile(out, 'keys', keys));
+  args.push(pathsArg);
+  for (const [name, value] of Object.entries(headers)) args.push(`${name}: ${value}`);
+  const output = await new Promise((resolvePromise, reject) =>
+    execFile('wrk', args, (error, stdout) => (error ? reject(error) : resolvePromise(stdout))),
+  );
+  const line = /WRK-JSON (.*)/.exec(output)?.[1];
+  if (line === undefined) throw new Error(`wrk printed no result: ${output}`);
+  const result = JSON.parse(line);
+  const cpu = pid === undefined ? 0 : cpuMs(pid) - cpuBefore;
+  return {
+    rps: result.requests / (result.durationUs / 1e6),
+    p50: Math.round(result.p50Us / 100) / 10,
+    p99: Math.round(result.p99Us / 100) / 10,
+    cpuUs: (cpu * 1000) / Math.max(1, result.requests),
+    requests: result.requests,
+    bad: result.status + result.failed,
+  };
 }

@@ -21,16 +21,18 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { cpus, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import {
   arg,
-  cpuMs,
+  ensureWrk,
   openBenchStore,
   freePort,
   rawGet,
   rssMb,
+  removeWrkFiles,
   startProcess,
+  wrkLoad,
 } from './bench-support.mjs';
 import { GRID_COUNTRY, generateCatalogue } from './catalogue-generator.mjs';
 
@@ -127,67 +129,9 @@ async function benchKeys(engine, nowMs) {
 /** Where the plain server sends the bytes Onair sent for `path` on `engine` (in `encoding`). */
 const plainPath = (engine, path, encoding) => `/${engine}${encoding ? `/${encoding}` : ''}${path}`;
 
-/**
- * Loads one URL with wrk (one thread, so the server keeps a core of its own; every request with
- * the next bench key, bench/wrk-keys.lua) and measures the server: req/s and latency from wrk,
- * and the server's own CPU time per answered request, which stays comparable when other work
- * shares the machine.
- */
-async function load(url, keys, pid, duration = options.duration, headers = {}) {
-  const cpuBefore = cpuMs(pid);
-  const args = ['-t1', `-c${options.connections}`, `-d${duration}s`, '--latency'];
-  args.push('-s', join(ROOT, 'bench/wrk-keys.lua'), url, '--', keysFile(keys));
-  for (const [name, value] of Object.entries(headers)) args.push(`${name}: ${value}`);
-  const output = await new Promise((resolvePromise, reject) =>
-    execFile('wrk', args, (error, stdout) => (error ? reject(error) : resolvePromise(stdout))),
-  );
-  const line = /WRK-JSON (.*)/.exec(output)?.[1];
-  if (line === undefined) throw new Error(`wrk printed no result: ${output}`);
-  const result = JSON.parse(line);
-  const cpuUsPerRequest = ((cpuMs(pid) - cpuBefore) * 1000) / Math.max(1, result.requests);
-  return {
-    rps: result.requests / (result.durationUs / 1e6),
-    p50: Math.round(result.p50Us / 100) / 10,
-    p99: Math.round(result.p99Us / 100) / 10,
-    cpuUs: cpuUsPerRequest,
-    bad: result.status + result.failed,
-  };
-}
-
-/** The keys as a file for wrk's script, written once per key list. */
-const keyFiles = new Map();
-function keysFile(keys) {
-  let path = keyFiles.get(keys);
-  if (path === undefined) {
-    mkdirSync(OUT, { recursive: true });
-    path = join(OUT, `keys-${keyFiles.size}.txt`);
-    writeFileSync(path, `${keys.join('\n')}\n`);
-    keyFiles.set(keys, path);
-  }
-  return path;
-}
-
-/** wrk is Debian's package: installed when missing (as root, like the tests' tools), or named. */
-function ensureWrk() {
-  const present = () => {
-    try {
-      execFileSync('wrk', ['--version'], { stdio: 'ignore' });
-      return true;
-    } catch (error) {
-      // wrk --version exits 1 after printing its version; only a missing binary is ENOENT.
-      return error.code !== 'ENOENT';
-    }
-  };
-  if (present()) return;
-  if (process.getuid?.() !== 0) {
-    console.error("bench: wrk is missing: install Debian's wrk (sudo apt-get install wrk)");
-    process.exit(1);
-  }
-  execFileSync('sh', ['-c', 'apt-get update -qq && apt-get install -y -qq wrk'], {
-    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-}
+/** Loads one URL with wrk (bench-support.mjs), with this run's connections. */
+const load = (url, keys, pid, duration = options.duration, headers = {}) =>
+  wrkLoad(url, { keys, pid, duration, headers, connections: options.connections, out: OUT });
 
 ensureWrk();
 const nowMs = Date.now();
@@ -344,7 +288,7 @@ for (const [name, path, encoding] of scenarios) {
 }
 const rss = servers.map((s) => `${s.engine} ${rssMb(s.child.pid)} MB`).join(', ');
 for (const server of servers) server.child.kill('SIGTERM');
-for (const path of keyFiles.values()) rmSync(path, { force: true });
+removeWrkFiles();
 plain.kill('SIGTERM');
 
 const table = [

@@ -1,28 +1,38 @@
 #!/usr/bin/env node
 // Programme search benchmark: `npm run build && node bench/search.mjs`. Serves a generated
 // catalogue (bench/catalogue-generator.mjs with rare titles: 2,000 channels × 30 days × 30 a day
-// by default, 15 of the days ahead) with `bin/onair serve`, every check on, and loads
-// GET /api/v1/programmes/search with autocannon, every request a different query so no answer
-// is served from a cache:
+// by default, 15 of the days ahead) with `bin/onair serve` as shipped (every check on, request
+// log at info), and loads GET /api/v1/programmes/search with wrk (one thread, leaving the
+// server its core), every request a different query so no answer is served from a cache:
 //
-// - a rare title: a made-up word one programme has (`q=kqabc`, the word changing per request);
+// - a rare title: a made-up word few programmes have (`q=kqabc`, the word changing per request);
 // - a frequent word: `q=news` (a third of the programmes), `from` a second later per request;
 // - the same in one country (`&country=UK`, a tenth of the channels);
 // - two words, the last a prefix (`q=news%20curr`), `from` moving as above.
 //
 // In the same run, a plain node:http server (bench/plain-server.mjs) sends the bytes of one
-// answer of each case, for the ratio. Prints p50/p99 latency and req/s per case and engine.
+// answer of each case, for the ratio. Each case is loaded unmeasured for 2 s first (on other
+// paths). Prints p50/p99 latency, req/s, the ratio and the server's CPU per request.
 //
 // Options: --channels N (2000) --days N (30) --per-day N (30) --duration S (5)
 //          --connections N (32) --engines sqlite,postgres (both) --cases LIST (names' starts)
+//          --log-level L (the server's LOG_LEVEL; default as shipped) --paths N (150000 a case)
 // PostgreSQL uses BENCH_POSTGRES_URL (default: database onair_bench_search on the local
 // server, created when missing) and Redis BENCH_REDIS_URL (default redis://127.0.0.1:6379).
 // The catalogue is cached (bench/out/, or that database) and regenerated when its day has passed.
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
-import { arg, freePort, openBenchStore, startProcess } from './bench-support.mjs';
+import {
+  arg,
+  ensureWrk,
+  freePort,
+  openBenchStore,
+  removeWrkFiles,
+  startProcess,
+  wrkLoad,
+} from './bench-support.mjs';
 import { generateCatalogue, RARE_EVERY, rareWord } from './catalogue-generator.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -38,7 +48,12 @@ const options = {
   connections: Number(arg('--connections', 32)),
   engines: String(arg('--engines', 'sqlite,postgres')).split(','),
   cases: arg('--cases', null)?.split(',') ?? null,
+  logLevel: arg('--log-level', null),
 };
+/** Distinct paths per case: more than the fastest case answers in a run (~20,000 req/s × 5 s). */
+const PATHS_PER_CASE = Number(arg('--paths', 150_000));
+/** Paths of the unmeasured load before each case (2 s of it). */
+const WARMUP_PATHS = 40_000;
 const POSTGRES_URL =
   process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/onair_bench_search';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -126,33 +141,35 @@ function rareWordsAhead(nowMs) {
   return words;
 }
 
-/** Loads `pathAt(i)` (a different path per request) and reports latency and throughput. */
-async function load(url, key, pathAt) {
-  let i = 0;
-  const result = await autocannon({
-    url,
+/**
+ * Loads `pathAt(0…)` with wrk, a different path per request: more paths than a run can ask for,
+ * so none is answered twice (a repeat would come from the answer cache; `repeated` says if so).
+ */
+async function load(url, key, pid, pathAt, paths = PATHS_PER_CASE, duration = options.duration) {
+  const list = Array.from({ length: paths }, (_, i) => pathAt(i));
+  const result = await wrkLoad(url, {
+    keys: [key],
+    pid,
+    paths: list,
+    duration,
     connections: options.connections,
-    duration: options.duration,
-    headers: { 'x-api-key': key },
-    requests: [{ setupRequest: (request) => ({ ...request, path: pathAt(i++) }) }],
+    out: OUT,
   });
-  return {
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    bad: result.non2xx + result.errors + result.timeouts,
-    total: result.requests.total,
-  };
+  return { ...result, repeated: result.requests > paths };
 }
 
+ensureWrk();
 const nowMs = Date.now();
 const startSecond = Math.floor(nowMs / 1000) * 1000 + 60_000;
 const fromAt = (i) => encodeURIComponent(new Date(startSecond + i * 1000).toISOString());
 const rare = rareWordsAhead(nowMs);
 const base = '/api/v1/programmes/search';
 const cases = [
-  // The word and `from` change per request: the words repeat, the pairs do not.
-  ['rare title', (i) => `${base}?q=${rare[i % rare.length]}&from=${fromAt(i)}`],
+  // The word changes per request, and `from` each time the words come round: no pair repeats.
+  [
+    'rare title',
+    (i) => `${base}?q=${rare[i % rare.length]}&from=${fromAt(Math.floor(i / rare.length))}`,
+  ],
   ['frequent word (news)', (i) => `${base}?q=news&from=${fromAt(i)}`],
   ['frequent word, one country', (i) => `${base}?q=news&country=UK&from=${fromAt(i)}`],
   ['two words, last a prefix', (i) => `${base}?q=news%20curr&from=${fromAt(i)}`],
@@ -168,7 +185,7 @@ for (const engine of options.engines) {
     {
       DATABASE_URL: databaseUrl,
       PORT: String(port),
-      LOG_LEVEL: 'warn',
+      ...(options.logLevel === null ? {} : { LOG_LEVEL: options.logLevel }),
       ...(engine === 'postgres'
         ? { REDIS_URL, REDIS_KEY_PREFIX: `onair-bench-search:${nowMs}:` }
         : {}),
@@ -197,14 +214,18 @@ for (const engine of options.engines) {
     );
     try {
       for (const [name, pathAt] of cases) {
-        const full = await load(url, key, pathAt);
         const plainPath = `/${name.replace(/\W+/g, '-')}`;
-        const reference = await load(`http://127.0.0.1:${plainPort}`, key, () => plainPath);
+        const plainUrl = `http://127.0.0.1:${plainPort}`;
+        // Unmeasured first: the server's code and caches warm, on paths not asked after.
+        await load(url, key, server.pid, (i) => pathAt(PATHS_PER_CASE + i), WARMUP_PATHS, 2);
+        const reference = await load(plainUrl, key, plain.pid, () => plainPath, 1);
+        const full = await load(url, key, server.pid, pathAt);
         const bytes = Buffer.from(bodies[plainPath].body, 'base64').length;
         rows.push({ engine, name, bytes, full, reference, programmes: info.programmes });
         process.stderr.write(
           `${engine} ${name}: p50 ${full.p50} ms, p99 ${full.p99} ms, ${Math.round(full.rps)} req/s ` +
-            `(plain ${Math.round(reference.rps)} req/s), ${full.bad} bad of ${full.total}\n`,
+            `(plain ${Math.round(reference.rps)} req/s), CPU ${full.cpuUs.toFixed(0)} µs/request, ` +
+            `${full.bad} bad of ${full.requests}${full.repeated ? ', PATHS REPEATED' : ''}\n`,
         );
       }
     } finally {
@@ -214,16 +235,22 @@ for (const engine of options.engines) {
     server.kill();
   }
 }
+removeWrkFiles();
 
 console.log(
-  `\n${options.channels} channels × ${options.days} days × ${options.perDay} a day, ` +
-    `${options.connections} connections, ${options.duration} s per case\n`,
+  `\n${options.channels} channels × ${options.days} days × ${options.perDay} a day; wrk, 1 thread, ` +
+    `${options.connections} connections, ${options.duration} s per case; ` +
+    `LOG_LEVEL ${options.logLevel ?? 'as shipped (info)'}; ${cpus().length} × ${cpus()[0]?.model}, ` +
+    `Node ${process.version}\n`,
 );
-console.log('| engine | case | bytes | p50 ms | p99 ms | req/s | plain req/s | ratio | non-2xx |');
-console.log('| --- | --- | --: | --: | --: | --: | --: | --: | --: |');
+console.log(
+  '| engine | case | bytes | p50 ms | p99 ms | req/s | plain req/s | ratio | server CPU µs/request | non-2xx |',
+);
+console.log('| --- | --- | --: | --: | --: | --: | --: | --: | --: | --: |');
 for (const { engine, name, bytes, full, reference } of rows) {
   console.log(
     `| ${engine} | ${name} | ${bytes} | ${full.p50} | ${full.p99} | ${Math.round(full.rps)} | ` +
-      `${Math.round(reference.rps)} | ${(full.rps / reference.rps).toFixed(3)} | ${full.bad} |`,
+      `${Math.round(reference.rps)} | ${(full.rps / reference.rps).toFixed(3)} | ` +
+      `${full.cpuUs.toFixed(0)} | ${full.bad}${full.repeated ? ' (paths repeated)' : ''} |`,
   );
 }

@@ -21,6 +21,7 @@ import { registerChannelsRoutes } from './http/v1/channels-routes.js';
 import { registerGuideRoutes } from './http/v1/guide-routes.js';
 import { registerCountriesRoutes } from './http/v1/countries-routes.js';
 import { registerProgrammeSearchRoutes } from './http/v1/programme-search-routes.js';
+import { createEntryCache } from './http/answers/entry-cache.js';
 import { createProgrammeSearchAnswers } from './http/answers/programme-search-answers.js';
 import { createBodySender } from './http/answers/body-sender.js';
 import { createFastLane } from './http/answers/fast-lane.js';
@@ -168,7 +169,9 @@ export async function buildApp(
     remember: fastLane.remember,
     now: deps.now,
   });
-  const programmeSearch = createProgrammeSearchAnswers(deps.store.catalogue);
+  // Programmes' rich entries as JSON, shared by every answer made of them.
+  const entries = createEntryCache();
+  const programmeSearch = createProgrammeSearchAnswers(deps.store.catalogue, entries);
   // Set per request by the API guard and the playground: one state of the data per answer.
   app.decorateRequest('dataVersions', null);
   await app.register(
@@ -178,7 +181,7 @@ export async function buildApp(
       v1.setNotFoundHandler((_request, reply) => sendError(reply, errors.notFound()));
       registerCountriesRoutes(v1, deps.store.catalogue, answers);
       registerChannelsRoutes(v1, deps.store.catalogue, answers);
-      registerGuideRoutes(v1, deps.store.catalogue, answers);
+      registerGuideRoutes(v1, deps.store.catalogue, answers, entries);
       registerProgrammeSearchRoutes(v1, programmeSearch, answers, deps.now);
     },
     { prefix: '/api/v1' },
@@ -192,6 +195,7 @@ export async function buildApp(
     schedules,
     bodies,
     moving,
+    entries,
     sendBody: sender.send,
     limiter: deps.playgroundLimiter,
     limit: deps.config.playgroundLimit,

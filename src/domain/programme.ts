@@ -56,14 +56,19 @@ export function richProgrammeOf(
 }
 
 /**
- * A programme of a channel with its parsed times and its stored details text, as the guide
- * routes read them: `richProgrammeOf` makes the entry of the few that are answered.
+ * What a programme's rich entry is made from (`richProgrammeOf`): a channel's programme and its
+ * stored details text, as the guide and search routes read them, so that only the entries
+ * answered are made (and those made before are kept: http/answers/entry-cache.ts).
  */
-export interface TimedProgramme {
+export interface StoredProgramme {
   channelId: string;
+  programme: Programme;
+  details: string;
+}
+
+/** A stored programme with its parsed times, as the guide routes read them. */
+export interface TimedProgramme extends StoredProgramme {
   startMs: number;
   stopMs: number;
   id: string;
-  programme: Programme;
-  details: string;
 }

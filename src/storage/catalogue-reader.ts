@@ -1,5 +1,10 @@
 import type { Channel, CountryCount } from '../domain/channel.js';
-import type { Programme, RichProgramme, TimedProgramme } from '../domain/programme.js';
+import type {
+  Programme,
+  RichProgramme,
+  StoredProgramme,
+  TimedProgramme,
+} from '../domain/programme.js';
 import type { SearchKey, SearchTerms } from '../domain/programme-search.js';
 
 /** A programme search as the store answers it: the route has parsed and resolved it. */
@@ -19,10 +24,9 @@ export interface ProgrammeSearch {
 }
 
 /** A programme a search found, with its channel and its place in the order. */
-export interface ProgrammeSearchHit {
+export interface ProgrammeSearchHit extends StoredProgramme {
   key: SearchKey;
   channel: Channel;
-  programme: RichProgramme;
 }
 
 /** Read side of the channel catalogue, used by the v1 routes. */

@@ -6,10 +6,14 @@ import { DEMO_PLAYGROUND_XMLTV_IDS } from '../../src/catalogue/demo-catalogue.js
 import { ingestXmltv, type IngestSummary } from '../../src/catalogue/ingest/ingest-xmltv.js';
 import { channelIdFor } from '../../src/domain/catalogue-ids.js';
 import { programmeIdFor } from '../../src/domain/programme-id.js';
-import { compareSearchKeys, searchTermsOf } from '../../src/domain/programme-search.js';
+import {
+  compareSearchKeys,
+  searchTermsOf,
+  searchWordsOf,
+} from '../../src/domain/programme-search.js';
+import { nameSortKey } from '../../src/domain/search-folding.js';
 import { formatXmltvUtc } from '../../src/domain/xmltv-time.js';
 import type { ProgrammeSearch } from '../../src/storage/catalogue-reader.js';
-import { SEARCH_INDEX_CAP } from '../../src/storage/programme-search-rows.js';
 import {
   DuplicateAccountError,
   DuplicateSourceError,
@@ -533,56 +537,171 @@ ${extra}
     expect(await search('gate')).toEqual(['Alpha: Gate']);
   });
 
-  it('walks the programmes by start when a word matches many, with the same answers', async () => {
-    // More matches than SEARCH_INDEX_CAP: the walk by start answers.
-    const t = (ms: number) => formatXmltvUtc(ms);
-    const start = Date.UTC(2026, 3, 1);
-    const rows: string[] = [];
-    for (let i = 0; i < SEARCH_INDEX_CAP + 100; i++) {
-      const at = start + i * 600_000;
-      const title = i % 7 === 0 ? `Weather news ${i}` : `Evening news ${i}`;
-      rows.push(
-        `<programme start="${t(at)}" stop="${t(at + 600_000)}" channel="${i % 2 ? 'n.uk' : 'm.uk'}"><title>${title}</title></programme>`,
-      );
+  it('answers every plan (index, walks, country, channels, pages) as a reading of all programmes would', async () => {
+    // A catalogue past the plan's first level: 12 channels in three countries, whose names sort
+    // otherwise than their ids, starting programmes together every half hour for four days
+    // (2,304 in the window, more than the first walk's budget), "news" in every third, "sport"
+    // in 5,600 programmes of the week before (more than the last count's cap, few in the window),
+    // a word of its own in some. Each query's pages, followed to the end, must equal the
+    // programmes a plain reading finds, in order.
+    const start = Date.UTC(2026, 4, 1);
+    const names = ['zulu', 'Alpha', 'beta', 'Écho', 'delta', 'Charlie', 'x-ray', 'Bravo'];
+    const channels = Array.from({ length: 12 }, (_, c) => ({
+      xmltvId: `ch${c}.${['uk', 'fr', 'de'][c % 3]}`,
+      name: `${names[c % names.length]} ${c % 5}`,
+      country: ['UK', 'FR', 'DE'][c % 3] ?? 'UK',
+    }));
+    interface Stored {
+      channelId: string;
+      nameKey: string;
+      country: string;
+      startMs: number;
+      id: string;
+      title: string;
+      words: string[];
     }
-    await run(
-      s.store,
-      Buffer.from(`<tv><channel id="n.uk"><display-name>News two</display-name></channel>
-<channel id="m.uk"><display-name>News one</display-name></channel>${rows.join('\n')}</tv>`),
-    );
-    // PostgreSQL plans from the word index's statistics: without them every search reads the index.
-    if (s.engine === 'postgres') await s.sql('ANALYZE programmes');
-    const page = (q: string, fromMs: number, limit: number) => {
-      const terms = searchTermsOf(q);
-      if (terms === null) throw new Error('blank');
-      return s.store.catalogue.searchProgrammes({
-        terms,
-        country: 'UK',
-        channels: null,
-        fromMs,
-        toMs: fromMs + 20 * DAY,
-        after: null,
-        limit,
+    const stored: Stored[] = [];
+    const xml: string[] = ['<tv>'];
+    for (const c of channels) {
+      xml.push(`<channel id="${c.xmltvId}"><display-name>${c.name}</display-name></channel>`);
+    }
+    const add = (c: (typeof channels)[number], startMs: number, stopMs: number, title: string) => {
+      const channelId = channelIdFor(c.xmltvId);
+      const startText = formatXmltvUtc(startMs);
+      xml.push(
+        `<programme start="${startText}" stop="${formatXmltvUtc(stopMs)}" channel="${c.xmltvId}"><title>${title}</title></programme>`,
+      );
+      stored.push({
+        channelId,
+        nameKey: nameSortKey(c.name),
+        country: c.country,
+        startMs,
+        id: programmeIdFor(channelId, startText),
+        title,
+        words: searchWordsOf(title),
       });
     };
-    const walked = await page('news', start + 600_000, 3);
-    expect(walked.map((h) => h.programme.title)).toEqual([
-      'Evening news 1',
-      'Evening news 2',
-      'Evening news 3',
-    ]);
-    const weather = await page('weather new', start, 2);
-    expect(weather.map((h) => h.programme.title)).toEqual(['Weather news 0', 'Weather news 7']);
-    const named = await s.store.catalogue.searchProgrammes({
-      terms: { words: ['evening'], prefix: 'news' },
-      country: null,
-      channels: [channelIdFor('n.uk')],
-      fromMs: start,
-      toMs: start + 20 * DAY,
-      after: walked[1]?.key ?? null,
-      limit: 2,
+    channels.forEach((c, n) => {
+      for (let slot = 0; slot < 4 * 48; slot++) {
+        const at = start + slot * 1_800_000;
+        const i = slot * channels.length + n;
+        const kind = ['News at noon', 'Film', 'Evening newsreel'][(slot + n) % 3];
+        const extra = i % 97 === 0 ? ` rare${i}` : i % 500 === 7 ? ' sport' : '';
+        add(c, at, at + 1_800_000, `${kind}${extra} ${i}`);
+      }
     });
-    expect(named.map((h) => h.programme.title)).toEqual(['Evening news 3', 'Evening news 5']);
+    for (let i = 0; i < 5_600; i++) {
+      const c = channels[i % channels.length] ?? channels[0];
+      if (c === undefined) throw new Error('no channel');
+      const at = start - 7 * DAY + i * 60_000;
+      add(c, at, at + 60_000, `Sport ${i}`);
+    }
+    xml.push('</tv>');
+    await run(s.store, Buffer.from(xml.join('\n')));
+    // PostgreSQL plans from the word index's statistics, as autovacuum gathers them.
+    if (s.engine === 'postgres') await s.sql('ANALYZE programmes');
+
+    const expected = (search: Omit<ProgrammeSearch, 'after' | 'limit'>) => {
+      const { words, prefix } = search.terms;
+      return stored
+        .filter(
+          (p) =>
+            p.startMs >= search.fromMs &&
+            p.startMs < search.toMs &&
+            (search.country === null || p.country === search.country) &&
+            (search.channels === null || search.channels.includes(p.channelId)) &&
+            words.every((w) => p.words.includes(w)) &&
+            p.words.some((w) => w.startsWith(prefix)),
+        )
+        .sort((a, b) =>
+          compareSearchKeys(
+            { startMs: a.startMs, nameKey: a.nameKey, id: a.id },
+            { startMs: b.startMs, nameKey: b.nameKey, id: b.id },
+          ),
+        )
+        .map((p) => `${p.startMs} ${p.nameKey}: ${p.title}`);
+    };
+    const pages = async (search: Omit<ProgrammeSearch, 'after' | 'limit'>, limit: number) => {
+      const found: string[] = [];
+      let after: ProgrammeSearch['after'] = null;
+      for (let page = 0; page < 60; page++) {
+        const hits = await s.store.catalogue.searchProgrammes({ ...search, after, limit });
+        for (const hit of hits) {
+          found.push(`${hit.key.startMs} ${hit.key.nameKey}: ${hit.programme.title}`);
+        }
+        if (hits.length < limit) return found;
+        after = hits.at(-1)?.key ?? null;
+      }
+      return found;
+    };
+    const uk = channels.filter((c) => c.country === 'UK').map((c) => channelIdFor(c.xmltvId));
+    const searches: [string, Partial<ProgrammeSearch>, number][] = [
+      ['news', {}, 25],
+      ['news', { country: 'FR' }, 25],
+      ['news', { channels: uk.slice(0, 2) }, 25],
+      ['evening newsr', {}, 40],
+      ['noon new', { country: 'DE' }, 30],
+      ['sport', {}, 7],
+      ['sport', { country: 'UK', toMs: start + 2 * DAY }, 3],
+      ['rare1067', {}, 5],
+      ['rare', {}, 9],
+      ['film', { fromMs: start + 3 * DAY + 1_800_000 }, 50],
+      ['f', { country: 'UK', fromMs: start + 3 * DAY }, 50],
+      ['nothing', {}, 5],
+    ];
+    for (const [q, more, limit] of searches) {
+      const terms = searchTermsOf(q);
+      if (terms === null) throw new Error('blank');
+      const search = {
+        terms,
+        country: null,
+        channels: null,
+        fromMs: start,
+        toMs: start + 4 * DAY,
+        ...more,
+      };
+      const want = expected(search);
+      if (q !== 'nothing') expect(want.length, q).toBeGreaterThan(0);
+      // Up to a few hundred results are followed page by page; the first pages of more.
+      const got = await pages(search, limit);
+      expect(got, `${q} ${JSON.stringify(more)}`).toEqual(want.slice(0, 60 * limit));
+    }
+  });
+
+  it("orders and filters by the channel's name and country as they are now, after a rename or a move", async () => {
+    const t = (h: number) => `20260601${String(h).padStart(2, '0')}0000 +0000`;
+    const guideOf = (first: string) =>
+      Buffer.from(`<tv>
+<channel id="p.uk"><display-name>${first}</display-name></channel>
+<channel id="q.uk"><display-name>Middle</display-name></channel>
+<programme start="${t(6)}" stop="${t(7)}" channel="p.uk"><title>Morning news</title></programme>
+<programme start="${t(6)}" stop="${t(7)}" channel="q.uk"><title>News hour</title></programme>
+</tv>`);
+    const search = (country: string | null) =>
+      s.store.catalogue
+        .searchProgrammes({
+          terms: { words: [], prefix: 'news' },
+          country,
+          channels: null,
+          fromMs: Date.UTC(2026, 5, 1),
+          toMs: Date.UTC(2026, 5, 2),
+          after: null,
+          limit: 10,
+        })
+        .then((hits) => hits.map((h) => `${h.key.nameKey} ${h.channel.country}`));
+    // Every programme's copies equal its channel's (what the order and filter read).
+    const copiesDiffer = async () =>
+      s.sql(`SELECT p.id FROM programmes AS p JOIN channels AS c ON c.id = p.channel_id
+        WHERE p.channel_name_key <> c.name_key OR p.channel_country <> c.country`);
+    await run(s.store, guideOf('Alpha'));
+    expect(await search(null)).toEqual(['alpha UK', 'middle UK']);
+    await run(s.store, guideOf('Zulu'));
+    expect(await search(null)).toEqual(['middle UK', 'zulu UK']);
+    await s.store.channels.fixChannel(channelIdFor('q.uk'), { country: 'IE', name: 'Quay' }, NOW);
+    expect(await search('UK')).toEqual(['zulu UK']);
+    expect(await search('IE')).toEqual(['quay IE']);
+    expect(await search(null)).toEqual(['quay IE', 'zulu UK']);
+    expect(await copiesDiffer()).toEqual([]);
   });
 
   it('finds the programmes of a window, long ones too, and each channel’s next', async () => {

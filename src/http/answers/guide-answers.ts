@@ -8,9 +8,10 @@ import {
   type Instant,
   type NowQuery,
 } from '../../domain/guide.js';
-import { richProgrammeOf, type TimedProgramme } from '../../domain/programme.js';
+import type { TimedProgramme } from '../../domain/programme.js';
 import { formatXmltvUtc } from '../../domain/xmltv-time.js';
 import type { CatalogueReader } from '../../storage/catalogue-reader.js';
+import type { EntryCache } from './entry-cache.js';
 import type { MovingAnswer } from './moving-cache.js';
 
 const HOUR_MS = 3_600_000;
@@ -89,7 +90,7 @@ function instantKey(instant: Instant): string {
 }
 
 /** A channel's fields in the order of the schemas' `guideChannelFields`. */
-function channelFields(channel: Channel) {
+export function channelFields(channel: Channel) {
   return {
     channelId: channel.id,
     name: channel.name,
@@ -98,61 +99,6 @@ function channelFields(channel: Channel) {
     needsReview: channel.needsReview,
   };
 }
-
-/** Rich entries kept as JSON, by default (bytes, roughly). */
-export const DEFAULT_ENTRY_CACHE_BYTES = 64 * 1024 * 1024;
-
-/**
- * Programmes' rich entries as JSON, kept from one answer to the next: grids whose windows
- * overlap (the same grid minutes later, the next page of channels over the same hours) share
- * most of their programmes, and making the entries is most of an answer's work (a new
- * 500-channel grid of 3,500 entries: 55 ms with none kept, 33 ms on SQLite and 42 ms on
- * PostgreSQL when most are; bench/http.mjs, cold guide). An entry is kept under what it is
- * made from: the programme's id, its `updatedAt` (which moves whenever a v1 field or its rich
- * data changes, docs/catalogue.md), its source file and review flag; so a changed programme is
- * simply another key, and the least recently used go beyond `maxBytes`.
- *
- * Entries are written by `JSON.stringify`, not by the schema's compiled serializer: for
- * thousands of rich entries it is 3× faster (14 ms against 45 ms for 3,000), and it writes what
- * the objects hold in the order they were made, so every entry is made in the schema's order
- * with no other field (channelFields, richProgrammeOf). test/http/programme-details.test.ts
- * checks the bodies against the schema's serializer.
- */
-export function createEntryCache(maxBytes = DEFAULT_ENTRY_CACHE_BYTES) {
-  const entries = new Map<string, string>();
-  let bytes = 0;
-  const keyOf = ({ programme: p }: TimedProgramme) =>
-    `${p.id}:${p.updatedAt}:${p.sourceFileId}:${p.needsReview ? 1 : 0}`;
-  return {
-    /** The JSON of `p`'s rich entry. */
-    json(p: TimedProgramme): string {
-      const key = keyOf(p);
-      let json = entries.get(key);
-      if (json !== undefined) {
-        entries.delete(key);
-        entries.set(key, json);
-        return json;
-      }
-      json = JSON.stringify(richProgrammeOf(p.channelId, p.programme, p.details));
-      entries.set(key, json);
-      bytes += key.length + json.length;
-      for (const [oldKey, victim] of entries) {
-        if (bytes <= maxBytes) break;
-        entries.delete(oldKey);
-        bytes -= oldKey.length + victim.length;
-      }
-      return json;
-    },
-    /** Whether `p`'s entry is kept (for tests). */
-    has: (p: TimedProgramme) => entries.has(keyOf(p)),
-    /** Entries and bytes held now (for tests). */
-    get size() {
-      return { entries: entries.size, bytes };
-    },
-  };
-}
-
-export type EntryCache = ReturnType<typeof createEntryCache>;
 
 /** A channel's JSON object with `more` (JSON of further fields, in the schema's order) at its end. */
 const channelJson = (channel: Channel, more: string) =>
@@ -169,7 +115,7 @@ const tailOf = (channelsJson: readonly string[], selected: SelectedChannels) =>
  */
 export function createGuideAnswers(
   catalogue: Pick<CatalogueReader, 'programmesBetween' | 'programmesAfter'>,
-  entryCache: EntryCache = createEntryCache(),
+  entryCache: EntryCache,
 ) {
   return {
     /** The grid of `selected` for `hours` from `instantMs`. */

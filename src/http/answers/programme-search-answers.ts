@@ -6,6 +6,8 @@ import {
 } from '../../domain/programme-search.js';
 import type { CatalogueReader } from '../../storage/catalogue-reader.js';
 import type { CachedAnswers, KeptAnswer } from './cached-answers.js';
+import type { EntryCache } from './entry-cache.js';
+import { channelFields } from './guide-answers.js';
 
 const DAY_MS = 86_400_000;
 
@@ -22,7 +24,10 @@ export interface SearchPage {
  * serialises one page; `v1` declares the v1 answer with the cached answers (a search with a
  * `from` is a body kept per catalogue version; one from `now` moves with the clock).
  */
-export function createProgrammeSearchAnswers(catalogue: Pick<CatalogueReader, 'searchProgrammes'>) {
+export function createProgrammeSearchAnswers(
+  catalogue: Pick<CatalogueReader, 'searchProgrammes'>,
+  entries: EntryCache,
+) {
   const empty: SearchPage = {
     body: JSON.stringify({ results: [], next: null }),
     firstStartMs: null,
@@ -50,22 +55,14 @@ export function createProgrammeSearchAnswers(catalogue: Pick<CatalogueReader, 's
     const shown = hits.slice(0, limit);
     const last = shown.at(-1);
     const full = hits.length > limit && last !== undefined;
-    // JSON.stringify rather than the schema's compiled serializer: three times as fast for rich
-    // entries (answers/guide-answers.ts), and it writes the fields in the order they are made,
-    // which is the schema's (richProgrammeOf; test/http/programme-search.test.ts checks).
-    const body = JSON.stringify({
-      results: shown.map(({ channel, programme }) => ({
-        channel: {
-          channelId: channel.id,
-          name: channel.name,
-          icon: channel.icon,
-          country: channel.country,
-          needsReview: channel.needsReview,
-        },
-        programme,
-      })),
-      next: full ? encodeCursor(last.key, query.fingerprint) : null,
-    });
+    // Written as text from the entries kept as JSON (entry-cache.ts), not by the schema's
+    // compiled serializer, in the schema's order (test/http/programme-search.test.ts checks).
+    const results = shown.map(
+      (hit) =>
+        `{"channel":${JSON.stringify(channelFields(hit.channel))},"programme":${entries.json(hit)}}`,
+    );
+    const next = full ? encodeCursor(last.key, query.fingerprint) : null;
+    const body = `{"results":[${results.join(',')}],"next":${JSON.stringify(next)}}`;
     return { body, firstStartMs: hits[0]?.key.startMs ?? null, full };
   }
 

@@ -49,6 +49,7 @@ import type { SendBody } from '../answers/body-sender.js';
 import { refuseOtherMethods } from '../v1/method-guard.js';
 import type { BodyCache } from '../answers/body-cache.js';
 import type { ScheduleCache } from '../answers/schedule-cache.js';
+import type { EntryCache } from '../answers/entry-cache.js';
 import { createProgrammeSearchAnswers } from '../answers/programme-search-answers.js';
 import {
   createGuideAnswers,
@@ -113,6 +114,8 @@ export interface PlaygroundDeps {
   bodies: BodyCache;
   /** The app's store of moving answers (guide, now/next), under keys of the playground's own. */
   moving: MovingCache;
+  /** The app's programme entries kept as JSON (guide, now/next, search). */
+  entries: EntryCache;
   sendBody: SendBody;
   /** Counts requests per client IP. */
   limiter: RateLimiter;
@@ -199,8 +202,8 @@ export async function registerPlaygroundApi(
   }
   const markedIds = async (version: string) => (await markedChannels(version)).ids;
 
-  const build = createGuideAnswers(deps.catalogue);
-  const search = createProgrammeSearchAnswers(deps.catalogue);
+  const build = createGuideAnswers(deps.catalogue, deps.entries);
+  const search = createProgrammeSearchAnswers(deps.catalogue, deps.entries);
   /** The preview's scope: programmes the preview schedule lists, windows clipped to its days. */
   const previewScope = (preview: PreviewWindow): GuideScope => ({
     head: PREVIEW_HEAD,

@@ -9,6 +9,7 @@ import {
 } from '../../domain/guide.js';
 import type { CatalogueReader } from '../../storage/catalogue-reader.js';
 import type { CachedAnswers } from '../answers/cached-answers.js';
+import type { EntryCache } from '../answers/entry-cache.js';
 import {
   createGuideAnswers,
   guideKey,
@@ -51,9 +52,10 @@ export function registerGuideRoutes(
   app: FastifyInstance,
   catalogue: CatalogueReader,
   answers: CachedAnswers,
+  entries: EntryCache,
 ): void {
   const v1 = app.withTypeProvider<TypeBoxTypeProvider>();
-  const build = createGuideAnswers(catalogue);
+  const build = createGuideAnswers(catalogue, entries);
 
   v1.get(
     '/guide',

@@ -105,8 +105,14 @@ const programmeNames = PROGRAMME_COLUMNS.map((c) => c.name);
 /** Columns an upsert may change: all but the slot, which its conflict target fixes. */
 const updatable = PROGRAMME_COLUMNS.filter((c) => c.role !== 'slot').map((c) => c.name);
 const content = PROGRAMME_COLUMNS.filter((c) => c.role === 'content').map((c) => c.name);
+/**
+ * A programme is written with its channel's sort key and country (the copies search orders and
+ * filters by: docs/catalogue.md, "The search index"), read from `channels` as the steps before
+ * left them; when a channel changes later, a trigger of each engine updates its programmes'.
+ */
 const PROGRAMME_INSERT = `INSERT INTO programmes (${programmeNames.join(', ')}, source_file_id,
-  updated_at)`;
+  updated_at, channel_name_key, channel_country)`;
+const STAGED_PROGRAMME_VALUES = programmeNames.map((c) => `f.${c}`).join(', ');
 
 /** The staged programmes (alias `f`) that survive the collapse. */
 function winners(d: MergeDialect, t: StagedTableNames, collapsed: boolean): string {
@@ -297,8 +303,9 @@ export function mergeSteps(
   const insert = (stagedRows: string) =>
     bound(
       d,
-      (p) => `${PROGRAMME_INSERT} SELECT ${programmeNames.join(', ')}, ${p(file.id)}, ${p(now)}
-        FROM ${t.programmes} AS f WHERE ${stagedRows}`,
+      (p) => `${PROGRAMME_INSERT} SELECT ${STAGED_PROGRAMME_VALUES}, ${p(file.id)}, ${p(now)},
+          c.name_key, c.country
+        FROM ${t.programmes} AS f JOIN channels AS c ON c.id = f.channel_id WHERE ${stagedRows}`,
     );
   const update = `DO UPDATE SET
       ${[...updatable, 'source_file_id', 'updated_at'].map((c) => `${c} = excluded.${c}`).join(', ')}

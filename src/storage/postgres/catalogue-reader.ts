@@ -18,6 +18,7 @@ import type { CatalogueReader } from '../catalogue-reader.js';
 import {
   planAndSearch,
   searchStatement,
+  SEARCH_ORDER,
   type SearchDialect,
   type SearchRow,
 } from '../programme-search-rows.js';
@@ -94,14 +95,6 @@ export function createPostgresCatalogueReader(pool: pg.Pool): CatalogueReader {
       return planAndSearch(search, {
         async count(words, prefix, cap) {
           return Math.min(cap, estimateMatches(await wordStats.get(), words, prefix));
-        },
-        async startAfter(fromMs, toMs, n) {
-          const { rows } = await pool.query<{ start_ms: number }>(
-            `SELECT start_ms FROM programmes WHERE start_ms >= $1 AND start_ms < $2
-             ORDER BY start_ms LIMIT 1 OFFSET $3`,
-            [fromMs, toMs, n],
-          );
-          return rows[0] === undefined ? null : Number(rows[0].start_ms);
         },
         async rows(s, mode) {
           const { sql, params } = searchStatement(POSTGRES_SEARCH, s, mode);
@@ -244,7 +237,13 @@ const POSTGRES_SEARCH: SearchDialect = {
     where: 'true',
   }),
   indexQuery: tsQuery,
+  // The planner reads the subquery on the index in result order (the country's when one is
+  // asked) and keeps that order through the nested loop to channels: no sort, and the outer
+  // LIMIT stops the walk.
   walked: () => 'programmes AS p',
+  walk: ({ columns, ordered, where, limit }) => `SELECT ${columns}
+    FROM (SELECT p.* FROM ${ordered}) AS p JOIN channels AS c ON c.id = p.channel_id
+    WHERE ${where} ORDER BY ${SEARCH_ORDER('p.id COLLATE "C"')} LIMIT ${limit}`,
   channelIn: (ids) => `p.channel_id = ANY(${ids}::text[])`,
   channelsValue: (ids) => ids,
 };

@@ -343,4 +343,32 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX feeds_by_account ON feeds (account_id, created_at);
     `,
   },
+  {
+    version: 11,
+    name: "search order: each programme carries its channel's sort key and country",
+    // As on SQLite (catalogue-file.ts, version 6, where the reasons are): the copies, their two
+    // indexes in search order (the one by start alone is dropped: these begin with it), and
+    // the trigger that keeps the copies equal to their channel's.
+    sql: `
+      ALTER TABLE programmes ADD COLUMN channel_name_key TEXT COLLATE "C" NOT NULL DEFAULT '',
+        ADD COLUMN channel_country TEXT NOT NULL DEFAULT '';
+      UPDATE programmes AS p SET channel_name_key = c.name_key, channel_country = c.country
+        FROM channels AS c WHERE c.id = p.channel_id;
+      DROP INDEX programmes_by_start;
+      CREATE INDEX programmes_in_search_order
+        ON programmes (start_ms, channel_name_key, id COLLATE "C");
+      CREATE INDEX programmes_in_country_search_order
+        ON programmes (channel_country, start_ms, channel_name_key, id COLLATE "C");
+      CREATE FUNCTION programmes_follow_channel() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          UPDATE programmes SET channel_name_key = NEW.name_key, channel_country = NEW.country
+            WHERE channel_id = NEW.id;
+          RETURN NULL;
+        END $$;
+      CREATE TRIGGER programmes_follow_channel AFTER UPDATE OF name_key, country ON channels
+        FOR EACH ROW WHEN (OLD.name_key IS DISTINCT FROM NEW.name_key
+          OR OLD.country IS DISTINCT FROM NEW.country)
+        EXECUTE FUNCTION programmes_follow_channel();
+    `,
+  },
 ];

@@ -70,6 +70,7 @@ function singleFileDatabase(channels = 2): void {
 /** Makes the catalogue file's programmes table as version 1 had it: keyed by id. */
 function keyProgrammesById(db: Database.Database): void {
   db.exec(`
+    DROP TRIGGER catalogue.programmes_follow_channel;
     DROP TABLE catalogue.programme_words;
     DROP TABLE catalogue.programmes;
     CREATE TABLE catalogue.programmes (
@@ -92,8 +93,21 @@ const ONE_CHANNEL_AND_FILE = `
   INSERT INTO source_files (id, source, country, size_bytes, sha256, ingested_at, summary)
     VALUES ('f1', 'guide.xml', 'IE', 10, 'abc', 0, '{}');`;
 
+/** Takes the catalogue file back to version 5: no channel copies, the index by start alone. */
+function withoutSearchOrder(db: Database.Database): void {
+  db.exec(`
+    DROP TRIGGER catalogue.programmes_follow_channel;
+    DROP INDEX catalogue.programmes_in_search_order;
+    DROP INDEX catalogue.programmes_in_country_search_order;
+    ALTER TABLE catalogue.programmes DROP COLUMN channel_name_key;
+    ALTER TABLE catalogue.programmes DROP COLUMN channel_country;
+    CREATE INDEX catalogue.programmes_by_start ON programmes (start_ms);`);
+  db.pragma('catalogue.user_version = 5');
+}
+
 /** Takes the catalogue file back to version 4: no search words, no index of them. */
 function withoutSearchWords(db: Database.Database): void {
+  withoutSearchOrder(db);
   db.exec(`
     DROP TRIGGER catalogue.programme_words_inserted;
     DROP TRIGGER catalogue.programme_words_deleted;
@@ -173,10 +187,16 @@ describe('the catalogue file', () => {
       const db = store.db;
       expect(currentSchemaVersion(db)).toBe(LATEST_VERSION);
       expect(tables(db, 'main')).not.toContain('channels');
-      // Moved as they were, then given the (empty) details of version 3 and the search words
-      // of version 5.
+      // Moved as they were, then given the (empty) details of version 3, the search words of
+      // version 5 and the channel's sort key and country of version 6.
       expect(db.prepare('SELECT * FROM catalogue.programmes ORDER BY id').all()).toEqual(
-        programmes.map((row) => ({ ...(row as object), details: '', search_words: 'news d c' })),
+        programmes.map((row) => ({
+          ...(row as object),
+          details: '',
+          search_words: 'news d c',
+          channel_name_key: 'one',
+          channel_country: 'IE',
+        })),
       );
       expect(
         db.prepare('SELECT name_fixed, reviewed_at FROM catalogue.channels WHERE id = ?').get('c0'),
@@ -372,6 +392,83 @@ describe('the catalogue file', () => {
     }
   });
 
+  it("version 5 is upgraded on open: each programme carries its channel's sort key and country, kept by a trigger", async () => {
+    const old = openSqliteStore({ path, nowMs: NOW });
+    withoutSearchOrder(old.db);
+    old.db.exec(`${ONE_CHANNEL_AND_FILE}
+      INSERT INTO channels (id, xmltv_id, name, name_key, name_folded, icon, country,
+        needs_review, created_at, updated_at)
+        VALUES ('c1', 'two.uk', 'Two', 'two', 'two', '', 'UK', 0, 0, 0);`);
+    const insert = old.db.prepare(
+      `INSERT INTO programmes (id, channel_id, start, stop, start_ms, stop_ms, title,
+         description, category, needs_review, source_file_id, updated_at, details, search_words)
+       VALUES (?, ?, '', '', ?, NULL, ?, '', '', 0, 'f1', 0, '', ?)`,
+    );
+    insert.run('1000000000000000001', 'c0', NOW, 'News one', 'news one');
+    insert.run('1000000000000000002', 'c1', NOW, 'News two', 'news two');
+    insert.run('1000000000000000003', 'c1', NOW + 60_000, 'Later news', 'later news');
+    const version = old.db.prepare('SELECT version FROM catalogue_version').pluck().get();
+    await old.close();
+
+    const store = openSqliteStore({ path, nowMs: NOW });
+    try {
+      const db = store.db;
+      expect(db.pragma('catalogue.user_version', { simple: true })).toBe(CATALOGUE_SCHEMA_VERSION);
+      const copies = () =>
+        db
+          .prepare('SELECT id, channel_name_key, channel_country FROM programmes ORDER BY id')
+          .raw()
+          .all();
+      expect(copies()).toEqual([
+        ['1000000000000000001', 'one', 'IE'],
+        ['1000000000000000002', 'two', 'UK'],
+        ['1000000000000000003', 'two', 'UK'],
+      ]);
+      const search = (country: string | null) =>
+        store.catalogue
+          .searchProgrammes({
+            terms: { words: [], prefix: 'news' },
+            country,
+            channels: null,
+            fromMs: NOW,
+            toMs: NOW + 3_600_000,
+            after: null,
+            limit: 10,
+          })
+          .then((hits) => hits.map((h) => `${h.channel.name}: ${h.programme.title}`));
+      expect(await search(null)).toEqual(['One: News one', 'Two: News two', 'Two: Later news']);
+      // A channel renamed and moved (as an ingest or `onair channels set` does) carries its
+      // programmes along: the order and the country filter follow at once.
+      await store.channels.fixChannel('c0', { name: 'Zed', country: 'UK' }, NOW + 1);
+      expect(copies()).toEqual([
+        ['1000000000000000001', 'zed', 'UK'],
+        ['1000000000000000002', 'two', 'UK'],
+        ['1000000000000000003', 'two', 'UK'],
+      ]);
+      expect(await search('UK')).toEqual(['Two: News two', 'Zed: News one', 'Two: Later news']);
+      expect(await search('IE')).toEqual([]);
+      // A walk reads the index in result order, of all countries or of one.
+      const plan = (sql: string) =>
+        (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[])
+          .map((p) => p.detail)
+          .join();
+      expect(
+        plan(`SELECT id FROM programmes WHERE start_ms >= 0
+          ORDER BY start_ms, channel_name_key, id LIMIT 5`),
+      ).toMatch(/programmes_in_search_order/);
+      expect(
+        plan(`SELECT id FROM programmes WHERE channel_country = 'UK' AND start_ms >= 0
+          ORDER BY start_ms, channel_name_key, id LIMIT 5`),
+      ).toMatch(/programmes_in_country_search_order/);
+      // The upgrade changed no answer (the rename after it did).
+      expect(version).toBeLessThan(
+        db.prepare('SELECT version FROM catalogue_version').pluck().get() as number,
+      );
+    } finally {
+      await store.close();
+    }
+  });
+
   it('version 1 is upgraded on open: programmes keyed by slot, not id, rows and answers kept', async () => {
     // A catalogue file as version 1 left it: programmes with their id as primary key.
     const old = openSqliteStore({ path, nowMs: NOW });
@@ -402,6 +499,8 @@ describe('the catalogue file', () => {
           ...(row as object),
           details: '',
           search_words: words[(row as { title: keyof typeof words }).title],
+          channel_name_key: 'one',
+          channel_country: 'IE',
         })),
       );
       expect(await store.catalogue.listProgrammes('c0')).toEqual(answer);
@@ -415,7 +514,8 @@ describe('the catalogue file', () => {
         .all();
       expect(indexes).toEqual([
         { name: 'programmes_by_channel_start', unique: 1, partial: 0 },
-        { name: 'programmes_by_start', unique: 0, partial: 0 },
+        { name: 'programmes_in_country_search_order', unique: 0, partial: 0 },
+        { name: 'programmes_in_search_order', unique: 0, partial: 0 },
         { name: 'programmes_long', unique: 0, partial: 1 },
         { name: 'programmes_unparsed', unique: 1, partial: 1 },
       ]);
@@ -430,7 +530,8 @@ describe('the catalogue file', () => {
       // The slot is the key now, for a start that parsed and for one that did not.
       const again = db.prepare(
         `INSERT INTO programmes SELECT id, channel_id, start, stop, start_ms, stop_ms, title,
-           description, category, needs_review, source_file_id, updated_at, details, search_words
+           description, category, needs_review, source_file_id, updated_at, details, search_words,
+           channel_name_key, channel_country
          FROM programmes WHERE title = ?`,
       );
       for (const title of ['Earlier', 'Unparsed']) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { richProgrammeOf, type TimedProgramme } from '../../domain/programme.js';
-import { createEntryCache } from './guide-answers.js';
+import { createEntryCache } from './entry-cache.js';
 
 /** A programme as the guide routes read it; `over` changes what its entry is made from. */
 function timed(n: number, over: Partial<TimedProgramme['programme']> = {}): TimedProgramme {
@@ -26,7 +26,7 @@ function timed(n: number, over: Partial<TimedProgramme['programme']> = {}): Time
   };
 }
 
-describe('the entry cache of the guide answers', () => {
+describe('the entry cache of the guide and search answers', () => {
   it('gives the JSON of the rich entry, the same when kept', () => {
     const cache = createEntryCache();
     const p = timed(1);
