@@ -9,37 +9,41 @@ import type { ProgrammeSearch, ProgrammeSearchHit } from './catalogue-reader.js'
  */
 
 /**
- * The plan's levels, cheapest first. At each, the matches of the words are counted in the word
- * index up to `cap` (FTS5; PostgreSQL estimates from its statistics): fewer are read from the
- * index and sorted, which costs about a row read each. Otherwise the programmes are walked in
- * result order, at most `budget` of them, testing each one's words, and the walk ends at the
- * page's end: a word in a third of the programmes fills a page of 50 after ~150 rows. A page
- * not filled within the budget means the words are sparse in the window: the next level, and
- * after the last the word index whatever its count.
+ * How the plan decides (planAndSearch). The matches of the words are counted in the word index
+ * up to each cap in turn (FTS5; PostgreSQL estimates from its statistics): fewer than a cap are
+ * read from the index and sorted, about a row read each. More than the last are walked: the
+ * programmes in result order, at most SEARCH_WALK_BUDGET of them, each one's words tested,
+ * until the page is full; a word in a third of the programmes fills a page of 50 after ~150
+ * rows. A page the walk does not fill means the words are sparse in the window: the index after
+ * all.
  *
- * Counting costs about 0.1 µs a match (FTS5) and walking about 1.7 µs a programme (1.8 million
- * programmes, `node bench/search.mjs`), so the first level's small cap keeps a frequent word
- * cheap, and its small budget keeps a word of a few thousand matches from walking long before
- * its count is known.
+ * Counting costs about 0.1 µs a match (FTS5) and walking about 1.3 µs a programme (1.8 million
+ * programmes; `node bench/search.mjs`): the small first cap settles a rare word for 0.05 ms, the
+ * second keeps a word of a few thousand matches from a walk that would not fill. The budget
+ * lets a frequent word skip start times without a match where many channels start together (in
+ * the bench catalogue every channel starts at the same instants, 2,000 programmes each, and
+ * "news" is in every third).
  */
-export const SEARCH_LEVELS: readonly { cap: number; budget: number }[] = [
-  { cap: 500, budget: 2_000 },
-  { cap: 5_000, budget: 20_000 },
-];
+export const SEARCH_COUNT_CAPS: readonly number[] = [500, 5_000];
 
 /**
- * The longest prefix the word index keeps whole (FTS5 `prefix = '2 3 4'`): prefixes of 2 to 4
- * characters are cheap to count, and a longer one is judged by its first 4.
+ * Up to this many matches of a long prefix's head are read and tested whole on each row, each a
+ * row read (about 2 µs); more, the index reads the whole prefix, whose fixed cost in FTS5 is
+ * about 0.2 ms (a rare title's 6-letter word, whose 4-letter head begins 700 others: 1.4 ms
+ * read by its head).
  */
-const INDEXED_PREFIX = 4;
+const HEAD_READ_MAX = 64;
+export const SEARCH_WALK_BUDGET = 25_000;
 
 /** How a search reads: from the word index (`words` whole, `prefix` as a prefix), or a walk. */
 export type SearchMode =
   | {
       kind: 'index';
-      /** Words the index must hold; with `prefix` null the prefix is tested on each row. */
+      /** Words the index must hold, and unless null a word starting with `prefix`. */
       words: readonly string[];
       prefix: string | null;
+      /** Whether `prefix` is the query's whole: if not, the whole is tested on each row. */
+      whole: boolean;
     }
   | {
       kind: 'walk';
@@ -49,6 +53,8 @@ export type SearchMode =
 
 /** The reads an engine gives the search plan. */
 export interface SearchReads {
+  /** The longest prefix the word index reads at the cost of its own matches. */
+  readonly indexedPrefix: number;
   /** Programmes (of any time) with every `words` and, unless null, a word starting with `prefix`, counted to `cap`. */
   count(words: readonly string[], prefix: string | null, cap: number): Promise<number>;
   /** The search's rows read in this mode, in result order, at most `search.limit`. */
@@ -56,14 +62,13 @@ export interface SearchReads {
 }
 
 /**
- * A search on either engine, planned by SEARCH_LEVELS. The word index is counted only where it
- * answers cheaply: whole words, and prefixes of 2 to 4 characters it keeps whole; a longer
- * prefix only when its first four characters match few programmes (otherwise FTS5 would merge
- * the lists of every word it begins before the first row: a rare title among 10 million
- * programmes was judged by its first three characters, which thousands of made-up titles
- * share). A prefix not counted is tested on the rows read. When the walks did not fill the
- * page, the index is read with the whole prefix (its words are then known to be sparse), or,
- * for a query of one letter and nothing else, the whole window is walked.
+ * A search on either engine, planned as SEARCH_COUNT_CAPS tells. The word index is counted and
+ * read only as it answers cheaply: whole words, and a prefix up to the length it reads at the
+ * cost of its own matches (FTS5: 2 to 4 characters, which it keeps whole; PostgreSQL's GIN:
+ * any); a longer prefix is counted and read by its head and tested whole on each row, a prefix
+ * of one letter only tested. When the walk did not fill the page, the index is read with the
+ * whole prefix (its words are then known to be sparse), or, for a query of one letter and
+ * nothing else, the whole window is walked.
  */
 export async function planAndSearch(
   search: ProgrammeSearch,
@@ -71,27 +76,26 @@ export async function planAndSearch(
 ): Promise<ProgrammeSearchHit[]> {
   const hits = (rows: SearchRow[]) => rows.map(toSearchHit);
   const { words, prefix } = search.terms;
-  const lastCap = SEARCH_LEVELS.at(-1)?.cap ?? 0;
-  const countedPrefix =
-    (prefix.length >= 2 && prefix.length <= INDEXED_PREFIX) ||
-    (prefix.length > INDEXED_PREFIX &&
-      (await reads.count([], prefix.slice(0, INDEXED_PREFIX), lastCap)) < lastCap);
-  const counted = { kind: 'index', words, prefix: countedPrefix ? prefix : null } as const;
-  for (const { cap, budget } of SEARCH_LEVELS) {
-    if (
-      (countedPrefix || words.length > 0) &&
-      (await reads.count(counted.words, counted.prefix, cap)) < cap
-    ) {
-      return hits(await reads.rows(search, counted));
+  const head = prefix.length < 2 ? null : prefix.slice(0, reads.indexedPrefix);
+  if (head !== null || words.length > 0) {
+    for (const cap of SEARCH_COUNT_CAPS) {
+      const count = await reads.count(words, head, cap);
+      if (count >= cap) continue;
+      // A few matches of the head are read and tested; more, the whole prefix is read: its
+      // words are among the head's, so the index merges fewer than `cap` entries for it.
+      const byHead = head === prefix || head === null || count <= HEAD_READ_MAX;
+      const mode = byHead
+        ? ({ kind: 'index', words, prefix: head, whole: head === prefix } as const)
+        : ({ kind: 'index', words, prefix, whole: true } as const);
+      return hits(await reads.rows(search, mode));
     }
-    const walked = await reads.rows(search, { kind: 'walk', budget });
-    if (walked.length >= search.limit) return hits(walked);
   }
-  if (prefix.length < 2 && words.length === 0) {
+  const walked = await reads.rows(search, { kind: 'walk', budget: SEARCH_WALK_BUDGET });
+  if (walked.length >= search.limit) return hits(walked);
+  if (head === null && words.length === 0) {
     return hits(await reads.rows(search, { kind: 'walk', budget: Number.MAX_SAFE_INTEGER }));
   }
-  const whole = { kind: 'index', words, prefix: prefix.length < 2 ? null : prefix } as const;
-  return hits(await reads.rows(search, whole));
+  return hits(await reads.rows(search, { kind: 'index', words, prefix, whole: true }));
 }
 
 /** The programme (`p`) and channel (`c`) columns of a search's rows. */
@@ -141,11 +145,12 @@ export interface SearchDialect {
   /** The index query text of `words` and `prefix`. */
   indexQuery(words: readonly string[], prefix: string | null): string;
   /**
-   * A walk's statement: `ordered` (FROM, WHERE, ORDER BY and LIMIT of the programmes `p` in
-   * result order, at most the budget) read in that order, each row with its channel `c`,
-   * `where` testing each, the first `limit` that pass.
+   * A search's statement: `ordered` (FROM, WHERE, ORDER BY and LIMIT of programmes `p` in
+   * result order: the word index's matches, or a walk's programmes) read in that order, each
+   * full row with its channel `c`, `where` testing each, the first `limit` that pass. The rows
+   * and channels are read for those only, not for every match sorted.
    */
-  walk(parts: { columns: string; ordered: string; where: string; limit: string }): string;
+  inOrder(parts: { columns: string; ordered: string; where: string; limit: string }): string;
   /** FROM of a walk's subquery: the programmes in result order, in a country or by channel. */
   walked(filter: 'all' | 'country' | 'channels'): string;
   /** The programme's channel is among the parameter (a list of ids). */
@@ -160,8 +165,9 @@ export type SearchValue = string | number | readonly string[];
 export const SEARCH_ORDER = (id: string) => `p.start_ms, p.channel_name_key, ${id}`;
 
 /**
- * A search's statement and parameters in `mode`: from the word index and sorted, or a walk in
- * result order testing each programme's words (`wordPatterns`).
+ * A search's statement and parameters in `mode`: the word index's matches sorted, or a walk in
+ * result order testing each programme's words (`wordPatterns`); either way the full rows and
+ * their channels are read for the page's programmes only.
  */
 export function searchStatement(
   d: SearchDialect,
@@ -191,26 +197,32 @@ export function searchStatement(
   };
   const patterns = wordPatterns(search.terms);
   const has = (text: string, pattern: string) => `${d.position}(${text}, ${p(pattern)}) > 0`;
+  const limit = (n: number) => p(n);
   if (mode.kind === 'index') {
     const index = d.indexed(p(d.indexQuery(mode.words, mode.prefix)));
     const where = [index.where, ...selection()];
-    if (mode.prefix === null) where.push(has(`' ' || p.search_words`, patterns.prefix));
-    const sql = `SELECT ${SEARCH_COLUMNS} FROM ${index.from}
-      JOIN channels AS c ON c.id = p.channel_id
-      WHERE ${where.join(' AND ')} ORDER BY ${SEARCH_ORDER(d.id)} LIMIT ${p(search.limit)}`;
+    if (!mode.whole) where.push(has(`' ' || p.search_words`, patterns.prefix));
+    const ordered = `${index.from} WHERE ${where.join(' AND ')}
+      ORDER BY ${SEARCH_ORDER(d.id)} LIMIT ${limit(search.limit)}`;
+    const sql = d.inOrder({
+      columns: SEARCH_COLUMNS,
+      ordered,
+      where: 'true',
+      limit: limit(search.limit),
+    });
     return { sql, params };
   }
   const filter =
     search.channels !== null ? 'channels' : search.country !== null ? 'country' : 'all';
   const ordered = `${d.walked(filter)} WHERE ${selection().join(' AND ')}
-    ORDER BY ${SEARCH_ORDER(d.id)} LIMIT ${p(mode.budget)}`;
+    ORDER BY ${SEARCH_ORDER(d.id)} LIMIT ${limit(mode.budget)}`;
   const tests = patterns.words.map((word) => has(`' ' || p.search_words || ' '`, word));
   tests.push(has(`' ' || p.search_words`, patterns.prefix));
-  const sql = d.walk({
+  const sql = d.inOrder({
     columns: SEARCH_COLUMNS,
     ordered,
     where: tests.join(' AND '),
-    limit: p(search.limit),
+    limit: limit(search.limit),
   });
   return { sql, params };
 }

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { createPostgresPool } from '../../src/storage/postgres/database.js';
-import { ENGINES, TEST_POSTGRES_URL } from '../helpers/engines.js';
+import { createPostgresPool, migratePostgres } from '../../src/storage/postgres/database.js';
+import { ENGINES, freshPostgresDatabase, TEST_POSTGRES_URL } from '../helpers/engines.js';
 
 /**
  * The pool's session settings (database.ts): the short reads of the API run without JIT
@@ -29,5 +29,20 @@ describe.runIf(ENGINES.includes('postgres'))('PostgreSQL pool', () => {
     const url = new URL(TEST_POSTGRES_URL);
     url.searchParams.set('options', '-c jit=on -c max_parallel_workers_per_gather=1');
     expect(await settings(url.toString())).toEqual({ jit: 'on', workers: '1' });
+  });
+
+  it('runs a migration longer than its statement timeout to the end', async () => {
+    const database = await freshPostgresDatabase();
+    const pool = createPostgresPool({ url: database.url, timeoutMs: 200 });
+    try {
+      await expect(pool.query('SELECT pg_sleep(0.5)')).rejects.toThrow(/timeout/);
+      const applied = await migratePostgres(pool, 0, [
+        { version: 1, name: 'a long step', sql: 'SELECT pg_sleep(0.5)' },
+      ]);
+      expect(applied.map((m) => m.version)).toEqual([1]);
+    } finally {
+      await pool.end();
+      await database.drop();
+    }
   });
 });

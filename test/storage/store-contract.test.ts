@@ -538,12 +538,14 @@ ${extra}
   });
 
   it('answers every plan (index, walks, country, channels, pages) as a reading of all programmes would', async () => {
-    // A catalogue past the plan's first level: 12 channels in three countries, whose names sort
+    // A catalogue for every way of the plan: 12 channels in three countries, whose names sort
     // otherwise than their ids, starting programmes together every half hour for four days
-    // (2,304 in the window, more than the first walk's budget), "news" in every third, "sport"
-    // in 5,600 programmes of the week before (more than the last count's cap, few in the window),
-    // a word of its own in some. Each query's pages, followed to the end, must equal the
-    // programmes a plain reading finds, in order.
+    // (2,304 in the window), "news" in every third, "show" in all (more than the last count's
+    // cap: walked), "sport" in 5,600 programmes of the week before (more than the cap, few in
+    // the window: the walk does not fill, the index answers), a word of its own in some (a long
+    // prefix is read by its first letters, or whole when they begin many words). Each
+    // query's pages, followed to the end, must equal the programmes a plain reading finds, in
+    // order.
     const start = Date.UTC(2026, 4, 1);
     const names = ['zulu', 'Alpha', 'beta', 'Écho', 'delta', 'Charlie', 'x-ray', 'Bravo'];
     const channels = Array.from({ length: 12 }, (_, c) => ({
@@ -586,15 +588,16 @@ ${extra}
         const at = start + slot * 1_800_000;
         const i = slot * channels.length + n;
         const kind = ['News at noon', 'Film', 'Evening newsreel'][(slot + n) % 3];
-        const extra = i % 97 === 0 ? ` rare${i}` : i % 500 === 7 ? ' sport' : '';
-        add(c, at, at + 1_800_000, `${kind}${extra} ${i}`);
+        const extra =
+          i % 97 === 0 ? ` rare${i}` : i % 500 === 7 ? ' sport' : i % 400 === 11 ? ' zebras' : '';
+        add(c, at, at + 1_800_000, `${kind}${extra} show ${i}`);
       }
     });
     for (let i = 0; i < 5_600; i++) {
       const c = channels[i % channels.length] ?? channels[0];
       if (c === undefined) throw new Error('no channel');
       const at = start - 7 * DAY + i * 60_000;
-      add(c, at, at + 60_000, `Sport ${i}`);
+      add(c, at, at + 60_000, `Sport show ${i}`);
     }
     xml.push('</tv>');
     await run(s.store, Buffer.from(xml.join('\n')));
@@ -636,6 +639,10 @@ ${extra}
     };
     const uk = channels.filter((c) => c.country === 'UK').map((c) => channelIdFor(c.xmltvId));
     const searches: [string, Partial<ProgrammeSearch>, number][] = [
+      ['show', {}, 25],
+      ['show', { country: 'FR' }, 50],
+      ['show', { channels: uk.slice(1, 3) }, 50],
+      ['show new', { country: 'DE', fromMs: start + 2 * DAY + 1 }, 30],
       ['news', {}, 25],
       ['news', { country: 'FR' }, 25],
       ['news', { channels: uk.slice(0, 2) }, 25],
@@ -644,6 +651,7 @@ ${extra}
       ['sport', {}, 7],
       ['sport', { country: 'UK', toMs: start + 2 * DAY }, 3],
       ['rare1067', {}, 5],
+      ['zebras', {}, 2],
       ['rare', {}, 9],
       ['film', { fromMs: start + 3 * DAY + 1_800_000 }, 50],
       ['f', { country: 'UK', fromMs: start + 3 * DAY }, 50],
@@ -1061,6 +1069,19 @@ describe.each(ENGINES)('channel review and sources: %s', (engine) => {
 });
 
 describe.runIf(ENGINES.includes('postgres'))('PostgreSQL search index', () => {
+  it('leaves no pending words in the GIN index after an ingest', async () => {
+    const s = await openEngineStore('postgres', NOW);
+    try {
+      await run(s.store, guide('Day', 1));
+      // The number of pending-list pages a cleanup moves: none left by the ingest.
+      expect(
+        await s.sql(`SELECT gin_clean_pending_list('programmes_words'::regclass) AS pages`),
+      ).toEqual([{ pages: 0 }]);
+    } finally {
+      await s.dispose();
+    }
+  });
+
   it('answers a substring search from the trigram index of the folded names', async () => {
     const s = await openEngineStore('postgres', NOW);
     try {

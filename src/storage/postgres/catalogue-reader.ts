@@ -93,6 +93,8 @@ export function createPostgresCatalogueReader(pool: pg.Pool): CatalogueReader {
   return {
     async searchProgrammes(search) {
       return planAndSearch(search, {
+        // GIN reads a prefix of any length at the cost of its matches: the whole is cheapest.
+        indexedPrefix: Number.POSITIVE_INFINITY,
         async count(words, prefix, cap) {
           return Math.min(cap, estimateMatches(await wordStats.get(), words, prefix));
         },
@@ -224,11 +226,14 @@ async function readWordStats(pool: pg.Pool): Promise<WordStats> {
   return { programmes: Math.max(0, row?.n ?? 0), frequency };
 }
 
+/** The programme id in byte order, as SQLite compares it. */
+const BYTE_ORDER_ID = 'p.id COLLATE "C"';
+
 /** The PostgreSQL pieces of a search's statement: the GIN index's expression, byte order. */
 const POSTGRES_SEARCH: SearchDialect = {
   placeholder: (n) => `$${n}`,
   position: 'strpos',
-  id: 'p.id COLLATE "C"',
+  id: BYTE_ORDER_ID,
   // The matches first, from the GIN index: left to itself, the planner walks the programmes
   // by start for a word it has no statistics for, and reads the whole window (2.3 s).
   indexed: (query) => ({
@@ -237,13 +242,13 @@ const POSTGRES_SEARCH: SearchDialect = {
     where: 'true',
   }),
   indexQuery: tsQuery,
-  // The planner reads the subquery on the index in result order (the country's when one is
-  // asked) and keeps that order through the nested loop to channels: no sort, and the outer
-  // LIMIT stops the walk.
+  // The planner reads a walk's subquery on the index in result order (the country's when one
+  // is asked), and keeps the order of either subquery through the nested loop to channels: no
+  // sort, and the outer LIMIT stops a walk.
   walked: () => 'programmes AS p',
-  walk: ({ columns, ordered, where, limit }) => `SELECT ${columns}
+  inOrder: ({ columns, ordered, where, limit }) => `SELECT ${columns}
     FROM (SELECT p.* FROM ${ordered}) AS p JOIN channels AS c ON c.id = p.channel_id
-    WHERE ${where} ORDER BY ${SEARCH_ORDER('p.id COLLATE "C"')} LIMIT ${limit}`,
+    WHERE ${where} ORDER BY ${SEARCH_ORDER(BYTE_ORDER_ID)} LIMIT ${limit}`,
   channelIn: (ids) => `p.channel_id = ANY(${ids}::text[])`,
   channelsValue: (ids) => ids,
 };

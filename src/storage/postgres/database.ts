@@ -66,7 +66,12 @@ export async function migratePostgres(
   nowMs: number,
   migrations: readonly PostgresMigration[] = POSTGRES_MIGRATIONS,
 ): Promise<PostgresMigration[]> {
-  const client = await pool.connect();
+  // A connection of their own with the pool's settings but not its statement timeout: a step
+  // over a large catalogue (an index built, a column filled for 2 million programmes) takes
+  // minutes, not the seconds a request may wait.
+  const client = new pg.Client({ ...pool.options, query_timeout: undefined });
+  client.on('error', () => {});
+  await client.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -94,6 +99,6 @@ export async function migratePostgres(
     return pending;
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
-    client.release();
+    await client.end();
   }
 }

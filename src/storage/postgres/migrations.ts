@@ -369,6 +369,9 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         FOR EACH ROW WHEN (OLD.name_key IS DISTINCT FROM NEW.name_key
           OR OLD.country IS DISTINCT FROM NEW.country)
         EXECUTE FUNCTION programmes_follow_channel();
+      -- Every row was rewritten: their words wait in the GIN index's pending list, which each
+      -- search would read through (see ingest-session.ts).
+      SELECT gin_clean_pending_list('programmes_words'::regclass);
     `,
   },
 ];
