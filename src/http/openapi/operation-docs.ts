@@ -69,6 +69,13 @@ export const API_ERRORS: Record<ApiErrorCode, { meaning: string; example: AppErr
     meaning: 'The channel exists but has no programme with this id.',
     example: errors.programmeNotFound(),
   },
+  CURSOR_EXPIRED: {
+    meaning:
+      'The `since` of a changes request is older than the records kept (or from a catalogue made anew): read the catalogue again, then follow the changes from now.',
+    example: errors.cursorExpired(
+      'Records after 12 were pruned (the log keeps those after 4051): read the catalogue again, then follow the changes from now (leave since out)',
+    ),
+  },
   NOT_FOUND: {
     meaning: 'No route has this path (asked with a valid key; without one the answer is 401).',
     example: errors.notFound(),
