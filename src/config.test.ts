@@ -12,6 +12,7 @@ describe('config', () => {
       publicUrl: 'http://127.0.0.1:8080',
       redisUrl: null,
       retentionDays: null,
+      changesRetentionDays: 30,
       shutdownTimeoutMs: 30_000,
     });
     expect(Object.isFrozen(config)).toBe(true);
@@ -65,6 +66,7 @@ describe('config', () => {
     [{ PUBLIC_URL: 'not a url' }, /PUBLIC_URL/],
     [{ REDIS_URL: 'localhost:6379' }, /REDIS_URL/],
     [{ RETENTION_DAYS: '30' }, /RETENTION_DAYS/],
+    [{ CHANGES_RETENTION_DAYS: '0' }, /CHANGES_RETENTION_DAYS/],
     [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL/],
   ])('refuses %j with a message naming the variable', (env, pattern) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);

@@ -24,6 +24,8 @@ export interface Config {
   /** Where mail goes when no SMTP_URL is set (and where mail SMTP refused is kept). */
   readonly outboxDir: string;
   readonly retentionDays: number | null;
+  /** Days the change log keeps its records (`/api/v1/changes`, webhooks). */
+  readonly changesRetentionDays: number;
   readonly trustProxy: boolean;
   readonly logLevel: string;
   /** Failed-auth requests allowed per client IP per `authFailureWindowMs`. */
@@ -148,6 +150,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     outboxDir,
     retentionDays:
       retention === undefined ? null : integer(env, 'RETENTION_DAYS', 366, 366, 100_000),
+    changesRetentionDays: integer(env, 'CHANGES_RETENTION_DAYS', 30, 1, 100_000),
     trustProxy: trustProxy === 'true' || trustProxy === '1',
     logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',
     authFailureLimit: integer(env, 'AUTH_FAILURE_LIMIT', 100, 1, 1_000_000),
