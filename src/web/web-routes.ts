@@ -309,7 +309,7 @@ export async function registerWebRoutes(app: FastifyInstance, deps: WebDeps): Pr
       return reply.redirect(`/account/keys/${issued.record.id}/created`, 303);
     });
 
-    /** A route of one of the holder's active keys: signed in, and the key theirs, else 404. */
+    /** A route of one of the account's keys: signed in, and the key theirs, else 404. */
     type KeyRequest = FastifyRequest<{ Params: { keyId: string } }>;
     const ofOwnKey =
       (
