@@ -38,6 +38,7 @@ import type { Metrics } from './metrics.js';
 import type { RateLimiter } from './ratelimit/types.js';
 import type { Store } from './storage/store.js';
 import { registerDeveloperPages } from './web/developer-pages.js';
+import { createNotFoundPage } from './web/not-found-page.js';
 import { registerWebRoutes } from './web/web-routes.js';
 
 /** Everything the HTTP app needs, built once at start-up (or by a test). */
@@ -137,7 +138,15 @@ export async function buildApp(
       sendError(reply, errors.badRequest(message));
     },
   });
-  registerErrorHandling(app);
+  const signIn = createSignInService({
+    store: deps.store,
+    mailer: deps.mailer,
+    now: deps.now,
+    log: app.log,
+    siteUrl: () => deps.site.url,
+  });
+  // Unknown paths outside /api/, /playground/api/ and /feeds/ get the site's 404 page.
+  registerErrorHandling(app, createNotFoundPage({ signIn, site: deps.site }));
   // Before any route: the document is made from the routes as they are registered.
   await registerOpenApi(app, { site: deps.site });
   registerSecurityHeaders(app, security);
@@ -148,13 +157,7 @@ export async function buildApp(
 
   await registerWebRoutes(app, {
     store: deps.store,
-    signIn: createSignInService({
-      store: deps.store,
-      mailer: deps.mailer,
-      now: deps.now,
-      log: app.log,
-      siteUrl: () => deps.site.url,
-    }),
+    signIn,
     signInLimiter: deps.signInLimiter,
     site: deps.site,
     now: deps.now,
