@@ -247,7 +247,7 @@ describe('with listed origins (CORS_ORIGINS)', () => {
   it('varies by Origin for an unlisted origin or none, on both paths, without CORS headers', async () => {
     const a = await start(env);
     const { key } = await a.customer();
-    for (const origin of [{ origin: OTHER }, {}]) {
+    for (const origin of [{ origin: OTHER }, {}] as Record<string, string>[]) {
       const headers = { 'x-api-key': key, ...origin };
       const path = `/api/v1/countries?o=${Object.keys(origin).length}`;
       const before = await repeatAnswers();
@@ -355,7 +355,7 @@ describe('with CORS_ORIGINS=*', () => {
       'access-control-allow-origin': '*',
       'access-control-expose-headers': 'RateLimit, RateLimit-Policy, Retry-After',
     };
-    for (const origin of [{ origin: OTHER }, {}]) {
+    for (const origin of [{ origin: OTHER }, {}] as Record<string, string>[]) {
       const headers = { 'x-api-key': key, ...origin };
       const path = `/api/v1/countries?o=${Object.keys(origin).length}`;
       const before = await repeatAnswers();
