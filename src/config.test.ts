@@ -57,6 +57,37 @@ describe('config', () => {
     expect(loadConfig({ SHUTDOWN_TIMEOUT: '0' }).shutdownTimeoutMs).toBe(0);
   });
 
+  it('allows no cross-origin callers unless CORS_ORIGINS names them, or * for any', () => {
+    expect(loadConfig({}).corsOrigins).toEqual([]);
+    expect(loadConfig({ CORS_ORIGINS: ' ' }).corsOrigins).toEqual([]);
+    expect(loadConfig({ CORS_ORIGINS: ' * ' }).corsOrigins).toBe('*');
+    // Kept as browsers send `Origin`: lower-case host, no default port, no trailing slash.
+    expect(
+      loadConfig({
+        CORS_ORIGINS: 'https://App.Example.com/, http://localhost:5173,,https://x.example:443',
+      }).corsOrigins,
+    ).toEqual(['https://app.example.com', 'http://localhost:5173', 'https://x.example']);
+    expect(Object.isFrozen(loadConfig({ CORS_ORIGINS: 'https://a.example' }).corsOrigins)).toBe(
+      true,
+    );
+  });
+
+  it.each([
+    'https://*.example.com',
+    '*,https://a.example',
+    'https://a.example/app',
+    'https://a.example?x=1',
+    'https://a.example#top',
+    'https://user@a.example',
+    'ftp://a.example',
+    'a.example',
+    'null',
+  ])('refuses CORS_ORIGINS=%s in one line naming the setting', (value) => {
+    const attempt = () => loadConfig({ CORS_ORIGINS: value });
+    expect(attempt).toThrow(ConfigError);
+    expect(attempt).toThrow(/^CORS_ORIGINS must be \* or comma-separated origins [^\n]*$/);
+  });
+
   it.each([
     [{ SHUTDOWN_TIMEOUT: '-1' }, /SHUTDOWN_TIMEOUT/],
     [{ SHUTDOWN_TIMEOUT: '2.5' }, /SHUTDOWN_TIMEOUT/],

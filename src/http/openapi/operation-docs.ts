@@ -112,6 +112,23 @@ export const GUARD_ERRORS: Readonly<Record<number, readonly ApiErrorCode[]>> = {
   503: ['SERVICE_UNAVAILABLE'],
 };
 
+/**
+ * What the reference says of parameters beyond their route schema, by name. The routes take these
+ * as any string and answer their own 400 or 404 with the contract's code and message (a schema
+ * check would answer another), so these forms and closed sets are documented, not enforced by
+ * the schema; the tests send every value listed and see it accepted.
+ */
+export const PARAMETER_DOCS: Readonly<Record<string, Readonly<Record<string, unknown>>>> = {
+  channelId: { format: 'uuid' },
+  days: {
+    anyOf: [
+      { type: 'string', pattern: '^[0-9]+$' },
+      { type: 'string', enum: ['today', 'tomorrow', 'yesterday', 'all'] },
+    ],
+  },
+  all: { enum: ['1', 'true'] },
+};
+
 /** The documentation of one v1 operation. */
 export interface OperationDoc {
   operationId: string;
