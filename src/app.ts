@@ -21,6 +21,7 @@ import {
 import { registerChannelsRoutes } from './http/v1/channels-routes.js';
 import { registerGuideRoutes } from './http/v1/guide-routes.js';
 import { registerCountriesRoutes } from './http/v1/countries-routes.js';
+import { registerChangesRoutes } from './http/v1/changes-routes.js';
 import { registerProgrammeSearchRoutes } from './http/v1/programme-search-routes.js';
 import { createEntryCache } from './http/answers/entry-cache.js';
 import { createProgrammeSearchAnswers } from './http/answers/programme-search-answers.js';
@@ -192,6 +193,7 @@ export async function buildApp(
       registerChannelsRoutes(v1, deps.store.catalogue, answers);
       registerGuideRoutes(v1, deps.store.catalogue, answers, entries);
       registerProgrammeSearchRoutes(v1, programmeSearch, answers, deps.now);
+      registerChangesRoutes(v1, deps.store.changes, answers);
     },
     { prefix: '/api/v1' },
   );

@@ -1,6 +1,7 @@
 import { parseCountryCode } from './country.js';
 import { errors } from './errors.js';
 import { parseChannelIds, type RawQuery } from './guide.js';
+import { formatXmltvUtc } from './xmltv-time.js';
 
 /**
  * The rules of `GET /api/v1/changes` (issue 25): what a change record is, what a query asks
@@ -115,4 +116,27 @@ export function changesPage(found: ChangeRecord[], limit: number, newest: number
     return { changes, next: changes.at(-1)?.seq ?? newest, hasMore: true };
   }
   return { changes: found, next: newest, hasMore: false };
+}
+
+/** A record as the API (and a webhook) shows it, its fields in the schema's order. */
+export interface ChangeEntry {
+  seq: number;
+  kind: ChangeKind;
+  change: ChangeType;
+  channelId: string;
+  programmeId?: string;
+  start?: string;
+  at: string;
+}
+
+export function changeEntry(record: ChangeRecord): ChangeEntry {
+  return {
+    seq: record.seq,
+    kind: record.kind,
+    change: record.change,
+    channelId: record.channelId,
+    ...(record.programmeId === null ? {} : { programmeId: record.programmeId }),
+    ...(record.start === null ? {} : { start: record.start }),
+    at: formatXmltvUtc(record.atMs),
+  };
 }

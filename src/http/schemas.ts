@@ -477,6 +477,66 @@ export const ProgrammesQuery = Type.Object({
   ),
 });
 
+export const ChangesQuery = Type.Object({
+  since: Type.Optional(
+    Type.String({
+      description:
+        'Records after this number: the `next` of the previous answer. Left out: from the newest now (an empty first page)',
+      examples: ['1024'],
+    }),
+  ),
+  limit: Type.Optional(
+    Type.String({ description: 'Records per page, 1–1000 (default 500)', examples: ['500'] }),
+  ),
+  country: Type.Optional(
+    Type.String({
+      description: "Only the changes of this country's channels (their country now)",
+      examples: ['UK'],
+    }),
+  ),
+  channels: Type.Optional(
+    Type.String({
+      description: 'Only the changes of these channels: 1–100 channel ids, comma-separated',
+      examples: ['dd41cb78-ddbb-5222-af7d-7173a2d56458'],
+    }),
+  ),
+});
+
+export const ChangeEntry = Type.Object(
+  {
+    seq: Type.Integer({
+      minimum: 1,
+      description: "The record's number: records are numbered in the order their ingests committed",
+    }),
+    kind: Type.Union([Type.Literal('programme'), Type.Literal('channel')]),
+    change: Type.Union([Type.Literal('added'), Type.Literal('changed'), Type.Literal('removed')]),
+    channelId: uuid,
+    programmeId: Type.Optional(Type.String({ description: 'Programmes only' })),
+    start: Type.Optional(
+      Type.String({
+        description:
+          "Programmes only: the programme's start, in UTC form (`YYYYMMDDHHMMSS +0000`) when it parsed",
+      }),
+    ),
+    at: Type.String({
+      description:
+        'The time of the ingest that made the change (the `updatedAt` of the programmes it changed), `YYYYMMDDHHMMSS +0000`',
+    }),
+  },
+  { title: 'Change' },
+);
+export const ChangesResponse = Type.Object(
+  {
+    changes: Type.Array(ChangeEntry),
+    next: Type.Integer({
+      minimum: 0,
+      description: 'Send as `since` for the records after these (the newest looked at)',
+    }),
+    hasMore: Type.Boolean({ description: 'More records follow now: ask again at once' }),
+  },
+  { title: 'Changes' },
+);
+
 /** The error responses every keyed route can give. */
 export const keyedErrorResponses = {
   401: ErrorBody,

@@ -34,6 +34,7 @@ import {
   ProgrammeEntry,
   ProgrammeSearchQuery,
   ProgrammeSearchResponse,
+  ChangesResponse,
   ProgrammeParams,
   ProgrammeResponse,
   ProgrammesQuery,
@@ -229,6 +230,8 @@ describe('GET /openapi.json', () => {
   it('declares each shape of the contract once, in components.schemas, and refers to it', () => {
     expect(Object.keys(doc.components.schemas)).toEqual([
       'Audio',
+      'Change',
+      'Changes',
       'Channel',
       'ChannelList',
       'ChannelSearchResults',
@@ -364,6 +367,7 @@ describe('GET /openapi.json', () => {
       getGuide: GuideResponse,
       getNowNext: NowResponse,
       searchProgrammes: ProgrammeSearchResponse,
+      listChanges: ChangesResponse,
     };
     for (const path of v1Paths()) {
       const op = operation(path);
@@ -409,6 +413,7 @@ describe('GET /openapi.json', () => {
         'ACCOUNT_DISABLED',
         'BAD_REQUEST',
         'CHANNEL_NOT_FOUND',
+        'CURSOR_EXPIRED',
         'PROGRAMME_NOT_FOUND',
         'EMAIL_NOT_VERIFIED',
         'INTERNAL_ERROR',
@@ -431,6 +436,7 @@ describe('the documented errors are the ones the routes answer', () => {
   ): Promise<{ statusCode: number; body: { error: string; code: string } } | null> => {
     /** The guide and now/next: no path parameters, a channel selection in the query. */
     const grid = path === '/api/v1/guide' || path === '/api/v1/now';
+    const changes = path === '/api/v1/changes';
     const url = path
       .replace('{country}', code === 'INVALID_COUNTRY' ? 'U$' : 'UK')
       .replace(
@@ -475,22 +481,26 @@ describe('the documented errors are the ones the routes answer', () => {
         return send(url, slowKey);
       }
       case 'INVALID_COUNTRY':
-        if (grid) return send(`${url}?country=U$`, key);
+        if (grid || changes) return send(`${url}?country=U$`, key);
         return send(path.includes('search') ? `${url}?q=a&country=U$` : url, key);
       case 'INVALID_DAYS':
         return send(`${url}?days=366`, key);
       case 'INVALID_PARAMETERS':
+        if (changes) return send(`${url}?since=first`, key);
         // Both selections at once: exactly one is allowed.
         if (grid) return send(`${url}?country=UK&channels=${channelId}`, key);
         return send(path.includes('search') ? `${url}?q=a&q=b` : `${url}?days=1&all=1`, key);
       case 'BAD_REQUEST':
         // No path parameter to break: the path itself, which is decoded before any route.
-        if (grid || path === '/api/v1/programmes/search')
+        if (grid || changes || path === '/api/v1/programmes/search')
           return send(`${url}%E0%A4%A?country=UK`, key);
         return send(url.replace(path.includes('country') ? 'UK' : channelId, '%E0%A4%A'), key);
       case 'CHANNEL_NOT_FOUND':
       case 'PROGRAMME_NOT_FOUND':
         return send(url, key);
+      case 'CURSOR_EXPIRED':
+        // Past the newest record: a cursor of another log.
+        return send(`${url}?since=999999999`, key);
       default:
         // INTERNAL_ERROR and SERVICE_UNAVAILABLE need a broken server (see postgres-outage).
         return null;
@@ -510,15 +520,16 @@ describe('the documented errors are the ones the routes answer', () => {
             status: Number(status),
             code,
           });
-          if (code !== 'BAD_REQUEST' && code !== 'INVALID_PARAMETERS') {
+          // These messages name what was wrong (the parameter, the records pruned).
+          if (!['BAD_REQUEST', 'INVALID_PARAMETERS', 'CURSOR_EXPIRED'].includes(code)) {
             expect(res.body.error).toBe(API_ERRORS[code as ApiErrorCode].example.message);
           }
           checked += 1;
         }
       }
     }
-    // 5 guard codes on each of 8 routes, and the routes' own 2 + 2 + 4 + 3 + 3 + 3 + 3.
-    expect(checked).toBe(60);
+    // 5 guard codes on each of 9 routes, and the routes' own 2 + 2 + 4 + 3 + 3 + 3 + 3 + 4.
+    expect(checked).toBe(69);
   });
 
   it('and a 200 answer of each route is valid against the documented schema', async () => {
@@ -535,6 +546,7 @@ describe('the documented errors are the ones the routes answer', () => {
       ['/api/v1/guide?country=uk', GuideResponse],
       ['/api/v1/now?country=uk', NowResponse],
       [`/api/v1/programmes/search?q=programme&from=${during}`, ProgrammeSearchResponse],
+      ['/api/v1/changes?since=0', ChangesResponse],
     ] as const) {
       const res = await t.get(url, key);
       expect(res.statusCode, url).toBe(200);

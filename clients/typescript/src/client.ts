@@ -1,5 +1,6 @@
 import { OnairError } from './errors.js';
 import type {
+  ChangesResponse,
   ChannelSelection,
   ChannelsResponse,
   CountriesResponse,
@@ -83,6 +84,16 @@ export type SearchProgrammesOptions = CallOptions & {
   limit?: number;
   /** `next` of the previous page, with the same other options. */
   cursor?: string;
+};
+
+/** Options of `changes()` and `followChanges()`: which channels, how many a page. */
+export type ChangesOptions = CallOptions & {
+  /** Only the channels of this country (their country now). */
+  country?: string;
+  /** Only these channels (1 to 100 ids). */
+  channels?: string[];
+  /** Records per page, 1 to 1000 (default 500). */
+  limit?: number;
 };
 
 /** An instant as the API reads it: a Date in ISO 8601 (UTC), a string as it is. */
@@ -293,6 +304,45 @@ export class OnairClient {
     if (options.limit !== undefined) query.set('limit', String(options.limit));
     if (options.cursor !== undefined) query.set('cursor', options.cursor);
     return this.#get(`/programmes/search?${query}`, options);
+  }
+
+  /**
+   * `GET /api/v1/changes`: what the ingests changed after `since` (a `next` of an earlier
+   * answer), in order; without `since` (null), an empty page whose `next` is the newest record
+   * now, to start following from. A `since` older than the records kept fails with
+   * `CURSOR_EXPIRED` (410): read again what you keep, then follow from now.
+   */
+  changes(since: number | null, options: ChangesOptions = {}): Promise<ChangesResponse> {
+    const query = new URLSearchParams();
+    if (since !== null) query.set('since', String(since));
+    if (options.country !== undefined) query.set('country', options.country);
+    if (options.channels !== undefined) query.set('channels', options.channels.join(','));
+    if (options.limit !== undefined) query.set('limit', String(options.limit));
+    const text = query.toString();
+    return this.#get(`/changes${text === '' ? '' : `?${text}`}`, options);
+  }
+
+  /**
+   * Every page of changes after `since`, following `next` while the answer says `hasMore`;
+   * ends with the page that caught up (its `next` is where to follow from later).
+   *
+   * ```ts
+   * for await (const page of onair.followChanges(since)) {
+   *   apply(page.changes);
+   *   since = page.next;
+   * }
+   * ```
+   */
+  async *followChanges(
+    since: number,
+    options: ChangesOptions = {},
+  ): AsyncGenerator<ChangesResponse, void, undefined> {
+    for (let from = since; ;) {
+      const page = await this.changes(from, options);
+      yield page;
+      if (!page.hasMore) return;
+      from = page.next;
+    }
   }
 
   async #get<T>(path: string, options: CallOptions): Promise<T> {

@@ -1,6 +1,7 @@
 export { OnairClient } from './client.js';
 export type {
   CallOptions,
+  ChangesOptions,
   GuideOptions,
   NowOptions,
   OnairClientOptions,
@@ -12,6 +13,8 @@ export { OnairError } from './errors.js';
 export type { OnairErrorCode } from './errors.js';
 export type {
   Audio,
+  Change,
+  ChangesResponse,
   Channel,
   ChannelSelection,
   ChannelsResponse,

@@ -231,6 +231,31 @@ export interface ProgrammeSearchResponse {
   next: string | null;
 }
 
+/** One record of the change log: a programme or a channel an ingest added, changed or removed. */
+export interface Change {
+  /** The record's number: records are numbered in the order their ingests committed. */
+  seq: number;
+  kind: 'programme' | 'channel';
+  change: 'added' | 'changed' | 'removed';
+  channelId: string;
+  /** Programmes only. */
+  programmeId?: string;
+  /** Programmes only: the start, `YYYYMMDDHHMMSS +0000` when it parsed. */
+  start?: string;
+  /** The time of the ingest that made the change, `YYYYMMDDHHMMSS +0000`. */
+  at: string;
+}
+
+/** A page of the change log. */
+export interface ChangesResponse {
+  /** In `seq` order. */
+  changes: Change[];
+  /** Send as `since` for the records after these. */
+  next: number;
+  /** More records follow now: ask again at once. */
+  hasMore: boolean;
+}
+
 /** A channel with what is on at `at` and what comes next. */
 export interface NowChannel extends GridChannel {
   /** The programme running at `at` (of overlapping ones, the latest start), or null. */

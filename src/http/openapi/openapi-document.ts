@@ -18,6 +18,7 @@ import {
   type ApiErrorCode,
   type OperationDoc,
   PARAMETER_DOCS,
+  type RouteErrorStatus,
 } from './operation-docs.js';
 
 /** Where the document is served: public, outside the keyed `/api/v1` space. */
@@ -28,6 +29,7 @@ const STATUS_TITLES: Readonly<Record<number, string>> = {
   401: 'Missing or invalid API key',
   403: 'No access now',
   404: 'Not found',
+  410: 'Gone: the records after `since` are no longer kept',
   429: 'Rate limit exceeded',
   500: 'Server error',
   503: 'Storage unreachable for a moment',
@@ -114,7 +116,7 @@ function documentedSchema(schema: FastifySchema, doc: OperationDoc): FastifySche
   ]);
   for (const status of [...statuses].filter((s) => s >= 400).sort()) {
     const codes = [
-      ...(doc.routeErrors[status as 400 | 404] ?? []),
+      ...(doc.routeErrors[status as RouteErrorStatus] ?? []),
       ...(GUARD_ERRORS[status] ?? []),
     ];
     if (codes.length === 0)
@@ -221,6 +223,10 @@ export async function registerOpenApi(
         {
           name: 'Schedules',
           description: 'Programmes: a channel’s schedule, one programme, the guide grid, now/next',
+        },
+        {
+          name: 'Changes',
+          description: 'What each ingest changed, in order, for apps that keep a copy',
         },
         {
           name: 'Feeds',

@@ -130,12 +130,15 @@ export const PARAMETER_DOCS: Readonly<Record<string, Readonly<Record<string, unk
 };
 
 /** The documentation of one v1 operation. */
+/** The statuses a route answers by itself (parameters, existence, a cursor too old). */
+export type RouteErrorStatus = 400 | 404 | 410;
+
 export interface OperationDoc {
   operationId: string;
-  tag: 'Catalogue' | 'Schedules';
+  tag: 'Catalogue' | 'Schedules' | 'Changes';
   description: string;
-  /** Codes of the route's own 400 and 404 answers (parameters, existence). */
-  routeErrors: Readonly<Partial<Record<400 | 404, readonly ApiErrorCode[]>>>;
+  /** Codes of the route's own 400, 404 and 410 answers. */
+  routeErrors: Readonly<Partial<Record<RouteErrorStatus, readonly ApiErrorCode[]>>>;
   /** A 200 body, valid against the route's response schema (the tests check). */
   example: unknown;
 }
@@ -453,6 +456,46 @@ export const V1_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     example: {
       results: [{ channel: ONAIR_NEWS_CHANNEL, programme: GARDEN_RESCUE }],
       next: 'WzEsImFkMTE1OGU5OWI3MDgzMzciLDE3ODczODU2MDAwMDAsIm9uYWlyIG5ld3MiLCIxMjk4NDA1NTcxMDAzMzQ4MTcyIl0',
+    },
+  },
+  '/api/v1/changes': {
+    operationId: 'listChanges',
+    tag: 'Changes',
+    description: [
+      'What the ingests changed, record by record, for apps that keep a copy of schedules: one record per programme added, changed (any field, rich data included) or removed (also by retention), and per channel added or changed (by a guide or by the operator). An ingest that changes nothing writes none.',
+      '',
+      '**Following**: start without `since`: the answer is empty and its `next` is the newest record now. Later, send `next` back as `since` and get the records after it, in `seq` order (the order in which ingests committed); while `hasMore` is true, ask again at once. Filters: `country` (the channels of that country now) or `channels` (1-100 ids); `limit` 1-1000 (default 500).',
+      '',
+      '**Gone**: records are kept `CHANGES_RETENTION_DAYS` (30 by default). A `since` older than that (or from a catalogue made anew) is answered 410 `CURSOR_EXPIRED`: read what you keep again, then follow from now.',
+      '',
+      '**Cost and caching**: one request against the rate limit. Answers are kept per catalogue version, with an `ETag`.',
+    ].join('\n'),
+    routeErrors: {
+      400: ['INVALID_PARAMETERS', 'INVALID_COUNTRY', 'BAD_REQUEST'],
+      410: ['CURSOR_EXPIRED'],
+    },
+    // since=1024&limit=2
+    example: {
+      changes: [
+        {
+          seq: 1025,
+          kind: 'programme',
+          change: 'changed',
+          channelId: ONAIR_NEWS,
+          programmeId: GARDEN_RESCUE.id,
+          start: GARDEN_RESCUE.start,
+          at: '20260822061500 +0000',
+        },
+        {
+          seq: 1026,
+          kind: 'channel',
+          change: 'changed',
+          channelId: ONAIR_NEWS,
+          at: '20260822061500 +0000',
+        },
+      ],
+      next: 1026,
+      hasMore: true,
     },
   },
 };
