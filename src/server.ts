@@ -35,7 +35,7 @@ export async function startServer(
   options: StartOptions = {},
 ): Promise<RunningServer> {
   const now = options.now ?? systemClock;
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, process.stdout, config.logFormat);
   const store = await openStore(config, now, { serving: true });
   try {
     await options.beforeListen?.(store);
