@@ -159,6 +159,7 @@ const SHOWS: readonly Show[] = [
   },
   { title: 'Story Time', desc: 'A picture book, read aloud.', category: 'Children' },
   { title: 'Science Club', desc: 'Experiments to try at home.', category: 'Children, Educational' },
+  { title: 'Kelpie News', desc: 'The day’s news for young viewers.', category: 'Children, News' },
   {
     title: 'Homework Heroes',
     desc: 'Help with the day’s homework.',
@@ -260,11 +261,13 @@ const DAYS: Readonly<Record<string, readonly Slot[]>> = {
     ['23:30', 'The Late Film'],
     ['26:00', 'Night Music'],
   ],
-  // Children's programmes by day, a family hour at teatime, songs through the night.
+  // Children's programmes by day (their own news after school), a family hour at teatime,
+  // songs through the night.
   'kelpie-kids.uk': [
     ...rotate('06:00', '16:00', 30, KIDS),
     ['16:00', 'Homework Heroes'],
-    ['16:30', 'Kelpie and Friends'],
+    ['16:30', 'Kelpie News'],
+    ['16:45', 'Kelpie and Friends'],
     ['17:00', 'Garden Rescue'],
     ['18:00', 'Story Time'],
     ['18:30', 'Bedtime Stories'],
