@@ -19,3 +19,14 @@ document.addEventListener('click', async (event) => {
     button.textContent = 'Selected: press Ctrl+C';
   }
 });
+
+// A secret shown once must not come back from the back/forward cache: the page is sent with
+// `Cache-Control: no-store`, and when a browser keeps it anyway, the secret is blanked as the
+// page is left and the page is reloaded if it is shown again (the reload shows the account).
+window.addEventListener('pagehide', (event) => {
+  if (!event.persisted) return;
+  for (const secret of document.querySelectorAll('[data-secret]')) secret.textContent = '';
+});
+window.addEventListener('pageshow', (event) => {
+  if (event.persisted && document.querySelector('[data-secret]') !== null) window.location.reload();
+});

@@ -8,6 +8,7 @@ import { createCachedAnswers } from './http/answers/cached-answers.js';
 import { apiGuard } from './http/api-guard.js';
 import { createAuthorize } from './http/authorize.js';
 import { clientAddressOf } from './http/client-address.js';
+import { applyCors, createCors, registerCors } from './http/cors.js';
 import { clientErrorHandler, registerErrorHandling, sendError } from './http/error-handler.js';
 import { registerOpenApi } from './http/openapi/openapi-document.js';
 import { registerOpsRoutes } from './http/ops-routes.js';
@@ -38,6 +39,7 @@ import type { Metrics } from './metrics.js';
 import type { RateLimiter } from './ratelimit/types.js';
 import type { Store } from './storage/store.js';
 import { registerDeveloperPages } from './web/developer-pages.js';
+import { createNotFoundPage } from './web/not-found-page.js';
 import { registerWebRoutes } from './web/web-routes.js';
 
 /** Everything the HTTP app needs, built once at start-up (or by a test). */
@@ -75,6 +77,7 @@ export async function buildApp(
   const bodies = createBodyCache();
   const sender = createBodySender();
   const clientAddress = clientAddressOf(deps.config.trustProxy);
+  const cors = createCors(deps.config.corsOrigins);
   const authorize = createAuthorize({
     versions: () => deps.store.versions(),
     keyOwners: createKeyOwnerCache(deps.store.accounts),
@@ -96,6 +99,7 @@ export async function buildApp(
     clientAddress,
     sender,
     securityHeaders: security,
+    cors,
     now: deps.now,
     answered: (req, status, time) => {
       answered(requestIds(), req, status, time);
@@ -127,20 +131,31 @@ export async function buildApp(
       // Long path values must reach the route to get their 400/404, not the router's 404.
       maxParamLength: 2048,
     },
-    frameworkErrors: (error, _request, reply) => {
+    frameworkErrors: (error, request, reply) => {
       // Fastify's messages quote the URL, which may hold a secret pasted by mistake.
       const message =
         error.code === 'FST_ERR_MAX_PARAM_LENGTH'
           ? 'Malformed request: a path segment is longer than 2048 characters'
           : 'Malformed request: the URL is not validly percent-encoded';
       applySecurityHeaders(reply, security);
+      applyCors(cors, request, reply);
       sendError(reply, errors.badRequest(message));
     },
   });
-  registerErrorHandling(app);
+  const signIn = createSignInService({
+    store: deps.store,
+    mailer: deps.mailer,
+    now: deps.now,
+    log: app.log,
+    siteUrl: () => deps.site.url,
+  });
+  // Unknown paths outside /api/, /playground/api/ and /feeds/ get the site's 404 page.
+  registerErrorHandling(app, createNotFoundPage({ signIn, site: deps.site }));
   // Before any route: the document is made from the routes as they are registered.
   await registerOpenApi(app, { site: deps.site });
   registerSecurityHeaders(app, security);
+  // Before the API's routes, so its preflight hook runs ahead of their guards.
+  registerCors(app, cors);
   registerOpsRoutes(app, deps.store, deps.metrics.registry);
   app.addHook('onResponse', async (request, reply) => {
     answered(request.id, request.raw, reply.statusCode, reply.elapsedTime);
@@ -148,13 +163,7 @@ export async function buildApp(
 
   await registerWebRoutes(app, {
     store: deps.store,
-    signIn: createSignInService({
-      store: deps.store,
-      mailer: deps.mailer,
-      now: deps.now,
-      log: app.log,
-      siteUrl: () => deps.site.url,
-    }),
+    signIn,
     signInLimiter: deps.signInLimiter,
     site: deps.site,
     now: deps.now,

@@ -12,6 +12,7 @@ describe('config', () => {
       publicUrl: 'http://127.0.0.1:8080',
       redisUrl: null,
       retentionDays: null,
+      changesRetentionDays: 30,
       shutdownTimeoutMs: 30_000,
     });
     expect(Object.isFrozen(config)).toBe(true);
@@ -70,6 +71,37 @@ describe('config', () => {
     );
   });
 
+  it('allows no cross-origin callers unless CORS_ORIGINS names them, or * for any', () => {
+    expect(loadConfig({}).corsOrigins).toEqual([]);
+    expect(loadConfig({ CORS_ORIGINS: ' ' }).corsOrigins).toEqual([]);
+    expect(loadConfig({ CORS_ORIGINS: ' * ' }).corsOrigins).toBe('*');
+    // Kept as browsers send `Origin`: lower-case host, no default port, no trailing slash.
+    expect(
+      loadConfig({
+        CORS_ORIGINS: 'https://App.Example.com/, http://localhost:5173,,https://x.example:443',
+      }).corsOrigins,
+    ).toEqual(['https://app.example.com', 'http://localhost:5173', 'https://x.example']);
+    expect(Object.isFrozen(loadConfig({ CORS_ORIGINS: 'https://a.example' }).corsOrigins)).toBe(
+      true,
+    );
+  });
+
+  it.each([
+    'https://*.example.com',
+    '*,https://a.example',
+    'https://a.example/app',
+    'https://a.example?x=1',
+    'https://a.example#top',
+    'https://user@a.example',
+    'ftp://a.example',
+    'a.example',
+    'null',
+  ])('refuses CORS_ORIGINS=%s in one line naming the setting', (value) => {
+    const attempt = () => loadConfig({ CORS_ORIGINS: value });
+    expect(attempt).toThrow(ConfigError);
+    expect(attempt).toThrow(/^CORS_ORIGINS must be \* or comma-separated origins [^\n]*$/);
+  });
+
   it.each([
     [{ SHUTDOWN_TIMEOUT: '-1' }, /SHUTDOWN_TIMEOUT/],
     [{ SHUTDOWN_TIMEOUT: '2.5' }, /SHUTDOWN_TIMEOUT/],
@@ -79,6 +111,7 @@ describe('config', () => {
     [{ PUBLIC_URL: 'not a url' }, /PUBLIC_URL/],
     [{ REDIS_URL: 'localhost:6379' }, /REDIS_URL/],
     [{ RETENTION_DAYS: '30' }, /RETENTION_DAYS/],
+    [{ CHANGES_RETENTION_DAYS: '0' }, /CHANGES_RETENTION_DAYS/],
     [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL/],
   ])('refuses %j with a message naming the variable', (env, pattern) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);

@@ -5,6 +5,12 @@ import { DEFAULT_FEED_FETCH_LIMIT } from './domain/feed.js';
 /** Where the project lives; the default database sits under it whatever the working directory. */
 export const PROJECT_ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
 
+/**
+ * The web origins whose pages may call the API from a browser (CORS): every origin (`*`), or
+ * these, each as `scheme://host[:port]` in its normal form. Empty: none, no CORS headers at all.
+ */
+export type CorsOrigins = '*' | readonly string[];
+
 export type DatabaseConfig =
   { engine: 'sqlite'; path: string } | { engine: 'postgres'; url: string };
 
@@ -24,6 +30,8 @@ export interface Config {
   /** Where mail goes when no SMTP_URL is set (and where mail SMTP refused is kept). */
   readonly outboxDir: string;
   readonly retentionDays: number | null;
+  /** Days the change log keeps its records (`/api/v1/changes`, webhooks). */
+  readonly changesRetentionDays: number;
   readonly trustProxy: boolean;
   readonly logLevel: string;
   /** JSON lines, or short coloured lines for a person at a terminal (LOG_FORMAT, else the TTY). */
@@ -46,6 +54,8 @@ export interface Config {
   readonly sourceMaxBytes: number;
   /** How long a shutdown waits for responses in flight before cutting their connections. */
   readonly shutdownTimeoutMs: number;
+  /** Origins whose web pages may call the API (CORS_ORIGINS); empty by default. */
+  readonly corsOrigins: CorsOrigins;
 }
 
 /** How log lines are written: `json` (pino's lines) or `pretty` (for a person at a terminal). */
@@ -92,6 +102,37 @@ function httpUrl(name: string, raw: string): string {
     throw new ConfigError(`${name} must start with http:// or https://, got "${raw}"`);
   }
   return url.href.replace(/\/+$/, '');
+}
+
+/**
+ * CORS_ORIGINS: `*`, or origins separated by commas (`https://app.example.com,http://localhost:5173`).
+ * Each must be an origin and nothing more (no path, query or credentials), as a browser sends it in
+ * `Origin`; it is kept in that form (lower-case host, no default port), so matching is exact.
+ */
+export function parseCorsOrigins(raw: string | undefined): CorsOrigins {
+  if (raw === undefined) return Object.freeze([]);
+  if (raw === '*') return '*';
+  const origins = new Set<string>();
+  for (const entry of raw.split(',').map((part) => part.trim())) {
+    if (entry === '') continue;
+    const url = URL.canParse(entry) ? new URL(entry) : null;
+    // Exact origins only: a pattern (`*.example.com`) would be a guess at which sites are meant,
+    // and a path or query is not part of what a browser sends in `Origin`.
+    const isOrigin =
+      url !== null &&
+      (url.protocol === 'http:' || url.protocol === 'https:') &&
+      url.username === '' &&
+      url.password === '' &&
+      url.pathname === '/' &&
+      !/[*?#]/.test(entry);
+    if (!isOrigin) {
+      throw new ConfigError(
+        `CORS_ORIGINS must be * or comma-separated origins (scheme://host[:port], e.g. https://app.example.com); "${entry}" is not one`,
+      );
+    }
+    origins.add(url.origin);
+  }
+  return Object.freeze([...origins]);
 }
 
 export function parseDatabaseUrl(raw: string | undefined, cwd: string): DatabaseConfig {
@@ -172,6 +213,7 @@ export function loadConfig(
     outboxDir,
     retentionDays:
       retention === undefined ? null : integer(env, 'RETENTION_DAYS', 366, 366, 100_000),
+    changesRetentionDays: integer(env, 'CHANGES_RETENTION_DAYS', 30, 1, 100_000),
     trustProxy: trustProxy === 'true' || trustProxy === '1',
     logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',
     logFormat:
@@ -188,5 +230,6 @@ export function loadConfig(
     sourceMaxBytes:
       integer(env, 'SOURCE_MAX_MB', SOURCE_DEFAULTS.maxMb, 1, 1_048_576) * 1024 * 1024,
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT', 30, 0, 3600) * 1000,
+    corsOrigins: parseCorsOrigins(nonEmpty(env, 'CORS_ORIGINS')),
   });
 }

@@ -72,6 +72,7 @@ export async function startServer(
             log: logger,
             limits: downloadLimits(config.sourceTimeoutMs, config.sourceMaxBytes),
             retentionDays: config.retentionDays,
+            changesRetentionDays: config.changesRetentionDays,
             holder: leaseHolderName(),
           },
           config.sourceCheckMs,

@@ -15,6 +15,7 @@ export const ERROR_STATUS = {
   CHANNEL_NOT_FOUND: 404,
   PROGRAMME_NOT_FOUND: 404,
   NOT_FOUND: 404,
+  CURSOR_EXPIRED: 410,
   CROSS_SITE_REQUEST: 403,
   METHOD_NOT_ALLOWED: 405,
   KEY_LIMIT_REACHED: 409,
@@ -86,6 +87,7 @@ export const errors = {
     ),
   programmeNotFound: () => new AppError('PROGRAMME_NOT_FOUND', 'Programme not found'),
   notFound: () => new AppError('NOT_FOUND', 'Not found'),
+  cursorExpired: (message: string) => new AppError('CURSOR_EXPIRED', message),
   methodNotAllowed: () => new AppError('METHOD_NOT_ALLOWED', 'Method not allowed'),
   serviceUnavailable: (message = 'Service temporarily unavailable') =>
     new AppError('SERVICE_UNAVAILABLE', message, 1),

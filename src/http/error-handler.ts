@@ -51,8 +51,23 @@ function describeValidationFailure(error: Partial<FastifyError>): string {
   return `Invalid request: ${error.message ?? 'bad parameters'}`;
 }
 
-/** Installs the one place where errors become HTTP responses. */
-export function registerErrorHandling(app: FastifyInstance): void {
+/** The areas whose unknown paths answer with the JSON error: the API, its preview, the feeds. */
+const JSON_AREAS = ['/api', '/playground/api', '/feeds'];
+
+/** Whether an unknown URL is the API's (or a feed's) to answer, rather than the pages'. */
+export function isJsonArea(url: string): boolean {
+  const path = url.split('?', 1)[0] ?? '';
+  return JSON_AREAS.some((area) => path === area || path.startsWith(`${area}/`));
+}
+
+/** Answers an unknown path outside the JSON areas: the site's 404 page. */
+export type NotFoundPage = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
+
+/**
+ * Installs the one place where errors become HTTP responses. Unknown paths get the JSON error
+ * in the JSON areas, and `notFoundPage` elsewhere (when given).
+ */
+export function registerErrorHandling(app: FastifyInstance, notFoundPage?: NotFoundPage): void {
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const appError = toAppError(error);
     if (appError.status >= 500 && appError.code === 'INTERNAL_ERROR') {
@@ -62,7 +77,11 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     return sendError(reply, appError);
   });
-  app.setNotFoundHandler((_request, reply) => sendError(reply, errors.notFound()));
+  app.setNotFoundHandler((request, reply) =>
+    notFoundPage === undefined || isJsonArea(request.url)
+      ? sendError(reply, errors.notFound())
+      : notFoundPage(request, reply),
+  );
 }
 
 /** The security headers as raw header lines (the plain-http set: the raw path cannot know). */

@@ -1,17 +1,39 @@
 import { Type, type Static } from 'typebox';
+import { ERROR_STATUS, type ErrorCode } from '../domain/errors.js';
 import { CREDIT_ROLES } from '../domain/programme-details.js';
 
 /**
  * The customer contract as schemas. Responses are serialised through these, so a field that is
  * not here never reaches a client.
+ *
+ * A schema with a `title` is a named shape of the contract: the OpenAPI document declares it once
+ * in `components.schemas` under that title and refers to it with `$ref` wherever it appears
+ * (openapi/named-schemas.ts). A title is only a name: validation and serialisation ignore it.
  */
+
+/**
+ * A closed set of strings, as `enum` with its `type`: generators make a union of the literals
+ * (an `enum` alone leaves them guessing the type).
+ */
+function stringEnum<T extends string>(
+  values: readonly T[],
+  options: { description?: string } = {},
+) {
+  return Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });
+}
+
+/** Every code of the error catalogue (domain/errors.ts), in its order. */
+const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
 
 export const ErrorBody = Type.Object(
   {
     error: Type.String({ description: 'Human-readable message' }),
-    code: Type.String({ description: 'Stable machine-readable identifier' }),
+    code: stringEnum(ERROR_CODES, {
+      description:
+        'Stable machine-readable identifier. `CROSS_SITE_REQUEST`, `KEY_LIMIT_REACHED` and `PAYLOAD_TOO_LARGE` come only from the account pages, which share this body',
+    }),
   },
-  { $id: 'ErrorBody' },
+  { $id: 'ErrorBody', title: 'Error' },
 );
 export type ErrorBody = Static<typeof ErrorBody>;
 
@@ -25,51 +47,68 @@ const xmltvUtc = Type.String({
   examples: ['20260822120000 +0000'],
 });
 
-export const CountryEntry = Type.Object({
-  country: countryCode,
-  channelCount: Type.Integer({ minimum: 0 }),
-});
+export const CountryEntry = Type.Object(
+  {
+    country: countryCode,
+    channelCount: Type.Integer({ minimum: 0 }),
+  },
+  { title: 'Country' },
+);
 
-export const ChannelEntry = Type.Object({
-  id: uuid,
-  name: Type.String(),
-  icon: Type.String({ description: 'Icon URL; can be empty' }),
-  needsReview: Type.Boolean(),
-  country: countryCode,
-});
+export const ChannelEntry = Type.Object(
+  {
+    id: uuid,
+    name: Type.String(),
+    icon: Type.String({ description: 'Icon URL; can be empty' }),
+    needsReview: Type.Boolean(),
+    country: countryCode,
+  },
+  { title: 'Channel' },
+);
 
-export const SearchResultEntry = Type.Object({
+/** A channel as a search, the guide and now/next name it: by `channelId`. */
+const channelSummaryFields = {
   channelId: uuid,
   name: Type.String(),
   icon: Type.String({ description: 'Icon URL; can be empty' }),
   country: countryCode,
   needsReview: Type.Boolean(),
-});
+};
+export const SearchResultEntry = Type.Object(channelSummaryFields, { title: 'ChannelSummary' });
 
-export const ProgrammeEntry = Type.Object({
-  id: Type.String({ pattern: '^[0-9]+$' }),
-  start: xmltvUtc,
-  stop: xmltvUtc,
-  title: Type.String(),
-  desc: Type.String(),
-  category: Type.String({ description: 'Categories separated by ", "' }),
-  sourceFileId: uuid,
-  needsReview: Type.Boolean(),
-  updatedAt: Type.String({
-    pattern: '^[0-9]+$',
-    description: 'When the programme last changed',
-  }),
-});
+export const ProgrammeEntry = Type.Object(
+  {
+    id: Type.String({ pattern: '^[0-9]+$' }),
+    start: xmltvUtc,
+    stop: xmltvUtc,
+    title: Type.String(),
+    desc: Type.String(),
+    category: Type.String({ description: 'Categories separated by ", "' }),
+    sourceFileId: uuid,
+    needsReview: Type.Boolean(),
+    updatedAt: Type.String({
+      pattern: '^[0-9]+$',
+      description: 'When the programme last changed',
+    }),
+  },
+  { title: 'Programme' },
+);
 
-const langText = Type.Object({
-  value: Type.String(),
-  lang: Type.String({ description: 'The `lang` attribute; empty when absent' }),
-});
-const systemValue = (what: string) =>
-  Type.Object({
+const langText = Type.Object(
+  {
+    value: Type.String(),
+    lang: Type.String({ description: 'The `lang` attribute; empty when absent' }),
+  },
+  { title: 'LangText' },
+);
+/** An episode number or a rating: the guide's `system` attribute and its text. */
+const systemValue = Type.Object(
+  {
     system: Type.String({ description: 'The `system` attribute; empty when absent' }),
-    value: Type.String({ description: what }),
-  });
+    value: Type.String({ description: 'As given, e.g. `2.4/13.`, `PG` or `3/4`' }),
+  },
+  { title: 'SystemValue' },
+);
 const nullableString = Type.Union([Type.String(), Type.Null()]);
 const nullableCount = (description: string) =>
   Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description });
@@ -79,155 +118,197 @@ const nullableCount = (description: string) =>
  * entry's fields, unchanged, then the channel and the rich data. Texts are trimmed; a text the
  * guide leaves out is empty, a structure it leaves out null, a list empty.
  */
-export const RichProgrammeEntry = Type.Object({
-  ...ProgrammeEntry.properties,
-  channelId: uuid,
-  subTitle: Type.String({ description: 'The first `<sub-title>`; empty when none' }),
-  titles: Type.Array(langText, { description: 'Every `<title>`, in guide order' }),
-  subTitles: Type.Array(langText, { description: 'Every `<sub-title>`' }),
-  descs: Type.Array(langText, { description: 'Every `<desc>`' }),
-  episodeNumber: Type.Union(
-    [
-      Type.Object({
-        season: nullableCount('Season, from 1 (`xmltv_ns` counts from 0)'),
-        episode: nullableCount('Episode within the season, from 1'),
-        part: nullableCount('Part within the episode, from 1'),
-        seasons: nullableCount('Seasons in all'),
-        episodes: nullableCount('Episodes in the season'),
-        parts: nullableCount('Parts of the episode'),
-        onScreen: Type.Union([Type.String(), Type.Null()], {
-          description: 'The `system="onscreen"` text, as shown to viewers',
-        }),
-      }),
-      Type.Null(),
-    ],
-    {
+export const RichProgrammeEntry = Type.Object(
+  {
+    ...ProgrammeEntry.properties,
+    channelId: uuid,
+    subTitle: Type.String({ description: 'The first `<sub-title>`; empty when none' }),
+    titles: Type.Array(langText, { description: 'Every `<title>`, in guide order' }),
+    subTitles: Type.Array(langText, { description: 'Every `<sub-title>`' }),
+    descs: Type.Array(langText, { description: 'Every `<desc>`' }),
+    episodeNumber: Type.Union(
+      [
+        Type.Object(
+          {
+            season: nullableCount('Season, from 1 (`xmltv_ns` counts from 0)'),
+            episode: nullableCount('Episode within the season, from 1'),
+            part: nullableCount('Part within the episode, from 1'),
+            seasons: nullableCount('Seasons in all'),
+            episodes: nullableCount('Episodes in the season'),
+            parts: nullableCount('Parts of the episode'),
+            onScreen: Type.Union([Type.String(), Type.Null()], {
+              description: 'The `system="onscreen"` text, as shown to viewers',
+            }),
+          },
+          { title: 'EpisodeNumber' },
+        ),
+        Type.Null(),
+      ],
+      {
+        description:
+          'From the first `system="xmltv_ns"` `<episode-num>`; null when the programme has no `<episode-num>`',
+      },
+    ),
+    episodeIds: Type.Array(systemValue, {
       description:
-        'From the first `system="xmltv_ns"` `<episode-num>`; null when the programme has no `<episode-num>`',
-    },
-  ),
-  episodeIds: Type.Array(systemValue('The number as given'), {
-    description:
-      'Every `<episode-num>`, e.g. `{ "system": "dd_progid", "value": "EP01234567.0012" }`',
-  }),
-  categories: Type.Array(Type.String(), { description: 'Every `<category>`' }),
-  keywords: Type.Array(Type.String(), { description: 'Every `<keyword>`' }),
-  images: Type.Array(Type.String(), {
-    description: 'Every `<icon>` `src` and `<image>` URL, in guide order',
-  }),
-  urls: Type.Array(Type.String(), { description: 'Every `<url>`' }),
-  credits: Type.Array(
-    Type.Object({
-      role: Type.Enum([...CREDIT_ROLES]),
-      name: Type.String(),
-      character: Type.String({ description: 'The part an actor plays; empty otherwise' }),
+        'Every `<episode-num>`, e.g. `{ "system": "dd_progid", "value": "EP01234567.0012" }`',
     }),
-    { description: 'Every person of `<credits>`, in guide order' },
-  ),
-  date: Type.String({ description: 'The `<date>` as given (e.g. the year made); empty when none' }),
-  productionCountries: Type.Array(Type.String(), { description: 'Every `<country>`' }),
-  language: Type.String({ description: 'The `<language>`; empty when none' }),
-  originalLanguage: Type.String({ description: 'The `<orig-language>`; empty when none' }),
-  lengthSeconds: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
-    description: '`<length>` in seconds, whatever its units; null when none or unreadable',
-  }),
-  ratings: Type.Array(systemValue('The rating, e.g. `PG`'), { description: 'Every `<rating>`' }),
-  starRatings: Type.Array(systemValue('The rating, e.g. `3/4`'), {
-    description: 'Every `<star-rating>`',
-  }),
-  isNew: Type.Boolean({ description: '`<new>`: first showing anywhere' }),
-  premiere: Type.Boolean({ description: '`<premiere>`' }),
-  lastChance: Type.Boolean({ description: '`<last-chance>`' }),
-  previouslyShown: Type.Union(
-    [
-      Type.Object({
-        start: Type.String({
-          description: 'When, in the form of every time here; empty when the guide does not say',
-        }),
-        channel: Type.String({ description: 'The XMLTV channel id; empty when not given' }),
-      }),
-      Type.Null(),
-    ],
-    { description: '`<previously-shown>`; null when absent' },
-  ),
-  video: Type.Union(
-    [
-      Type.Object({
-        colour: Type.Union([Type.Boolean(), Type.Null()]),
-        aspect: nullableString,
-        quality: nullableString,
-      }),
-      Type.Null(),
-    ],
-    { description: '`<video>`; null when absent, each part null when the guide leaves it out' },
-  ),
-  audio: Type.Union([Type.Object({ stereo: nullableString }), Type.Null()], {
-    description: '`<audio>`; null when absent',
-  }),
-  subtitles: Type.Array(
-    Type.Object({
-      type: Type.String({ description: '`teletext`, `onscreen` or `deaf-signed`; may be empty' }),
-      language: Type.String(),
+    categories: Type.Array(Type.String(), { description: 'Every `<category>`' }),
+    keywords: Type.Array(Type.String(), { description: 'Every `<keyword>`' }),
+    images: Type.Array(Type.String(), {
+      description: 'Every `<icon>` `src` and `<image>` URL, in guide order',
     }),
-    { description: 'Every `<subtitles>`' },
-  ),
-});
+    urls: Type.Array(Type.String(), { description: 'Every `<url>`' }),
+    credits: Type.Array(
+      Type.Object(
+        {
+          role: stringEnum(CREDIT_ROLES),
+          name: Type.String(),
+          character: Type.String({ description: 'The part an actor plays; empty otherwise' }),
+        },
+        { title: 'Credit' },
+      ),
+      { description: 'Every person of `<credits>`, in guide order' },
+    ),
+    date: Type.String({
+      description: 'The `<date>` as given (e.g. the year made); empty when none',
+    }),
+    productionCountries: Type.Array(Type.String(), { description: 'Every `<country>`' }),
+    language: Type.String({ description: 'The `<language>`; empty when none' }),
+    originalLanguage: Type.String({ description: 'The `<orig-language>`; empty when none' }),
+    lengthSeconds: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+      description: '`<length>` in seconds, whatever its units; null when none or unreadable',
+    }),
+    ratings: Type.Array(systemValue, { description: 'Every `<rating>`, e.g. `PG`' }),
+    starRatings: Type.Array(systemValue, {
+      description: 'Every `<star-rating>`, e.g. `3/4`',
+    }),
+    isNew: Type.Boolean({ description: '`<new>`: first showing anywhere' }),
+    premiere: Type.Boolean({ description: '`<premiere>`' }),
+    lastChance: Type.Boolean({ description: '`<last-chance>`' }),
+    previouslyShown: Type.Union(
+      [
+        Type.Object(
+          {
+            start: Type.String({
+              description:
+                'When, in the form of every time here; empty when the guide does not say',
+            }),
+            channel: Type.String({ description: 'The XMLTV channel id; empty when not given' }),
+          },
+          { title: 'PreviouslyShown' },
+        ),
+        Type.Null(),
+      ],
+      { description: '`<previously-shown>`; null when absent' },
+    ),
+    video: Type.Union(
+      [
+        Type.Object(
+          {
+            colour: Type.Union([Type.Boolean(), Type.Null()]),
+            aspect: nullableString,
+            quality: nullableString,
+          },
+          { title: 'Video' },
+        ),
+        Type.Null(),
+      ],
+      { description: '`<video>`; null when absent, each part null when the guide leaves it out' },
+    ),
+    audio: Type.Union([Type.Object({ stereo: nullableString }, { title: 'Audio' }), Type.Null()], {
+      description: '`<audio>`; null when absent',
+    }),
+    subtitles: Type.Array(
+      Type.Object(
+        {
+          type: Type.String({
+            description: '`teletext`, `onscreen` or `deaf-signed`; may be empty',
+          }),
+          language: Type.String(),
+        },
+        { title: 'Subtitles' },
+      ),
+      { description: 'Every `<subtitles>`' },
+    ),
+  },
+  { title: 'RichProgramme' },
+);
 
-export const CountriesResponse = Type.Object({ countries: Type.Array(CountryEntry) });
-export const ChannelsResponse = Type.Object({
-  country: countryCode,
-  channels: Type.Array(ChannelEntry),
-});
-export const SearchResponse = Type.Object({ results: Type.Array(SearchResultEntry) });
-export const ProgrammesResponse = Type.Object({
-  channelId: uuid,
-  programmes: Type.Array(ProgrammeEntry),
-});
+export const CountriesResponse = Type.Object(
+  { countries: Type.Array(CountryEntry) },
+  { title: 'CountryList' },
+);
+export const ChannelsResponse = Type.Object(
+  {
+    country: countryCode,
+    channels: Type.Array(ChannelEntry),
+  },
+  { title: 'ChannelList' },
+);
+export const SearchResponse = Type.Object(
+  { results: Type.Array(SearchResultEntry) },
+  { title: 'ChannelSearchResults' },
+);
+export const ProgrammesResponse = Type.Object(
+  {
+    channelId: uuid,
+    programmes: Type.Array(ProgrammeEntry),
+  },
+  { title: 'Schedule' },
+);
 
-export const ProgrammeResponse = Type.Object({ programme: RichProgrammeEntry });
+export const ProgrammeResponse = Type.Object(
+  { programme: RichProgrammeEntry },
+  { title: 'ProgrammeDetail' },
+);
 
-/** A channel of a guide or now/next answer: what a channel list says of it. */
-const guideChannelFields = {
-  channelId: uuid,
-  name: Type.String(),
-  icon: Type.String({ description: 'Icon URL; can be empty' }),
-  country: countryCode,
-  needsReview: Type.Boolean(),
-};
-const missingIds = Type.Array(Type.String(), {
+const missingIds = Type.Array(uuid, {
   description: 'Ids of `channels=` that no channel has, in the order given',
 });
 const nextOffset = Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
   description: 'The `offset` of the next page of a country’s channels, or null on the last page',
 });
 
-export const GuideChannelEntry = Type.Object({
-  ...guideChannelFields,
-  programmes: Type.Array(RichProgrammeEntry, {
-    description: 'Programmes starting before `to` and stopping after `from`, by start',
-  }),
-});
-export const GuideResponse = Type.Object({
-  from: xmltvUtc,
-  to: xmltvUtc,
-  channels: Type.Array(GuideChannelEntry),
-  missing: missingIds,
-  next: nextOffset,
-});
+export const GuideChannelEntry = Type.Object(
+  {
+    ...channelSummaryFields,
+    programmes: Type.Array(RichProgrammeEntry, {
+      description: 'Programmes starting before `to` and stopping after `from`, by start',
+    }),
+  },
+  { title: 'GuideChannel' },
+);
+export const GuideResponse = Type.Object(
+  {
+    from: xmltvUtc,
+    to: xmltvUtc,
+    channels: Type.Array(GuideChannelEntry),
+    missing: missingIds,
+    next: nextOffset,
+  },
+  { title: 'Guide' },
+);
 
 const nullableRich = (description: string) =>
   Type.Union([RichProgrammeEntry, Type.Null()], { description });
-export const NowChannelEntry = Type.Object({
-  ...guideChannelFields,
-  now: nullableRich('The programme running at `at` (of overlapping ones, the latest start)'),
-  next: nullableRich('The first programme starting after `at`'),
-});
-export const NowResponse = Type.Object({
-  at: xmltvUtc,
-  channels: Type.Array(NowChannelEntry),
-  missing: missingIds,
-  next: nextOffset,
-});
+export const NowChannelEntry = Type.Object(
+  {
+    ...channelSummaryFields,
+    now: nullableRich('The programme running at `at` (of overlapping ones, the latest start)'),
+    next: nullableRich('The first programme starting after `at`'),
+  },
+  { title: 'NowNextChannel' },
+);
+export const NowResponse = Type.Object(
+  {
+    at: xmltvUtc,
+    channels: Type.Array(NowChannelEntry),
+    missing: missingIds,
+    next: nextOffset,
+  },
+  { title: 'NowNext' },
+);
 
 const instantText = (what: string) =>
   Type.String({
@@ -314,18 +395,21 @@ export const ProgrammeSearchQuery = Type.Object({
   ),
 });
 
-export const ProgrammeSearchResponse = Type.Object({
-  results: Type.Array(
-    Type.Object({
-      channel: Type.Object(guideChannelFields),
-      programme: RichProgrammeEntry,
+export const ProgrammeSearchResponse = Type.Object(
+  {
+    results: Type.Array(
+      Type.Object(
+        { channel: SearchResultEntry, programme: RichProgrammeEntry },
+        { title: 'ProgrammeSearchResult' },
+      ),
+      { description: 'By start, then channel name (case-insensitive), then programme id' },
+    ),
+    next: Type.Union([Type.String(), Type.Null()], {
+      description: 'The `cursor` of the next page, or null on the last page',
     }),
-    { description: 'By start, then channel name (case-insensitive), then programme id' },
-  ),
-  next: Type.Union([Type.String(), Type.Null()], {
-    description: 'The `cursor` of the next page, or null on the last page',
-  }),
-});
+  },
+  { title: 'ProgrammeSearchResults' },
+);
 
 export const CountryParams = Type.Object({
   country: Type.String({

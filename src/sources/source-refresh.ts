@@ -31,6 +31,7 @@ export interface RefreshDeps {
   log: RefreshLog;
   limits: DownloadLimits;
   retentionDays: number | null;
+  changesRetentionDays: number | null;
   /** Names this process as lease holder (host, pid and a random part). */
   holder: string;
   leaseMs?: number;
@@ -208,6 +209,7 @@ async function fetchAndIngest(
         assumeOffsetMinutes: source.assumeOffsetMinutes,
         nowMs: now,
         retentionDays: deps.retentionDays,
+        changesRetentionDays: deps.changesRetentionDays,
       },
     );
     onIngested(summary);

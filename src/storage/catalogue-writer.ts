@@ -103,6 +103,8 @@ export interface AnalyseOptions {
 export interface CommitOptions {
   /** When set, programmes that started more than this many days before the ingest are pruned. */
   retentionDays?: number | null;
+  /** When set, change records written more than this many days before the ingest are pruned. */
+  changesRetentionDays?: number | null;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { AccountStore } from './account-store.js';
 import type { CatalogueReader } from './catalogue-reader.js';
+import type { ChangeLog } from './change-log.js';
 import type { CatalogueWriter } from './catalogue-writer.js';
 import type { ChannelAdminStore } from './channel-admin-store.js';
 import type { FeedStore } from './feed-store.js';
@@ -22,6 +23,8 @@ export interface DataVersions {
 export interface Store {
   readonly engine: 'sqlite' | 'postgres';
   readonly catalogue: CatalogueReader;
+  /** What each ingest (and each operator's fix of a channel) changed, in order. */
+  readonly changes: ChangeLog;
   readonly ingest: CatalogueWriter;
   readonly accounts: AccountStore;
   readonly signIn: SignInStore;

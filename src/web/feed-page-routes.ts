@@ -7,7 +7,7 @@ import {
   updateAuditedFeed,
   type IssuedFeed,
 } from '../accounts/feed-service.js';
-import type { Account } from '../domain/account.js';
+import type { SignedIn } from '../accounts/sign-in-service.js';
 import { isUuid } from '../domain/catalogue-ids.js';
 import {
   DAYS_AHEAD,
@@ -23,7 +23,14 @@ import { FeedLimitError } from '../storage/errors.js';
 import type { Store } from '../storage/store.js';
 import type { SiteAddress } from '../http/site-address.js';
 import { formField, formFields, sendPage } from './page-helpers.js';
-import { feedFormPage, feedUrlPage, type FeedFormView } from './views/feed-pages.js';
+import type { ShownOnce } from './shown-once.js';
+import {
+  deleteFeedConfirmPage,
+  feedFormPage,
+  feedUrlPage,
+  newFeedUrlConfirmPage,
+  type FeedFormView,
+} from './views/feed-pages.js';
 import { messagePage } from './views/sign-in-pages.js';
 
 /** Channels a search on the feed form shows. */
@@ -35,8 +42,10 @@ export interface FeedPageDeps {
   store: Store;
   site: SiteAddress;
   now: () => number;
-  /** The signed-in account of a request, or null. */
-  signedIn(request: FastifyRequest): Promise<Account | null>;
+  /** The signed-in session of a request, or null. */
+  signedIn(request: FastifyRequest): Promise<SignedIn | null>;
+  /** Holds a new address between the POST that made it and the page that shows it once. */
+  shownOnce: ShownOnce;
 }
 
 /** The form's fields as typed (a GET's query or a POST's body). */
@@ -126,9 +135,9 @@ export async function registerFeedPages(web: FastifyInstance, deps: FeedPageDeps
   }
 
   /** The holder's feed of that id; someone else's is answered like one that does not exist. */
-  async function ownFeed(account: Account, id: string): Promise<Feed | null> {
+  async function ownFeed(accountId: string, id: string): Promise<Feed | null> {
     const feed = isUuid(id) ? await store.feeds.findFeed(id) : null;
-    return feed !== null && feed.accountId === account.id ? feed : null;
+    return feed !== null && feed.accountId === accountId ? feed : null;
   }
 
   const feedNotFound = (reply: FastifyReply) =>
@@ -138,8 +147,15 @@ export async function registerFeedPages(web: FastifyInstance, deps: FeedPageDeps
       messagePage('Feed not found', 'There is no such feed in your account.', true),
     );
 
-  const showUrl = (reply: FastifyReply, status: number, issued: IssuedFeed) =>
-    sendPage(reply, status, feedUrlPage(issued.feed, feedUrls(deps.site.url, issued.token)));
+  /** Post/redirect/get: the new address waits for the next page, which shows it once. */
+  const showUrlOnce = (reply: FastifyReply, signedIn: SignedIn, issued: IssuedFeed) => {
+    deps.shownOnce.hold(
+      { sessionHash: signedIn.sessionHash, accountId: signedIn.account.id },
+      `feed:${issued.feed.id}`,
+      issued.token,
+    );
+    return reply.redirect(`/account/feeds/${issued.feed.id}/address`, 303);
+  };
 
   /** Saves the form; a refused setting shows the form again with why. */
   async function save(
@@ -165,8 +181,7 @@ export async function registerFeedPages(web: FastifyInstance, deps: FeedPageDeps
     await feeds.register(fastifyFormbody, { bodyLimit: FEED_FORM_BYTES });
 
     feeds.get('/account/feeds/new', async (request, reply) => {
-      const account = await deps.signedIn(request);
-      if (account === null) return reply.redirect('/signin', 303);
+      if ((await deps.signedIn(request)) === null) return reply.redirect('/signin', 303);
       const form = typedForm(request.query);
       if (form.daysAhead === '') form.daysAhead = String(DAYS_AHEAD.default);
       if (form.daysBack === '') form.daysBack = String(DAYS_BACK.default);
@@ -174,14 +189,14 @@ export async function registerFeedPages(web: FastifyInstance, deps: FeedPageDeps
     });
 
     feeds.post('/account/feeds', async (request, reply) => {
-      const account = await deps.signedIn(request);
-      if (account === null) return reply.redirect('/signin', 303);
+      const signedIn = await deps.signedIn(request);
+      if (signedIn === null) return reply.redirect('/signin', 303);
       const form = typedForm(request.body);
       return save(reply, null, form, async (settings) =>
-        showUrl(
+        showUrlOnce(
           reply,
-          201,
-          await createAuditedFeed(store, account.id, settings, 'account', deps.now()),
+          signedIn,
+          await createAuditedFeed(store, signedIn.account.id, settings, 'account', deps.now()),
         ),
       );
     });
@@ -189,12 +204,19 @@ export async function registerFeedPages(web: FastifyInstance, deps: FeedPageDeps
     /** A route of one of the holder's feeds: signed in, and the feed theirs, else 404. */
     type FeedRequest = FastifyRequest<{ Params: { feedId: string } }>;
     const ofOwnFeed =
-      (answer: (request: FeedRequest, reply: FastifyReply, feed: Feed) => Promise<FastifyReply>) =>
+      (
+        answer: (
+          request: FeedRequest,
+          reply: FastifyReply,
+          feed: Feed,
+          signedIn: SignedIn,
+        ) => Promise<FastifyReply>,
+      ) =>
       async (request: FeedRequest, reply: FastifyReply) => {
-        const account = await deps.signedIn(request);
-        if (account === null) return reply.redirect('/signin', 303);
-        const feed = await ownFeed(account, request.params.feedId);
-        return feed === null ? feedNotFound(reply) : answer(request, reply, feed);
+        const signedIn = await deps.signedIn(request);
+        if (signedIn === null) return reply.redirect('/signin', 303);
+        const feed = await ownFeed(signedIn.account.id, request.params.feedId);
+        return feed === null ? feedNotFound(reply) : answer(request, reply, feed, signedIn);
       };
 
     feeds.get(
@@ -218,12 +240,32 @@ export async function registerFeedPages(web: FastifyInstance, deps: FeedPageDeps
       ),
     );
 
+    feeds.get(
+      '/account/feeds/:feedId/address',
+      ofOwnFeed(async (_request, reply, feed, signedIn) => {
+        const token = deps.shownOnce.take(signedIn.sessionHash, `feed:${feed.id}`);
+        // Shown already (a reload, back, another tab), or held by another instance: the account.
+        if (token === null) return reply.redirect('/account?notice=feed-address-shown#feeds', 303);
+        return sendPage(reply, 200, feedUrlPage(feed, feedUrls(deps.site.url, token)));
+      }),
+    );
+
+    feeds.get(
+      '/account/feeds/:feedId/token',
+      ofOwnFeed(async (_request, reply, feed) => sendPage(reply, 200, newFeedUrlConfirmPage(feed))),
+    );
+
     feeds.post(
       '/account/feeds/:feedId/token',
-      ofOwnFeed(async (_request, reply, feed) => {
+      ofOwnFeed(async (_request, reply, feed, signedIn) => {
         const renewed = await regenerateAuditedFeedToken(store, feed, 'account', deps.now());
-        return renewed === null ? feedNotFound(reply) : showUrl(reply, 200, renewed);
+        return renewed === null ? feedNotFound(reply) : showUrlOnce(reply, signedIn, renewed);
       }),
+    );
+
+    feeds.get(
+      '/account/feeds/:feedId/delete',
+      ofOwnFeed(async (_request, reply, feed) => sendPage(reply, 200, deleteFeedConfirmPage(feed))),
     );
 
     feeds.post(

@@ -12,6 +12,7 @@ import {
 } from '../accounts/account-service.js';
 import type { SignedIn, SignInService } from '../accounts/sign-in-service.js';
 import { PROJECT_ROOT } from '../config.js';
+import type { ApiKey } from '../domain/account.js';
 import { isUuid } from '../domain/catalogue-ids.js';
 import { parseEmailAddress } from '../domain/email-address.js';
 import { errors } from '../domain/errors.js';
@@ -26,7 +27,14 @@ import { formField, sendPage } from './page-helpers.js';
 import { registerFeedPages } from './feed-page-routes.js';
 import { pageHelmetOptions } from './page-security.js';
 import { isSameOriginRequest } from './same-origin.js';
-import { accountPage, keyCreatedPage } from './views/account-pages.js';
+import { createShownOnce } from './shown-once.js';
+import { isHttpsSite, sessionCookieName } from './session-cookie.js';
+import {
+  accountPage,
+  endAllSessionsConfirmPage,
+  keyCreatedPage,
+  revokeKeyConfirmPage,
+} from './views/account-pages.js';
 import {
   confirmPage,
   homePage,
@@ -57,9 +65,19 @@ const NOTICES: Record<string, string> = {
   'signed-out': 'You are signed out.',
   'signed-out-everywhere': 'Every session of your account has ended, this one included.',
   'key-revoked': 'The key is revoked. Requests made with it are refused from now on.',
+  'key-shown':
+    'A new key is shown only once, right after it is made, and not again. If you did not copy ' +
+    'it, revoke it and create another.',
   'feed-saved': 'The feed is saved. Media servers get the new lineup at their next fetch.',
   'feed-deleted': 'The feed is deleted. Its address is refused from now on.',
+  'feed-address-shown':
+    'The address of a feed is shown only once, right after it is made, and not again. If you ' +
+    'did not copy it, give the feed a new URL.',
 };
+
+/** The sign-in address just typed, kept by the browser for the "check your inbox" page. */
+const LINK_SENT_COOKIE = 'onair_link_sent';
+const LINK_SENT_PATH = '/signin/sent';
 
 /**
  * The customer-facing pages: home, passwordless sign-in, and the account page with its keys.
@@ -67,9 +85,10 @@ const NOTICES: Record<string, string> = {
  */
 export async function registerWebRoutes(app: FastifyInstance, deps: WebDeps): Promise<void> {
   const { store, signIn, site } = deps;
-  const secureCookies = () => site.url.startsWith('https:');
-  // `__Host-` makes the browser refuse the cookie unless it is Secure, host-only and on `/`.
-  const cookieName = () => (secureCookies() ? '__Host-onair_session' : 'onair_session');
+  const secureCookies = () => isHttpsSite(site);
+  const cookieName = () => sessionCookieName(site);
+  // New keys and feed addresses, between the POST that made them and the page that shows them.
+  const shownOnce = createShownOnce(deps.now);
 
   await app.register(async (web) => {
     await web.register(fastifyCookie);
@@ -121,12 +140,18 @@ export async function registerWebRoutes(app: FastifyInstance, deps: WebDeps): Pr
       reply: FastifyReply,
       signedIn: SignedIn,
       status = 200,
-      messages: { notice?: string; error?: string } = {},
+      messages: { notice?: string; error?: string; revokedKeyId?: string } = {},
     ): Promise<FastifyReply> {
       const nowMs = deps.now();
-      const keys = (await store.accounts.listApiKeys(signedIn.account.id)).filter(
-        (key) => key.revokedAt === null,
-      );
+      const allKeys = await store.accounts.listApiKeys(signedIn.account.id);
+      const keys = allKeys.filter((key) => key.revokedAt === null);
+      // The key just revoked, named: the account's own, and revoked (a made-up id names none).
+      const revoked = allKeys.find((key) => key.id === messages.revokedKeyId && key.revokedAt);
+      const notice =
+        revoked === undefined
+          ? messages.notice
+          : `The key “${revoked.name}” (ending ${revoked.lastFour}) is revoked. Requests made ` +
+            'with it are refused from now on.';
       const usage = await store.accounts.usageSince(signedIn.account.id, nowMs - DAY_MS);
       const feeds = await store.feeds.listFeeds(signedIn.account.id);
       return sendPage(
@@ -141,7 +166,8 @@ export async function registerWebRoutes(app: FastifyInstance, deps: WebDeps): Pr
           feedCap: MAX_FEEDS_PER_ACCOUNT,
           usage,
           apiBase: apiBase(),
-          ...messages,
+          ...(notice === undefined ? {} : { notice }),
+          ...(messages.error === undefined ? {} : { error: messages.error }),
         }),
       );
     }
@@ -184,6 +210,20 @@ export async function registerWebRoutes(app: FastifyInstance, deps: WebDeps): Pr
         }
       }
       await signIn.requestLink(email);
+      // A reload of the next page resends nothing; the address rides in a cookie, not the URL
+      // (URLs are logged).
+      reply.setCookie(LINK_SENT_COOKIE, email, {
+        path: LINK_SENT_PATH,
+        httpOnly: true,
+        sameSite: 'lax',
+        secure: secureCookies(),
+        maxAge: 15 * 60,
+      });
+      return reply.redirect(LINK_SENT_PATH, 303);
+    });
+
+    web.get(LINK_SENT_PATH, async (request, reply) => {
+      const email = parseEmailAddress(request.cookies[LINK_SENT_COOKIE] ?? '');
       return sendPage(reply, 200, linkSentPage(email));
     });
 
@@ -197,7 +237,10 @@ export async function registerWebRoutes(app: FastifyInstance, deps: WebDeps): Pr
     web.post('/signin/confirm', async (request, reply) => {
       // A session that existed before sign-in is never carried over (session fixation).
       const previous = await currentSession(request);
-      if (previous !== null) await signIn.signOut(previous.sessionHash);
+      if (previous !== null) {
+        await signIn.signOut(previous.sessionHash);
+        shownOnce.forgetSession(previous.sessionHash);
+      }
       const confirmed = await signIn.confirmLink(formField(request.body, 'token'));
       if (confirmed === null) {
         clearSessionCookie(reply);
@@ -215,7 +258,10 @@ export async function registerWebRoutes(app: FastifyInstance, deps: WebDeps): Pr
 
     web.post('/signout', async (request, reply) => {
       const signedIn = await currentSession(request);
-      if (signedIn !== null) await signIn.signOut(signedIn.sessionHash);
+      if (signedIn !== null) {
+        await signIn.signOut(signedIn.sessionHash);
+        shownOnce.forgetSession(signedIn.sessionHash);
+      }
       clearSessionCookie(reply);
       return reply.redirect('/signin?notice=signed-out', 303);
     });
@@ -223,8 +269,10 @@ export async function registerWebRoutes(app: FastifyInstance, deps: WebDeps): Pr
     web.get('/account', async (request, reply) => {
       const signedIn = await currentSession(request);
       if (signedIn === null) return reply.redirect('/signin', 303);
+      const notice = formField(request.query, 'notice');
       return renderAccount(reply, signedIn, 200, {
-        notice: NOTICES[formField(request.query, 'notice')],
+        notice: NOTICES[notice],
+        ...(notice === 'key-revoked' ? { revokedKeyId: formField(request.query, 'key') } : {}),
       });
     });
 
@@ -245,20 +293,34 @@ export async function registerWebRoutes(app: FastifyInstance, deps: WebDeps): Pr
           error: errors.keyLimitReached(MAX_ACTIVE_KEYS).message,
         });
       }
-      const nowMs = deps.now();
       const issued = await issueAuditedApiKey(
         store.accounts,
         signedIn.account.id,
         name,
         'account',
-        nowMs,
+        deps.now(),
       );
-      return sendPage(reply, 201, keyCreatedPage(issued.record, issued.key, apiBase()));
+      // Post/redirect/get: the secret waits for the next page, which shows it once.
+      shownOnce.hold(
+        { sessionHash: signedIn.sessionHash, accountId: signedIn.account.id },
+        `key:${issued.record.id}`,
+        issued.key,
+      );
+      return reply.redirect(`/account/keys/${issued.record.id}/created`, 303);
     });
 
-    web.post<{ Params: { keyId: string } }>(
-      '/account/keys/:keyId/revoke',
-      async (request, reply) => {
+    /** A route of one of the account's keys: signed in, and the key theirs, else 404. */
+    type KeyRequest = FastifyRequest<{ Params: { keyId: string } }>;
+    const ofOwnKey =
+      (
+        answer: (
+          request: KeyRequest,
+          reply: FastifyReply,
+          signedIn: SignedIn,
+          key: ApiKey,
+        ) => Promise<FastifyReply>,
+      ) =>
+      async (request: KeyRequest, reply: FastifyReply) => {
         const signedIn = await currentSession(request);
         if (signedIn === null) return reply.redirect('/signin', 303);
         // Key ids are UUIDs: anything else is no key, and never reaches the database.
@@ -273,22 +335,56 @@ export async function registerWebRoutes(app: FastifyInstance, deps: WebDeps): Pr
             messagePage('Key not found', 'There is no such key in your account.', true),
           );
         }
+        return answer(request, reply, signedIn, key);
+      };
+
+    web.get(
+      '/account/keys/:keyId/created',
+      ofOwnKey(async (_request, reply, signedIn, key) => {
+        const secret = shownOnce.take(signedIn.sessionHash, `key:${key.id}`);
+        // Shown already (a reload, back, another tab), or held by another instance: the account.
+        if (secret === null || key.revokedAt !== null) {
+          return reply.redirect('/account?notice=key-shown', 303);
+        }
+        return sendPage(reply, 200, keyCreatedPage(key, secret, apiBase()));
+      }),
+    );
+
+    web.get(
+      '/account/keys/:keyId/revoke',
+      ofOwnKey(async (_request, reply, _signedIn, key) =>
+        key.revokedAt === null
+          ? sendPage(reply, 200, revokeKeyConfirmPage(key))
+          : reply.redirect(`/account?notice=key-revoked&key=${key.id}`, 303),
+      ),
+    );
+
+    web.post(
+      '/account/keys/:keyId/revoke',
+      ofOwnKey(async (_request, reply, _signedIn, key) => {
         await revokeAuditedApiKey(store.accounts, key, 'account', deps.now());
-        return reply.redirect('/account?notice=key-revoked', 303);
-      },
+        return reply.redirect(`/account?notice=key-revoked&key=${key.id}`, 303);
+      }),
     );
 
     await registerFeedPages(web, {
       store,
       site,
       now: deps.now,
-      signedIn: async (request) => (await currentSession(request))?.account ?? null,
+      signedIn: currentSession,
+      shownOnce,
+    });
+
+    web.get('/account/sessions/end-all', async (request, reply) => {
+      if ((await currentSession(request)) === null) return reply.redirect('/signin', 303);
+      return sendPage(reply, 200, endAllSessionsConfirmPage());
     });
 
     web.post('/account/sessions/end-all', async (request, reply) => {
       const signedIn = await currentSession(request);
       if (signedIn === null) return reply.redirect('/signin', 303);
       await signIn.signOutEverywhere(signedIn.account.id);
+      shownOnce.forgetAccount(signedIn.account.id);
       clearSessionCookie(reply);
       return reply.redirect('/signin?notice=signed-out-everywhere', 303);
     });

@@ -97,6 +97,9 @@ describe.skipIf(SKIP_BROWSER)('account pages in Chromium', () => {
 
     await page.getByPlaceholder(/key name/i).fill('browser test');
     await page.getByRole('button', { name: 'Create key' }).click();
+    // POST-redirect-GET: the key is shown on a page of its own, reached by a 303.
+    await page.waitForURL(/\/account\/keys\/[0-9a-f-]{36}\/created$/);
+    const createdUrl = page.url();
     const key = (await page.locator('#new-key').textContent()) ?? '';
     expect(key).toMatch(/^onair_[0-9A-Za-z]{38}$/);
     await page.getByRole('button', { name: 'Copy' }).click();
@@ -106,17 +109,56 @@ describe.skipIf(SKIP_BROWSER)('account pages in Chromium', () => {
 
     expect(await callApi(key)).toBe(200);
 
+    // Back to the account, then the browser's Back: the key's page is not shown again (it is
+    // sent no-store and its secret was taken), whether fetched again or kept by the browser.
     await page.getByRole('link', { name: 'Back to your account' }).click();
     await page.waitForURL(`${server.url}/account`);
+    await page.goBack();
+    await expect.poll(() => page.url()).toBe(`${server.url}/account?notice=key-shown`);
+    expect(await page.content()).not.toContain(key);
+    await page.goto(createdUrl);
+    await page.waitForURL(`${server.url}/account?notice=key-shown`);
+    expect(await page.content()).not.toContain(key);
+
+    // A reload of a new key's page shows the account, not the key, and makes no key (the
+    // browser has no form to send again).
+    await page.goto(`${server.url}/account`);
+    await page.getByPlaceholder(/key name/i).fill('reload test');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.waitForURL(/\/created$/);
+    const second = (await page.locator('#new-key').textContent()) ?? '';
+    expect(second).toMatch(/^onair_/);
+    await page.reload();
+    await page.waitForURL(`${server.url}/account?notice=key-shown`);
+    expect(await page.content()).not.toContain(second);
+    expect(await page.locator('[role=status]').textContent()).toMatch(/shown only once/);
+    expect(await page.locator('table.keys tbody tr').count()).toBe(2);
+    await page.getByRole('link', { name: 'Revoke key reload test' }).click();
+    await page.getByRole('button', { name: 'Revoke key reload test' }).click();
+    await page.waitForURL(/notice=key-revoked/);
+
+    await page.goto(`${server.url}/account`);
     expect(await page.content()).not.toContain(key);
     await page.screenshot({ path: join(RESULTS, 'account-page.png'), fullPage: true });
     await page.setViewportSize({ width: 390, height: 844 });
     await page.screenshot({ path: join(RESULTS, 'account-page-phone.png'), fullPage: true });
     await page.setViewportSize({ width: 1280, height: 720 });
 
+    // Revoking asks first, naming the key and its last four characters; Cancel changes nothing.
+    await page.getByRole('link', { name: 'Revoke key browser test' }).click();
+    await page.waitForURL(/\/account\/keys\/[0-9a-f-]{36}\/revoke$/);
+    expect(await page.locator('main').textContent()).toContain(
+      `Revoke the key “browser test” (ending ${key.slice(-4)})`,
+    );
+    await page.getByRole('link', { name: 'Cancel' }).click();
+    await page.waitForURL(`${server.url}/account`);
+    expect(await callApi(key)).toBe(200);
+    await page.getByRole('link', { name: 'Revoke key browser test' }).click();
     await page.getByRole('button', { name: 'Revoke key browser test' }).click();
-    await page.waitForURL(`${server.url}/account?notice=key-revoked`);
-    expect(await page.locator('[role=status]').textContent()).toMatch(/revoked/);
+    await page.waitForURL(/\/account\?notice=key-revoked&key=[0-9a-f-]{36}$/);
+    expect(await page.locator('[role=status]').textContent()).toMatch(
+      new RegExp(`The key “browser test” \\(ending ${key.slice(-4)}\\) is revoked`),
+    );
     expect(await callApi(key)).toBe(401);
 
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();
@@ -125,6 +167,26 @@ describe.skipIf(SKIP_BROWSER)('account pages in Chromium', () => {
     await page.waitForURL(`${server.url}/signin`);
 
     expect(problems, problems.join('\n')).toEqual([]);
+    await context.close();
+  });
+
+  it('signing out everywhere asks first, then ends every session', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const elsewhere = await (await browser.newContext()).newPage();
+    await signIn(page, 'everywhere@example.com');
+    await signIn(elsewhere, 'everywhere@example.com');
+    await page.getByRole('link', { name: 'Sign out everywhere' }).click();
+    await page.waitForURL(`${server.url}/account/sessions/end-all`);
+    expect(await page.locator('h1').textContent()).toBe('Sign out everywhere?');
+    // Asking ended nothing.
+    await elsewhere.reload();
+    expect(elsewhere.url()).toBe(`${server.url}/account`);
+    await page.getByRole('button', { name: 'Sign out everywhere' }).click();
+    await page.waitForURL(`${server.url}/signin?notice=signed-out-everywhere`);
+    await elsewhere.reload();
+    await elsewhere.waitForURL(`${server.url}/signin`);
+    await elsewhere.context().close();
     await context.close();
   });
 
@@ -168,6 +230,8 @@ describe.skipIf(SKIP_BROWSER)('account pages in Chromium', () => {
     await page.getByRole('checkbox', { name: /RTÉ/ }).check();
     await page.getByLabel(/Days ahead/).fill('3');
     await page.getByRole('button', { name: 'Save feed' }).click();
+    await page.waitForURL(/\/account\/feeds\/[0-9a-f-]{36}\/address$/);
+    const addressPage = page.url();
 
     const url = (await page.locator('#feed-url').textContent()) ?? '';
     expect(url).toMatch(new RegExp(`^${server.url}/feeds/[\\w-]{43}/guide\\.xml$`));
@@ -183,19 +247,65 @@ describe.skipIf(SKIP_BROWSER)('account pages in Chromium', () => {
     ]);
     await page.screenshot({ path: join(RESULTS, 'feed-url.png'), fullPage: true });
 
-    await page.getByRole('link', { name: 'Back to your account' }).click();
+    // A reload shows the account, not the address; one feed only.
+    await page.reload();
+    await page.waitForURL(`${server.url}/account?notice=feed-address-shown#feeds`);
     expect(await page.content()).not.toContain(url);
+    expect(await page.locator('#feeds tbody tr').count()).toBe(1);
+    await page.goto(addressPage);
+    await page.waitForURL(`${server.url}/account?notice=feed-address-shown#feeds`);
     await page.screenshot({ path: join(RESULTS, 'account-feeds.png'), fullPage: true });
-    await page.getByRole('button', { name: 'New URL for feed Living room' }).click();
+
+    // A new URL asks first; then the old address is refused and the new one shown once.
+    await page.getByRole('link', { name: 'New URL for feed Living room' }).click();
+    expect(await page.locator('h1').textContent()).toBe('Give this feed a new URL?');
+    expect((await fetch(url)).status).toBe(200);
+    await page.getByRole('button', { name: 'Make a new URL for feed Living room' }).click();
+    await page.waitForURL(addressPage);
     const renewed = (await page.locator('#feed-url').textContent()) ?? '';
     expect(renewed).not.toBe(url);
     expect((await fetch(url)).status).toBe(404);
     expect((await fetch(renewed)).status).toBe(200);
 
     await page.getByRole('link', { name: 'Back to your account' }).click();
+    await page.getByRole('link', { name: 'Delete feed Living room' }).click();
+    expect(await page.locator('main').textContent()).toContain('Delete the feed “Living room”?');
+    expect((await fetch(renewed)).status).toBe(200);
     await page.getByRole('button', { name: 'Delete feed Living room' }).click();
     await page.waitForURL(`${server.url}/account?notice=feed-deleted#feeds`);
     expect((await fetch(renewed)).status).toBe(404);
+    expect(problems, problems.join('\n')).toEqual([]);
+    await context.close();
+  });
+
+  it('a mistyped or form-only address is the site 404 page, styled, with a way home', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error' && !/404 \(Not Found\)/.test(message.text())) {
+        problems.push(message.text());
+      }
+    });
+    await signIn(page, 'lost@example.com');
+    for (const path of ['/account/keys', '/account/kyes', '/nowhere/at/all']) {
+      const response = await page.goto(`${server.url}${path}`);
+      expect(response?.status(), path).toBe(404);
+      expect(response?.headers()['content-type'], path).toMatch(/^text\/html/);
+      expect(await page.locator('h1').textContent(), path).toBe('Page not found');
+      // The stylesheet loaded (the page's CSP allows it): the site's background colour.
+      expect(
+        await page.evaluate('getComputedStyle(document.documentElement).backgroundColor'),
+      ).toBe('rgb(245, 247, 249)');
+      // Still signed in: the header says so.
+      expect(await page.getByRole('link', { name: 'Account', exact: true }).count()).toBe(1);
+    }
+    await page.screenshot({ path: join(RESULTS, 'not-found.png'), fullPage: true });
+    await page.getByRole('link', { name: 'Go to the start' }).click();
+    await page.waitForURL(`${server.url}/`);
+    // The API's unknown paths stay JSON.
+    const api = await page.goto(`${server.url}/api/nowhere`);
+    expect(api?.headers()['content-type']).toMatch(/^application\/json/);
     expect(problems, problems.join('\n')).toEqual([]);
     await context.close();
   });

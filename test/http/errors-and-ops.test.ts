@@ -14,11 +14,13 @@ afterEach(async () => {
 });
 
 describe('errors are JSON everywhere', () => {
-  it('an unknown route outside /api/v1 → 404 NOT_FOUND', async () => {
-    const res = await t.get('/nowhere');
+  it('an unknown route under /api/ outside /api/v1 → 404 NOT_FOUND (elsewhere: the 404 page)', async () => {
+    const res = await t.get('/api/nowhere');
     expect(res.statusCode).toBe(404);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     expect(res.json()).toEqual({ error: 'Not found', code: 'NOT_FOUND' });
+    // Pages answer as pages (test/web/not-found.test.ts).
+    expect((await t.get('/nowhere')).headers['content-type']).toMatch(/^text\/html/);
   });
 
   it('an unknown route under /api/v1 → 401 without a key, 404 NOT_FOUND with one', async () => {

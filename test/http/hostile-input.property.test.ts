@@ -219,7 +219,8 @@ function expectContract(
   const context = `${what.slice(0, 300)} → ${answer.status} ${answer.body.slice(0, 300)}`;
   expect(allowed, context).toContain(answer.status);
   const type = String(answer.headers['content-type']);
-  if (pages && answer.status === 200 && type.startsWith('text/html')) return null;
+  // Outside /api/ a page answers, or the site's 404 page.
+  if (pages && [200, 404].includes(answer.status) && type.startsWith('text/html')) return null;
   expect(type, context).toMatch(/^application\/json/);
   expect(answer.headers['x-content-type-options'], context).toBe('nosniff');
   expect(String(answer.headers['content-security-policy']), context).toContain(
@@ -529,10 +530,14 @@ describe('hostile paths without a key', () => {
         const url = route(value.url);
         const answer = await get(url, {});
         // Dot segments ("..", "%2e%2e") are resolved by the client, as browsers and fetch do:
-        // such a URL may leave /api/v1 and meet the site's 404 instead.
-        const inApi = new URL(url, 'http://localhost').pathname.startsWith('/api/v1');
-        expectContract(answer, inApi ? [400, 401] : [400, 404], url);
+        // such a URL may leave /api/v1 and meet the site's 404 instead: JSON under /api/, the
+        // 404 page elsewhere.
+        const path = new URL(url, 'http://localhost').pathname;
+        const inApi = path.startsWith('/api/v1');
+        const page = !path.startsWith('/api/') && path !== '/api';
+        expectContract(answer, inApi ? [400, 401] : [400, 404], url, page);
         if (answer.status === 401) expect(answer.body).toBe(CANONICAL_401);
+        else if (answer.status === 404 && page) expect(answer.body).toContain('Page not found');
         else if (answer.status === 404) expectCode(answer, 404, 'NOT_FOUND', url);
         else expectCode(answer, 400, 'BAD_REQUEST', url);
       }),

@@ -1,31 +1,47 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
+import openapiTS, { astToString } from 'openapi-typescript';
 import type { TSchema } from 'typebox';
 import { Value } from 'typebox/value';
+import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_STATUS } from '../../src/domain/errors.js';
+import { CREDIT_ROLES } from '../../src/domain/programme-details.js';
 import { DAY_MS } from '../../src/domain/schedule-window.js';
 import {
   API_ERRORS,
   FEED_OPERATIONS,
+  PARAMETER_DOCS,
   V1_OPERATIONS,
   type ApiErrorCode,
 } from '../../src/http/openapi/operation-docs.js';
 import {
+  ChannelEntry,
   ChannelParams,
   ChannelsResponse,
   CountriesResponse,
+  CountryEntry,
   CountryParams,
+  ErrorBody,
+  GuideChannelEntry,
   GuideQuery,
   GuideResponse,
+  NowChannelEntry,
   NowQuery,
   NowResponse,
+  ProgrammeEntry,
   ProgrammeSearchQuery,
   ProgrammeSearchResponse,
   ProgrammeParams,
   ProgrammeResponse,
   ProgrammesQuery,
   ProgrammesResponse,
+  RichProgrammeEntry,
   SearchQuery,
   SearchResponse,
+  SearchResultEntry,
 } from '../../src/http/schemas.js';
 import { seedCatalogue } from '../helpers/catalogue-fixture.js';
 import { createTestApp, TEST_NOW, type TestApp } from '../helpers/test-app.js';
@@ -51,14 +67,19 @@ interface Document {
   openapi: string;
   servers: { url: string }[];
   security: Record<string, string[]>[];
-  components: { securitySchemes: Record<string, Record<string, string>> };
+  components: {
+    securitySchemes: Record<string, Record<string, string>>;
+    schemas: Record<string, Record<string, unknown>>;
+  };
   paths: Record<string, Record<string, Operation>>;
-  info: { description: string };
+  info: { description: string; license: unknown };
 }
 
 const PUBLIC_URL = 'https://api-b.example.com';
 let t: TestApp;
 let doc: Document;
+/** The document with every `$ref` replaced by what it names. */
+let whole: Document;
 let key: string;
 let channelId: string;
 let programmeId: string;
@@ -77,6 +98,7 @@ beforeAll(async () => {
   const res = await t.get('/openapi.json');
   expect(res.statusCode).toBe(200);
   doc = res.json();
+  whole = (await SwaggerParser.dereference(structuredClone(doc) as never)) as unknown as Document;
 });
 
 afterAll(async () => {
@@ -88,6 +110,22 @@ const plain = (schema: TSchema) => JSON.parse(JSON.stringify(schema)) as Record<
 const operation = (path: string) => doc.paths[path]?.get as Operation;
 /** The keyed v1 routes of the document (the feed routes are keyless, documented apart). */
 const v1Paths = () => Object.keys(doc.paths).filter((path) => path.startsWith('/api/v1/'));
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+/** Every schema object with a `title` under `node`, examples and enumerations aside. */
+function titledSchemas(node: unknown, found: string[] = []): string[] {
+  if (Array.isArray(node)) for (const item of node) titledSchemas(item, found);
+  else if (node !== null && typeof node === 'object') {
+    const object = node as Record<string, unknown>;
+    if (typeof object.title === 'string') found.push(object.title);
+    for (const [key, value] of Object.entries(object)) {
+      if (!['example', 'examples', 'enum', 'const', 'default'].includes(key)) {
+        titledSchemas(value, found);
+      }
+    }
+  }
+  return found;
+}
 
 describe('GET /openapi.json', () => {
   it('is public JSON, outside /api/v1, readable from other sites', async () => {
@@ -168,7 +206,12 @@ describe('GET /openapi.json', () => {
     ];
     for (const [path, response, params, query] of routes) {
       const op = operation(path);
+      // Named in the document (a $ref), and exactly the route's schema once resolved.
       expect(op.responses['200']?.content?.['application/json'].schema, path).toEqual(
+        ref(plain(response).title as string),
+      );
+      const resolved = whole.paths[path]?.get as Operation;
+      expect(resolved.responses['200']?.content?.['application/json'].schema, path).toEqual(
         plain(response),
       );
       const names = (where: string) =>
@@ -181,6 +224,134 @@ describe('GET /openapi.json', () => {
       );
       expect(names('header')).toEqual(['If-None-Match']);
     }
+  });
+
+  it('declares each shape of the contract once, in components.schemas, and refers to it', () => {
+    expect(Object.keys(doc.components.schemas)).toEqual([
+      'Audio',
+      'Channel',
+      'ChannelList',
+      'ChannelSearchResults',
+      'ChannelSummary',
+      'Country',
+      'CountryList',
+      'Credit',
+      'EpisodeNumber',
+      'Error',
+      'Guide',
+      'GuideChannel',
+      'LangText',
+      'NowNext',
+      'NowNextChannel',
+      'PreviouslyShown',
+      'Programme',
+      'ProgrammeDetail',
+      'ProgrammeSearchResult',
+      'ProgrammeSearchResults',
+      'RichProgramme',
+      'Schedule',
+      'Subtitles',
+      'SystemValue',
+      'Video',
+    ]);
+    // Nothing named is inlined, in an operation or in another named schema.
+    expect(titledSchemas(doc.paths)).toEqual([]);
+    for (const [name, schema] of Object.entries(doc.components.schemas)) {
+      expect(titledSchemas(schema.properties ?? {}), name).toEqual([]);
+    }
+    // One error body, referred to by every error answer of every route (it was inlined in each).
+    let errorAnswers = 0;
+    for (const path of Object.keys(doc.paths)) {
+      for (const [status, response] of Object.entries(operation(path).responses)) {
+        if (Number(status) < 400) continue;
+        expect(response.content?.['application/json'].schema, `${path} ${status}`).toEqual(
+          ref('Error'),
+        );
+        errorAnswers += 1;
+      }
+    }
+    expect(errorAnswers).toBeGreaterThan(40);
+    expect(doc.components.schemas.Schedule?.properties).toMatchObject({
+      programmes: { type: 'array', items: ref('Programme') },
+    });
+    expect(doc.components.schemas.NowNextChannel?.properties).toMatchObject({
+      now: { anyOf: [ref('RichProgramme'), { type: 'null' }] },
+    });
+    // Each named shape, resolved, is the schema the routes serialise with.
+    const { $id, ...errorBody } = plain(ErrorBody);
+    expect($id).toBe('ErrorBody');
+    for (const [name, schema] of [
+      ['Error', errorBody],
+      ['Country', plain(CountryEntry)],
+      ['Channel', plain(ChannelEntry)],
+      ['ChannelSummary', plain(SearchResultEntry)],
+      ['Programme', plain(ProgrammeEntry)],
+      ['RichProgramme', plain(RichProgrammeEntry)],
+      ['GuideChannel', plain(GuideChannelEntry)],
+      ['NowNextChannel', plain(NowChannelEntry)],
+    ] as const) {
+      expect(whole.components.schemas[name], name).toEqual(schema);
+    }
+  });
+
+  it('gives the error code, the days and every closed set an enum', async () => {
+    const { schemas } = doc.components;
+    const codes = (schemas.Error?.properties as Record<string, unknown>).code;
+    expect(codes).toMatchObject({ type: 'string', enum: Object.keys(ERROR_STATUS) });
+    const credit = (schemas.Credit?.properties as Record<string, unknown>).role;
+    expect(credit).toEqual({ type: 'string', enum: [...CREDIT_ROLES] });
+    const query = (path: string, name: string) =>
+      (operation(path).parameters ?? []).find((p) => p.name === name) as unknown as {
+        schema: { enum?: string[]; anyOf?: { enum?: string[] }[] };
+      };
+    const schedule = '/api/v1/channels/{channelId}/programmes';
+    const days = query(schedule, 'days').schema.anyOf?.flatMap((s) => s.enum ?? []);
+    expect(days).toEqual(['today', 'tomorrow', 'yesterday', 'all']);
+    const all = query(schedule, 'all').schema.enum;
+    expect(all).toEqual(['1', 'true']);
+    // The route takes every value the document lists (the schemas do not check them: the route
+    // answers its own 400 INVALID_DAYS).
+    for (const [name, values] of [
+      ['days', [...(days ?? []), '7', '365']],
+      ['all', all ?? []],
+    ] as const) {
+      for (const value of values) {
+        const res = await t.get(`/api/v1/channels/${channelId}/programmes?${name}=${value}`, key);
+        expect(res.statusCode, `${name}=${value}`).toBe(200);
+      }
+    }
+    expect(Object.keys(PARAMETER_DOCS).sort()).toEqual(['all', 'channelId', 'days']);
+  });
+
+  it('marks every id that is a UUID as one', () => {
+    const { schemas } = doc.components;
+    const property = (name: string, field: string) =>
+      (schemas[name]?.properties as Record<string, { format?: string }>)[field]?.format;
+    expect(property('Channel', 'id')).toBe('uuid');
+    for (const name of ['ChannelSummary', 'GuideChannel', 'NowNextChannel', 'RichProgramme']) {
+      expect(property(name, 'channelId'), name).toBe('uuid');
+    }
+    expect(property('Programme', 'sourceFileId')).toBe('uuid');
+    expect(property('Schedule', 'channelId')).toBe('uuid');
+    for (const name of ['Guide', 'NowNext']) {
+      const missing = (schemas[name]?.properties as Record<string, { items: unknown }>).missing;
+      expect(missing?.items, name).toEqual({ type: 'string', format: 'uuid' });
+    }
+    // Programme ids are digits, not UUIDs.
+    expect(property('Programme', 'id')).toBeUndefined();
+    for (const path of v1Paths().filter((p) => p.includes('{channelId}'))) {
+      const param = (operation(path).parameters ?? []).find((p) => p.name === 'channelId');
+      expect((param as unknown as { schema: unknown }).schema, path).toEqual({
+        type: 'string',
+        format: 'uuid',
+      });
+    }
+  });
+
+  it('states the licence of the package', () => {
+    const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as { license: string };
+    expect(manifest.license).toBe('MIT');
+    expect(doc.info.license).toEqual({ name: 'MIT', identifier: 'MIT' });
   });
 
   it('gives every operation an example answer that its own response schema accepts', () => {
@@ -397,4 +568,89 @@ describe('OpenAPI servers without PUBLIC_URL', () => {
       await local.close();
     }
   });
+});
+
+describe('types generated from /openapi.json by openapi-typescript', () => {
+  it("type a schedule's programmes and an error's code, not as unknown", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'onair-openapi-types-'));
+    try {
+      const served = (await t.get('/openapi.json')).json() as Record<string, unknown>;
+      writeFileSync(join(dir, 'api.d.ts'), astToString(await openapiTS(served as never)));
+      // What a client would write against the generated types.
+      const check = join(dir, 'check.ts');
+      writeFileSync(
+        check,
+        [
+          "import type { components, paths } from './api.js';",
+          "export type Schedule = paths['/api/v1/channels/{channelId}/programmes']['get']['responses'][200]['content']['application/json'];",
+          "export type ScheduleProgramme = Schedule['programmes'][number];",
+          "export type ErrorCode = components['schemas']['Error']['code'];",
+          "export type RefusalCode = paths['/api/v1/countries']['get']['responses'][401]['content']['application/json']['code'];",
+          'export const title: string = ({} as ScheduleProgramme).title;',
+          "export const code: ErrorCode = 'RATE_LIMITED';",
+          '',
+        ].join('\n'),
+      );
+      const program = ts.createProgram([check], {
+        strict: true,
+        noEmit: true,
+        target: ts.ScriptTarget.ES2022,
+        module: ts.ModuleKind.NodeNext,
+        moduleResolution: ts.ModuleResolutionKind.NodeNext,
+        lib: ['lib.es2022.d.ts'],
+        types: [],
+      });
+      const problems = ts
+        .getPreEmitDiagnostics(program)
+        .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      expect(problems).toEqual([]);
+
+      const checker = program.getTypeChecker();
+      const source = program.getSourceFile(check);
+      const exported = checker.getExportsOfModule(
+        checker.getSymbolAtLocation(source as ts.SourceFile) as ts.Symbol,
+      );
+      const typeOf = (name: string) =>
+        checker.getDeclaredTypeOfSymbol(exported.find((s) => s.name === name) as ts.Symbol);
+      const opaque = ts.TypeFlags.Unknown | ts.TypeFlags.Any;
+
+      // A programme of a schedule is an object with the schedule entry's fields, typed.
+      const programme = typeOf('ScheduleProgramme');
+      expect(programme.flags & opaque).toBe(0);
+      expect(
+        checker
+          .getPropertiesOfType(programme)
+          .map((p) => p.name)
+          .sort(),
+      ).toEqual(Object.keys(ProgrammeEntry.properties).sort());
+      const field = (name: string) =>
+        checker.typeToString(
+          checker.getTypeOfSymbol(checker.getPropertyOfType(programme, name) as ts.Symbol),
+        );
+      expect([field('title'), field('needsReview'), field('start')]).toEqual([
+        'string',
+        'boolean',
+        'string',
+      ]);
+      expect(
+        checker.isArrayType(
+          checker.getTypeOfSymbol(
+            checker.getPropertyOfType(typeOf('Schedule'), 'programmes') as ts.Symbol,
+          ),
+        ),
+      ).toBe(true);
+
+      // An error's code is the union of the catalogue's codes, in a refusal as in the schema.
+      for (const name of ['ErrorCode', 'RefusalCode']) {
+        const codes = typeOf(name);
+        expect(codes.isUnion(), name).toBe(true);
+        const literals = (codes as ts.UnionType).types.map((member) =>
+          member.isStringLiteral() ? member.value : checker.typeToString(member),
+        );
+        expect(literals.sort(), name).toEqual(Object.keys(ERROR_STATUS).sort());
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -67,6 +67,7 @@ describe.each(ENGINES)('refreshing a source: %s', (engine) => {
       log: { info: log('info'), warn: log('warn'), error: log('error') },
       limits: LIMITS,
       retentionDays: null,
+      changesRetentionDays: null,
       holder: 'test-holder',
     };
   });

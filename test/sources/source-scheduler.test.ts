@@ -41,6 +41,7 @@ function start(): SourceScheduler {
       log: { info: log('info'), warn: log('warn'), error: log('error') },
       limits: LIMITS,
       retentionDays: null,
+      changesRetentionDays: null,
       holder: 'scheduler-test',
     },
     3_600_000, // only the first pass and the test's own ticks

@@ -1195,6 +1195,159 @@ describe.runIf(ENGINES.length > 1)('both engines give the same answers', () => {
   });
 });
 
+describe.each(ENGINES)('the change log: %s', (engine) => {
+  let s: EngineStore;
+  beforeAll(async () => {
+    s = await openEngineStore(engine, NOW);
+  });
+  afterAll(async () => {
+    await s?.dispose();
+  });
+
+  const t = (h: number) => `20260401${String(h).padStart(2, '0')}0000 +0000`;
+  const guideOf = (channelName: string, programmes: [string, number, string][]) =>
+    Buffer.from(`<tv>
+<channel id="k.uk"><display-name>${channelName}</display-name></channel>
+<channel id="l.fr"><display-name>Elle</display-name></channel>
+${programmes
+  .map(
+    ([channel, h, title]) =>
+      `<programme start="${t(h)}" stop="${t(h + 1)}" channel="${channel}"><title>${title}</title></programme>`,
+  )
+  .join('\n')}
+</tv>`);
+  const k = channelIdFor('k.uk');
+  const l = channelIdFor('l.fr');
+  const read = (
+    after: number,
+    more: Partial<{ limit: number; country: string; channels: string[] }> = {},
+  ) =>
+    s.store.changes.read({
+      after,
+      limit: more.limit ?? 100,
+      country: more.country ?? null,
+      channels: more.channels ?? null,
+    });
+  /** Records as `kind change channel programme-start`, for comparing. */
+  const shown = (
+    records: { kind: string; change: string; channelId: string; start: string | null }[],
+  ) =>
+    records
+      .map(
+        (r) =>
+          `${r.kind} ${r.change} ${r.channelId === k ? 'k' : 'l'}${r.start ? ` ${r.start.slice(8, 10)}h` : ''}`,
+      )
+      .sort();
+
+  it('records what each ingest added, changed and removed, in order, and nothing for the same guide again', async () => {
+    const empty = await read(0);
+    expect(empty).toEqual({ bounds: { newest: 0, horizon: 0 }, records: [] });
+
+    const first: [string, number, string][] = [
+      ['k.uk', 6, 'News'],
+      ['k.uk', 7, 'Film'],
+      ['k.uk', 8, 'Late show'],
+      ['l.fr', 6, 'Journal'],
+    ];
+    await run(s.store, guideOf('Kay', first), NOW);
+    const one = await read(0);
+    expect(shown(one.records)).toEqual([
+      'channel added k',
+      'channel added l',
+      'programme added k 06h',
+      'programme added k 07h',
+      'programme added k 08h',
+      'programme added l 06h',
+    ]);
+    expect(one.records.map((r) => r.seq)).toEqual(
+      [...one.records.map((r) => r.seq)].sort((a, b) => a - b),
+    );
+    expect(one.bounds.newest).toBe(one.records.at(-1)?.seq);
+    const added = one.records.find((r) => r.start === t(7));
+    expect(added).toMatchObject({
+      kind: 'programme',
+      change: 'added',
+      channelId: k,
+      programmeId: programmeIdFor(k, t(7)),
+      atMs: NOW,
+    });
+    expect(one.records.find((r) => r.kind === 'channel')).toMatchObject({
+      programmeId: null,
+      start: null,
+    });
+
+    // The same guide again: nothing changed, nothing recorded.
+    await run(s.store, guideOf('Kay', first), NOW + 1000);
+    expect((await read(one.bounds.newest)).records).toEqual([]);
+
+    // A channel renamed, a programme retitled, one removed, one added.
+    await run(
+      s.store,
+      guideOf('Kay Two', [
+        ['k.uk', 6, 'News'],
+        ['k.uk', 7, 'Another film'],
+        ['k.uk', 9, 'Night'],
+        ['l.fr', 6, 'Journal'],
+      ]),
+      NOW + 2000,
+    );
+    const two = await read(one.bounds.newest);
+    expect(shown(two.records)).toEqual([
+      'channel changed k',
+      'programme added k 09h',
+      'programme changed k 07h',
+      'programme removed k 08h',
+    ]);
+    expect(two.records.every((r) => r.atMs === NOW + 2000 && r.seq > one.bounds.newest)).toBe(true);
+
+    // Filters: a channel, a country (the channel's country now).
+    expect(shown((await read(0, { channels: [l] })).records)).toEqual([
+      'channel added l',
+      'programme added l 06h',
+    ]);
+    expect(shown((await read(one.bounds.newest, { country: 'FR' })).records)).toEqual([]);
+    expect((await read(0, { country: 'UK' })).records).toHaveLength(8);
+
+    // Pages: in seq order, each after the last.
+    const all = (await read(0)).records.map((r) => r.seq);
+    const paged: number[] = [];
+    for (let after = 0; ;) {
+      const page = (await read(after, { limit: 3 })).records.map((r) => r.seq);
+      paged.push(...page);
+      if (page.length < 3) break;
+      after = page.at(-1) ?? after;
+    }
+    expect(paged).toEqual(all);
+
+    // An operator's fix that changes what the API shows is a record; one that does not, none.
+    const before = (await read(0)).bounds.newest;
+    await s.store.channels.fixChannel(l, { country: 'BE' }, NOW + 3000);
+    await s.store.channels.fixChannel(l, { country: 'BE' }, NOW + 4000);
+    const fixes = await read(before);
+    expect(fixes.records.map((r) => [r.kind, r.change, r.channelId, r.atMs])).toEqual([
+      ['channel', 'changed', l, NOW + 3000],
+    ]);
+  });
+
+  it('prunes records past their retention and says how far it pruned', async () => {
+    const day = 86_400_000;
+    const newestBefore = (await read(0)).bounds.newest;
+    await ingestXmltv(
+      s.store.ingest,
+      { name: 'guide.xml', data: guideOf('Kay', [['k.uk', 10, 'Later']]) },
+      { country: null, assumeOffsetMinutes: 0, nowMs: NOW + 40 * day, changesRetentionDays: 30 },
+    );
+    const after = await read(0);
+    // Every record of the ingests 40 days before is gone; the horizon is the last of them.
+    expect(after.bounds.horizon).toBe(newestBefore);
+    expect(after.records.length).toBeGreaterThan(0);
+    expect(after.records.every((r) => r.seq > newestBefore && r.atMs === NOW + 40 * day)).toBe(
+      true,
+    );
+    expect(after.bounds.newest).toBe(after.records.at(-1)?.seq);
+  });
+});
+
 describe.each(ENGINES)('guide feeds: %s', (engine) => {
   let s: EngineStore;
   beforeAll(async () => {

@@ -6,7 +6,7 @@ import { MAX_FEEDS_PER_ACCOUNT } from '../../src/domain/feed.js';
 import { fixturePath } from '../ingest/ingest-helpers.js';
 import { TEST_ENGINE } from '../helpers/engines.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
-import { getPage, sameSite, signIn } from './web-harness.js';
+import { getPage, sameSite, shownSecret, signIn } from './web-harness.js';
 
 /** The feed forms of the account page, on TEST_ENGINE (the suite runs on both). */
 
@@ -44,7 +44,12 @@ const feedForm = (name: string, lineup: [string, string][]): [string, string][] 
   ['days_ahead', '7'],
   ...lineup,
 ];
-const shownUrl = (body: string) => /<code id="feed-url">([^<]+)<\/code>/.exec(body)?.[1] ?? '';
+const shownUrl = (body: string) => shownSecret(body, 'feed-url');
+/** Follows a POST's 303 to the page that shows the address once. */
+const follow = async (posted: { statusCode: number; headers: Record<string, unknown> }) => {
+  expect(posted.statusCode).toBe(303);
+  return getPage(t, String(posted.headers.location), ann);
+};
 const feedsOf = async (email: string) => {
   const account = await t.temp.store.accounts.findAccountByEmail(email);
   return t.temp.store.feeds.listFeeds(account?.id ?? '');
@@ -52,7 +57,7 @@ const feedsOf = async (email: string) => {
 
 describe(`feed pages (${TEST_ENGINE})`, () => {
   it('creates a feed shown once, edits its lineup, gives a new URL and deletes it', async () => {
-    const made = await post(
+    const posted = await post(
       '/account/feeds',
       feedForm('All of Ireland', [
         ['lineup', 'country'],
@@ -60,14 +65,28 @@ describe(`feed pages (${TEST_ENGINE})`, () => {
       ]),
       ann,
     );
-    expect(made.statusCode).toBe(201);
+    const [created] = await feedsOf('ann@example.com');
+    expect(posted.headers.location).toBe(`/account/feeds/${created?.id}/address`);
+    expect(posted.body).not.toContain('/feeds/');
+    const made = await follow(posted);
+    expect(made.statusCode).toBe(200);
     expect(made.headers['cache-control']).toBe('no-store');
     const url = shownUrl(made.body);
     expect(url).toMatch(new RegExp(`^${t.config.publicUrl}/feeds/[\\w-]{43}/guide\\.xml$`));
     const path = new URL(url).pathname;
     expect((await t.get(path)).body).toContain('<channel id="rte1.ie">');
+    const token = path.split('/')[2] ?? '';
+    expect(token).toHaveLength(43);
 
-    const account = await getPage(t, '/account', ann);
+    // A reload shows the account, never the address, and makes no second feed.
+    const reload = await getPage(t, String(posted.headers.location), ann);
+    expect(reload.statusCode).toBe(303);
+    expect(reload.headers.location).toBe('/account?notice=feed-address-shown#feeds');
+    expect(reload.body).not.toContain(url);
+    expect(await feedsOf('ann@example.com')).toHaveLength(1);
+
+    const account = await getPage(t, '/account?notice=feed-address-shown', ann);
+    expect(account.body).toContain('The address of a feed is shown only once');
     expect(account.body).toContain('All of Ireland');
     expect(account.body).toContain('every channel of IE');
     expect(account.body).not.toContain(url);
@@ -102,15 +121,35 @@ describe(`feed pages (${TEST_ENGINE})`, () => {
     );
     expect(channels).toEqual(['tg4.ie', 'rte1.ie']);
 
-    const renewed = await post(`/account/feeds/${feed?.id}/token`, [], ann);
+    // A new URL asks first, naming the feed; asking changes nothing.
+    const askNew = await getPage(t, `/account/feeds/${feed?.id}/token`, ann);
+    expect(askNew.statusCode).toBe(200);
+    expect(askNew.body).toContain('Replace the address of the feed “Mine”?');
+    expect(askNew.body).toContain(`<form method="post" action="/account/feeds/${feed?.id}/token"`);
+    expect((await t.get(path)).statusCode).toBe(200);
+    const renewedPost = await post(`/account/feeds/${feed?.id}/token`, [], ann);
+    expect(renewedPost.headers.location).toBe(`/account/feeds/${feed?.id}/address`);
+    const renewed = await follow(renewedPost);
     expect(renewed.statusCode).toBe(200);
     const newPath = new URL(shownUrl(renewed.body)).pathname;
+    expect(newPath).not.toBe(path);
     expect((await t.get(path)).statusCode).toBe(404);
     expect((await t.get(newPath)).statusCode).toBe(200);
+    expect((await getPage(t, String(renewedPost.headers.location), ann)).statusCode).toBe(303);
 
+    const askDelete = await getPage(t, `/account/feeds/${feed?.id}/delete`, ann);
+    expect(askDelete.statusCode).toBe(200);
+    expect(askDelete.body).toContain('Delete the feed “Mine”?');
+    expect((await t.get(newPath)).statusCode).toBe(200);
     const deleted = await post(`/account/feeds/${feed?.id}/delete`, [], ann);
     expect(deleted.headers.location).toBe('/account?notice=feed-deleted#feeds');
     expect((await t.get(newPath)).statusCode).toBe(404);
+    expect((await getPage(t, `/account/feeds/${feed?.id}/delete`, ann)).statusCode).toBe(404);
+    // Neither address reached the log, though both were shown and fetched.
+    expect(t.logs()).toMatch(/"url":"\/account\/feeds\/[^"]+\/address"/);
+    for (const secret of [token, newPath.split('/')[2] ?? '']) {
+      expect(t.logs()).not.toContain(secret);
+    }
   });
 
   it('refuses bad settings with the form again, other sites, and other accounts’ feeds', async () => {
@@ -166,8 +205,12 @@ describe(`feed pages (${TEST_ENGINE})`, () => {
       ]),
       bob,
     );
-    expect(made.statusCode).toBe(201);
+    expect(made.statusCode).toBe(303);
     const [bobs] = await feedsOf('bob@example.com');
+    // Bob's address waits for Bob's page: Ann finds no feed there.
+    expect((await getPage(t, String(made.headers.location), ann)).statusCode).toBe(404);
+    expect((await getPage(t, `/account/feeds/${bobs?.id}/delete`, ann)).statusCode).toBe(404);
+    expect((await getPage(t, `/account/feeds/${bobs?.id}/token`, ann)).statusCode).toBe(404);
     expect((await getPage(t, `/account/feeds/${bobs?.id}/edit`, ann)).statusCode).toBe(404);
     expect((await post(`/account/feeds/${bobs?.id}/delete`, [], ann)).statusCode).toBe(404);
     expect((await post(`/account/feeds/${bobs?.id}/token`, [], ann)).statusCode).toBe(404);

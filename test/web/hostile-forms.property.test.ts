@@ -85,7 +85,7 @@ async function activeKeyNames(): Promise<string[]> {
 }
 
 describe('account pages under hostile input', () => {
-  it('POST /signin with any e-mail field: the form again (400), the link page (200) or 429', async () => {
+  it('POST /signin with any e-mail field: the form again (400), to the link page (303) or 429', async () => {
     await fc.assert(
       fc.asyncProperty(
         hostileText.chain((v) => formBody('email', v)),
@@ -96,7 +96,7 @@ describe('account pages under hostile input', () => {
             headers: { 'content-type': 'application/x-www-form-urlencoded', ...sameSite(t) },
             payload: body,
           });
-          expectPage(res, [200, 400, 413, 429], body);
+          expectPage(res, [303, 400, 413, 429], body);
         },
       ),
       { numRuns: RUNS },
@@ -133,7 +133,7 @@ describe('account pages under hostile input', () => {
             },
             payload: body,
           });
-          expectPage(res, [201, 400, 413], body);
+          expectPage(res, [303, 400, 413], body);
           for (const name of await activeKeyNames()) {
             expect(
               [...name].some((c) => c.charCodeAt(0) < 0x20 || c === '\u007f'),
@@ -154,12 +154,47 @@ describe('account pages under hostile input', () => {
     );
   });
 
-  it('POST /account/keys/{id}/revoke with any id: 404 (or 400 for a URL that does not decode)', async () => {
+  it('a key or feed page with any id (revoke, created, address, new URL, delete): 404 (or 400 for a URL that does not decode)', async () => {
     await fc.assert(
       fc.asyncProperty(hostileText, async (id) => {
         const res = await postForm(t, `/account/keys/${encode(id)}/revoke`, {}, { cookie });
         expectPage(res, [400, 404], id);
+        for (const path of [
+          `/account/keys/${encode(id)}/revoke`,
+          `/account/keys/${encode(id)}/created`,
+          `/account/feeds/${encode(id)}/address`,
+          `/account/feeds/${encode(id)}/token`,
+          `/account/feeds/${encode(id)}/delete`,
+        ]) {
+          const page = await t.inject({ method: 'GET', url: path, headers: { cookie } });
+          expectPage(page, [400, 404], path);
+          if (page.statusCode === 404) expect(page.headers['content-type']).toMatch(/^text\/html/);
+        }
       }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('any unknown path outside /api/ and /feeds/: the HTML 404 page (400 for a URL that does not decode)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('/', '/account/', '/signin/', '/assets/', '/docs/'),
+        hostileText,
+        fc.boolean(),
+        async (prefix, value, signedIn) => {
+          const url = `${prefix}x${encode(value)}`;
+          const res = await t.inject({
+            method: 'GET',
+            url,
+            headers: signedIn ? { cookie } : {},
+          });
+          expectPage(res, [400, 404], url);
+          if (res.statusCode === 404) {
+            expect(res.headers['content-type'], url).toMatch(/^text\/html/);
+            expect(res.body).toContain('Page not found');
+          }
+        },
+      ),
       { numRuns: RUNS },
     );
   });

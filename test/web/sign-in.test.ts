@@ -26,14 +26,40 @@ afterEach(async () => {
 describe('sign-in by e-mail link', () => {
   it('answers the same for a known and an unknown address, and mails a link to both', async () => {
     await t.createAccount('known@example.com');
-    const known = await postForm(t, '/signin', { email: 'known@example.com' });
-    const unknown = await postForm(t, '/signin', { email: 'new@example.com' });
-    expect(known.statusCode).toBe(200);
-    expect(unknown.statusCode).toBe(200);
+    const sentPage = async (email: string) => {
+      const posted = await postForm(t, '/signin', { email });
+      expect(posted.statusCode).toBe(303);
+      expect(posted.headers.location).toBe('/signin/sent');
+      const kept = posted.cookies.find((c) => c.name === 'onair_link_sent');
+      expect(kept).toMatchObject({ path: '/signin/sent', httpOnly: true, sameSite: 'Lax' });
+      const page = await getPage(t, '/signin/sent', `onair_link_sent=${kept?.value}`);
+      expect(page.statusCode).toBe(200);
+      expect(page.body).toContain(`<strong>${email}</strong>`);
+      return page;
+    };
+    const known = await sentPage('known@example.com');
+    const unknown = await sentPage('new@example.com');
     const strip = (body: string) => body.replace(/known@example\.com|new@example\.com/g, 'X');
     expect(strip(known.body)).toBe(strip(unknown.body));
     expect(t.mail.map((m) => m.to)).toEqual(['known@example.com', 'new@example.com']);
     expect(t.mail[0]?.text).toContain(`${t.services.site.url}/signin/confirm?token=`);
+  });
+
+  it('answers the form with a redirect: reloading the page after it sends no other link', async () => {
+    const posted = await postForm(t, '/signin', { email: 'ann@example.com' });
+    expect(posted.statusCode).toBe(303);
+    // The address is in no URL (URLs are logged), only in the browser's own cookie.
+    expect(String(posted.headers.location)).not.toContain('ann');
+    for (let i = 0; i < 3; i++) {
+      const page = await getPage(t, '/signin/sent');
+      expect(page.statusCode).toBe(200);
+      expect(page.body).toContain('If that address can receive mail');
+    }
+    expect(t.mail).toHaveLength(1);
+    // A cookie that is no address is not shown.
+    const odd = await getPage(t, '/signin/sent', 'onair_link_sent=%3Cb%3Ex');
+    expect(odd.body).toContain('If that address can receive mail');
+    expect(odd.body).not.toContain('<b>x');
   });
 
   it('stores only a hash of the link token', async () => {
@@ -116,24 +142,24 @@ describe('sign-in by e-mail link', () => {
 
   it('limits link requests per address and per client IP', async () => {
     for (let i = 0; i < 5; i++) {
-      expect((await postForm(t, '/signin', { email: 'ann@example.com' })).statusCode).toBe(200);
+      expect((await postForm(t, '/signin', { email: 'ann@example.com' })).statusCode).toBe(303);
     }
     const limited = await postForm(t, '/signin', { email: 'ANN@example.com' });
     expect(limited.statusCode).toBe(429);
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     expect(t.mail).toHaveLength(5);
     // Another address from the same client still works, up to the per-IP budget.
-    let status = 200;
+    let status = 303;
     let sent = 0;
-    for (let i = 0; status === 200 && i < 100; i++) {
+    for (let i = 0; status === 303 && i < 100; i++) {
       status = (await postForm(t, '/signin', { email: `user${i}@example.com` })).statusCode;
-      if (status === 200) sent++;
+      if (status === 303) sent++;
     }
     expect(status).toBe(429);
     expect(sent).toBe(30 - 6);
     // A new window opens after 15 minutes.
     t.clock.advance(15 * 60_000);
-    expect((await postForm(t, '/signin', { email: 'ann@example.com' })).statusCode).toBe(200);
+    expect((await postForm(t, '/signin', { email: 'ann@example.com' })).statusCode).toBe(303);
   });
 
   it('sets an HttpOnly, SameSite=Lax session cookie, not Secure on http', async () => {
@@ -156,7 +182,15 @@ describe('sign-in by e-mail link', () => {
     expect((await getPage(t, '/account', a)).statusCode).toBe(303);
     expect((await getPage(t, '/account', b)).statusCode).toBe(200);
     const c = await signIn(t, 'ann@example.com');
+    // Asked first, on a page whose form does it; opening that page ends nothing.
+    const ask = await getPage(t, '/account/sessions/end-all', c);
+    expect(ask.statusCode).toBe(200);
+    expect(ask.body).toContain('Sign out everywhere?');
+    expect(ask.body).toContain('<form method="post" action="/account/sessions/end-all"');
+    expect((await getPage(t, '/account', b)).statusCode).toBe(200);
+    expect((await getPage(t, '/account', c)).statusCode).toBe(200);
     const everywhere = await postForm(t, '/account/sessions/end-all', {}, { cookie: c });
+    expect(everywhere.statusCode).toBe(303);
     expect(everywhere.headers.location).toBe('/signin?notice=signed-out-everywhere');
     expect((await getPage(t, '/account', b)).statusCode).toBe(303);
     expect((await getPage(t, '/account', c)).statusCode).toBe(303);
@@ -200,8 +234,8 @@ describe('sign-in mail delivery', () => {
     });
     try {
       const res = await postForm(app, '/signin', { email: 'ann@example.com' });
-      expect(res.statusCode).toBe(200);
-      expect(res.body).toContain('Check your inbox');
+      expect(res.statusCode).toBe(303);
+      expect((await getPage(app, String(res.headers.location))).body).toContain('Check your inbox');
       await expect
         .poll(() => app.logs(), { timeout: 5_000 })
         .toContain('SMTP did not take the mail');

@@ -44,7 +44,8 @@ export function lastLinkToken(t: TestApp, email: string): string {
 /** Signs in through the pages as a browser would; returns the session cookie. */
 export async function signIn(t: TestApp, email: string): Promise<string> {
   const asked = await postForm(t, '/signin', { email });
-  expect(asked.statusCode).toBe(200);
+  expect(asked.statusCode).toBe(303);
+  expect(asked.headers.location).toBe('/signin/sent');
   const token = lastLinkToken(t, email);
   const confirmed = await postForm(t, '/signin/confirm', { token });
   expect(confirmed.statusCode).toBe(303);
@@ -56,11 +57,30 @@ export function getPage(t: TestApp, url: string, cookie?: string): Promise<Light
   return t.inject({ method: 'GET', url, headers: cookie ? { cookie } : {} });
 }
 
+/** Posts a form and follows its 303 as a browser does; returns both answers. */
+export async function postAndFollow(
+  t: TestApp,
+  url: string,
+  fields: Record<string, string>,
+  cookie: string,
+): Promise<{ posted: LightMyRequestResponse; shown: LightMyRequestResponse }> {
+  const posted = await postForm(t, url, fields, { cookie });
+  expect(posted.statusCode, posted.body.slice(0, 500)).toBe(303);
+  const shown = await getPage(t, String(posted.headers.location), cookie);
+  return { posted, shown };
+}
+
+/** The secret shown once on a page, from the element of that id. */
+export function shownSecret(body: string, id: 'new-key' | 'feed-url'): string {
+  return new RegExp(`<code id="${id}" data-secret>([^<]+)</code>`).exec(body)?.[1] ?? '';
+}
+
 /** Creates a key on the account page and returns the secret shown once. */
 export async function createKeyOnPage(t: TestApp, cookie: string, name: string): Promise<string> {
-  const res = await postForm(t, '/account/keys', { name }, { cookie });
-  expect(res.statusCode).toBe(201);
-  const match = /<code id="new-key">(onair_[0-9A-Za-z]+)<\/code>/.exec(res.body);
-  expect(match, 'the new key on the page').not.toBeNull();
-  return match?.[1] ?? '';
+  const { posted, shown } = await postAndFollow(t, '/account/keys', { name }, cookie);
+  expect(posted.headers.location).toMatch(/^\/account\/keys\/[0-9a-f-]{36}\/created$/);
+  expect(shown.statusCode).toBe(200);
+  const key = shownSecret(shown.body, 'new-key');
+  expect(key, 'the new key on the page').toMatch(/^onair_[0-9A-Za-z]+$/);
+  return key;
 }

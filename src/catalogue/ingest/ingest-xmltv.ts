@@ -34,6 +34,8 @@ export interface IngestOptions {
   onProgress?: (bytesRead: number, totalBytes: number | null) => void;
   /** When set, programmes that started more than this many days ago are pruned. */
   retentionDays?: number | null;
+  /** Change records older than this many days are pruned by the ingest (null: kept). */
+  changesRetentionDays?: number | null;
   /** Bounds of reading an http(s) URL; by default those of a deployment with no settings. */
   download?: DownloadLimits;
 }
@@ -466,7 +468,10 @@ export async function ingestXmltv(
       ingestedAt: options.nowMs,
       summary: file,
     };
-    const merge = await session.commit(record, { retentionDays: options.retentionDays ?? null });
+    const merge = await session.commit(record, {
+      retentionDays: options.retentionDays ?? null,
+      changesRetentionDays: options.changesRetentionDays ?? null,
+    });
     return {
       sourceFileId: record.id,
       ...file,

@@ -132,6 +132,7 @@ export function ingestCommand(ctx: CliContext): Command {
                   assumeOffsetMinutes: opts.assumeOffset ?? 0,
                   nowMs,
                   retentionDays: ctx.config.retentionDays,
+                  changesRetentionDays: ctx.config.changesRetentionDays,
                   download,
                   onProgress: bar === null ? undefined : (read, total) => bar.update(read, total),
                 },

@@ -267,6 +267,7 @@ export function sourcesCommand(ctx: CliContext): Command {
           log: silentLog,
           limits: downloadLimits(ctx.config.sourceTimeoutMs, ctx.config.sourceMaxBytes),
           retentionDays: ctx.config.retentionDays,
+          changesRetentionDays: ctx.config.changesRetentionDays,
           holder: `cli:${leaseHolderName()}`,
         };
         for (const source of targets) {

@@ -1,6 +1,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { passOnWithVerdict } from '../api-guard.js';
 import type { Authorize, Verdict } from '../authorize.js';
+import { addHeaderPairs, type Cors } from '../cors.js';
 import {
   COMPRESS_FROM_BYTES,
   cachedAnswerHeaders,
@@ -20,6 +21,8 @@ export interface FastLaneDeps {
   clientAddress: (req: IncomingMessage) => string | undefined;
   sender: Pick<BodySender, 'compressedNow'>;
   securityHeaders: Readonly<Record<string, string>>;
+  /** The CORS headers, as registerCors adds them to the routes' answers. */
+  cors: Pick<Cors, 'answerHeaders'>;
   now: () => number;
   /** Counts and logs an answered request, as the app does for the others. */
   answered: (req: IncomingMessage, statusCode: number, responseTime: number) => void;
@@ -73,7 +76,9 @@ export function createFastLane(deps: FastLaneDeps): FastLane {
     if (body === undefined) return false;
 
     const headers = ['Content-Type', 'application/json; charset=utf-8'];
-    for (const pair of cachedAnswerHeaders(prepared)) headers.push(...pair);
+    const answerHeaders = cachedAnswerHeaders(prepared);
+    addHeaderPairs(answerHeaders, deps.cors.answerHeaders(req.headers.origin));
+    for (const pair of answerHeaders) headers.push(...pair);
     for (const pair of verdict.headers) headers.push(...pair);
     headers.push(...security, 'Content-Length', String(body.length));
     if (encoding !== null) headers.push('Content-Encoding', encoding);

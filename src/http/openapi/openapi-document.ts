@@ -6,6 +6,7 @@ import { Type, type TSchema } from 'typebox';
 import { PROJECT_ROOT } from '../../config.js';
 import { ErrorBody } from '../schemas.js';
 import type { SiteAddress } from '../site-address.js';
+import { withNamedSchemas } from './named-schemas.js';
 import {
   API_ERRORS,
   apiIntroduction,
@@ -16,6 +17,7 @@ import {
   V1_OPERATIONS,
   type ApiErrorCode,
   type OperationDoc,
+  PARAMETER_DOCS,
 } from './operation-docs.js';
 
 /** Where the document is served: public, outside the keyed `/api/v1` space. */
@@ -69,6 +71,22 @@ function errorResponse(status: number, codes: readonly ApiErrorCode[]): Record<s
 }
 
 /**
+ * A route's parameters (`params` or `querystring`) as the reference shows them: the route's own
+ * schema, with what PARAMETER_DOCS says of a parameter added to its property.
+ */
+function documentedParameters(schema: unknown): unknown {
+  const object = schema as { properties?: Record<string, TSchema> } | undefined;
+  if (object?.properties === undefined) return schema;
+  const properties = Object.fromEntries(
+    Object.entries(object.properties).map(([name, property]) => [
+      name,
+      { ...property, ...PARAMETER_DOCS[name] },
+    ]),
+  );
+  return { ...object, properties };
+}
+
+/**
  * A v1 route's schema as the reference shows it: the route's own parameters and response
  * schemas (the ones that validate and serialise), with the words, examples, headers and every
  * error status and code added.
@@ -105,6 +123,10 @@ function documentedSchema(schema: FastifySchema, doc: OperationDoc): FastifySche
   }
   return {
     ...schema,
+    ...(schema.params === undefined ? {} : { params: documentedParameters(schema.params) }),
+    ...(schema.querystring === undefined
+      ? {}
+      : { querystring: documentedParameters(schema.querystring) }),
     operationId: doc.operationId,
     tags: [doc.tag],
     description: doc.description,
@@ -164,11 +186,13 @@ function documentedFeedSchema(schema: FastifySchema, doc: FeedOperationDoc): Fas
   } as FastifySchema;
 }
 
-function packageVersion(): string {
+/** The version and the licence (an SPDX identifier) the package declares. */
+function packageInfo(): { version: string; license: string } {
   const manifest = JSON.parse(readFileSync(resolve(PROJECT_ROOT, 'package.json'), 'utf8')) as {
     version?: string;
+    license?: string;
   };
-  return manifest.version ?? '0.0.0';
+  return { version: manifest.version ?? '0.0.0', license: manifest.license ?? 'UNLICENSED' };
 }
 
 /**
@@ -182,13 +206,15 @@ export async function registerOpenApi(
   app: FastifyInstance,
   deps: { site: SiteAddress },
 ): Promise<void> {
+  const { version, license } = packageInfo();
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',
       info: {
         title: 'Onair API',
-        version: packageVersion(),
+        version,
         description: apiIntroduction(),
+        license: { name: license, identifier: license },
       },
       tags: [
         { name: 'Catalogue', description: 'Countries and channels' },
@@ -244,7 +270,7 @@ export async function registerOpenApi(
       const { openapi, info, ...rest } = app.swagger() as Record<string, unknown>;
       const servers = [{ url: deps.site.url, description: 'This deployment' }];
       const externalDocs = { description: 'Getting started', url: `${deps.site.url}/docs` };
-      const document = { openapi, info, servers, externalDocs, ...rest };
+      const document = withNamedSchemas({ openapi, info, servers, externalDocs, ...rest });
       served = { url: deps.site.url, json: JSON.stringify(document) };
     }
     return reply

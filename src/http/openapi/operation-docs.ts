@@ -69,6 +69,13 @@ export const API_ERRORS: Record<ApiErrorCode, { meaning: string; example: AppErr
     meaning: 'The channel exists but has no programme with this id.',
     example: errors.programmeNotFound(),
   },
+  CURSOR_EXPIRED: {
+    meaning:
+      'The `since` of a changes request is older than the records kept (or from a catalogue made anew): read the catalogue again, then follow the changes from now.',
+    example: errors.cursorExpired(
+      'Records after 12 were pruned (the log keeps those after 4051): read the catalogue again, then follow the changes from now (leave since out)',
+    ),
+  },
   NOT_FOUND: {
     meaning: 'No route has this path (asked with a valid key; without one the answer is 401).',
     example: errors.notFound(),
@@ -103,6 +110,23 @@ export const GUARD_ERRORS: Readonly<Record<number, readonly ApiErrorCode[]>> = {
   429: ['RATE_LIMITED'],
   500: ['INTERNAL_ERROR'],
   503: ['SERVICE_UNAVAILABLE'],
+};
+
+/**
+ * What the reference says of parameters beyond their route schema, by name. The routes take these
+ * as any string and answer their own 400 or 404 with the contract's code and message (a schema
+ * check would answer another), so these forms and closed sets are documented, not enforced by
+ * the schema; the tests send every value listed and see it accepted.
+ */
+export const PARAMETER_DOCS: Readonly<Record<string, Readonly<Record<string, unknown>>>> = {
+  channelId: { format: 'uuid' },
+  days: {
+    anyOf: [
+      { type: 'string', pattern: '^[0-9]+$' },
+      { type: 'string', enum: ['today', 'tomorrow', 'yesterday', 'all'] },
+    ],
+  },
+  all: { enum: ['1', 'true'] },
 };
 
 /** The documentation of one v1 operation. */

@@ -50,6 +50,8 @@ export interface MergeDialect {
    * and matching `where`.
    */
   deleteJoined(spans: string, on: string, where: string): string;
+  /** FROM and WHERE of the programmes `p` that deleteJoined deletes, for a SELECT of them. */
+  joinedRows(spans: string, on: string, where: string): string;
   /**
    * Run before the staged programmes are joined with stored ones (only when the file replaces
    * stored programmes): statistics for the planner, or null.
@@ -62,4 +64,12 @@ export interface MergeDialect {
   indexStagedIds(programmes: string): string | null;
   /** Deletes the programmes that started before the parameter `before`. */
   prune(before: string): string;
+  /** FROM and WHERE of the programmes `p` that prune deletes, for a SELECT of them. */
+  prunedRows(before: string): string;
+  /**
+   * Run first by a merge: what makes the change log's numbers follow the order in which merges
+   * commit (a lock held until the end of the transaction), or null where merges take turns
+   * anyway (SQLite: one writer at a time).
+   */
+  readonly changesInCommitOrder: string | null;
 }

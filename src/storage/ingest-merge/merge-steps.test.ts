@@ -32,6 +32,7 @@ function steps(d: MergeDialect, prune = true): MergeStep[] {
   return mergeSteps(d, d.stagedTableNames(), FILE, {
     collapsed: true,
     pruneBeforeMs: prune ? 0 : null,
+    changesBeforeMs: prune ? 0 : null,
   });
 }
 
@@ -165,22 +166,32 @@ describe('the merge steps', () => {
   });
 
   it.each(DIALECTS)('take the same steps on the same conditions (%s)', (_, d) => {
-    const extra = new Set(['analyseStaged', 'indexStaged']);
+    const extra = new Set(['analyseStaged', 'indexStaged', 'inCommitOrder']);
     const order = steps(d, false)
       .filter((s) => !extra.has(s.label))
       .map((s) => `${s.label}${s.onlyIf ? ` if ${s.onlyIf.label}.${s.onlyIf.column}` : ''}`);
     // A step done in one statement per index appears once per statement.
     expect([...new Set(order)]).toEqual([
       'sourceFile',
+      'logChannels',
       'updateChannels',
       'insertChannels',
       'plan',
+      'logInsert if plan.separate',
       'insert if plan.separate',
       'match if plan.overlapping',
+      'logRemove if match.remove',
       'remove if match.remove',
+      'logUpsert if plan.overlapping',
       'upsert if plan.overlapping',
     ]);
-    expect(steps(d, true).at(-1)?.label).toBe('prune');
+    expect(
+      steps(d, true)
+        .map((s) => s.label)
+        .slice(-4),
+    ).toEqual(['logPrune', 'prune', 'changesHorizon', 'pruneChanges']);
+    // PostgreSQL's merges take turns from the first step (the change log's order).
+    expect(steps(d).some((s) => s.label === 'inCommitOrder')).toBe(d === POSTGRES_MERGE);
   });
 
   it.each(DIALECTS)('number the parameters of each statement from the first (%s)', (_, d) => {

@@ -1,4 +1,10 @@
-import type { MergeStats, SourceFileRecord, StagingStats } from '../catalogue-writer.js';
+import type {
+  CommitOptions,
+  MergeStats,
+  SourceFileRecord,
+  StagingStats,
+} from '../catalogue-writer.js';
+import { DAY_MS } from '../../domain/schedule-window.js';
 import { toDuplicateSample } from '../rows.js';
 import type { MergeDialect } from './merge-dialect.js';
 import {
@@ -255,7 +261,27 @@ export interface MergeStepOptions {
   collapsed: boolean;
   /** Programmes that started before this instant (epoch ms) are pruned; null: none are. */
   pruneBeforeMs: number | null;
+  /** Change records written before this instant (epoch ms) are pruned; null: none are. */
+  changesBeforeMs: number | null;
 }
+
+/** The merge's options for an ingest of `file` committed with `options`. */
+export function mergeStepOptions(
+  file: SourceFileRecord,
+  options: CommitOptions,
+  collapsed: boolean,
+): MergeStepOptions {
+  const before = (days: number | null | undefined) =>
+    days === null || days === undefined ? null : file.ingestedAt - days * DAY_MS;
+  return {
+    collapsed,
+    pruneBeforeMs: before(options.retentionDays),
+    changesBeforeMs: before(options.changesRetentionDays),
+  };
+}
+
+/** The columns of a change record the merge writes, in this order. */
+const CHANGE_INSERT = 'INSERT INTO changes (kind, change, channel_id, programme_id, start, at)';
 
 /**
  * The merge, in order, in one transaction: the source file row (programmes refer to it),
@@ -278,7 +304,7 @@ export function mergeSteps(
   d: MergeDialect,
   t: StagedTableNames,
   file: SourceFileRecord,
-  { collapsed, pruneBeforeMs }: MergeStepOptions,
+  { collapsed, pruneBeforeMs, changesBeforeMs }: MergeStepOptions,
 ): MergeStep[] {
   const now = file.ingestedAt;
   const join = d.outerLoopJoin;
@@ -300,6 +326,25 @@ export function mergeSteps(
   const existing = d.indexesNullSafeEquality
     ? existingIn(survivors, d.isNotDistinct('p.start_ms', 'f.start_ms'))
     : `SELECT ${existingPerIndex.join(' + ')} AS existing`;
+  /** The stored channel `c` differs from the staged `s` in what the file may change. */
+  const channelChanges = (c: string) => `(
+      (s.declared AND (${d.isDistinct(`${c}.icon`, 's.icon')}
+        OR (NOT ${c}.name_fixed AND (${d.isDistinct(`${c}.name`, 's.name')}
+          OR ${d.isDistinct(`${c}.name_key`, 's.name_key')}
+          OR ${d.isDistinct(`${c}.name_folded`, 's.name_folded')}))))
+      OR (s.country IS NOT NULL AND ((NOT ${c}.country_fixed
+        AND ${d.isDistinct(`${c}.country`, 's.country')}) OR ${c}.needs_review)))`;
+  /** A change record of each programme (`a`: its alias) the FROM and WHERE of `rows` give. */
+  const programmeChanges = (
+    change: string,
+    a: string,
+    rows: (p: (value: MergeValue) => string) => string,
+  ) =>
+    bound(
+      d,
+      (p) => `${CHANGE_INSERT} SELECT 'programme', ${change}, ${a}.channel_id, ${a}.id, ${a}.start,
+          ${p(now)} ${rows(p)}`,
+    );
   const insert = (stagedRows: string) =>
     bound(
       d,
@@ -326,12 +371,30 @@ export function mergeSteps(
   const removals = d.removePerIndex
     ? SLOT_INDEXES.map((i) => `p.channel_id = s.channel_id AND ${i.replaced}`)
     : [`p.channel_id = s.channel_id AND (${SLOT_INDEXES.map((i) => i.replaced).join(' OR ')})`];
+  // The staged programmes the upsert adds (no stored slot) or changes (a column differs), as
+  // change records: a probe of the slot per staged row, as the upsert's, per unique index
+  // where the upsert goes by index.
+  const upserted = (stagedRows: string, storedSlot: string) =>
+    programmeChanges(
+      `CASE WHEN p.id IS NULL THEN 'added' ELSE 'changed' END`,
+      'f',
+      () => `FROM ${t.programmes} AS f LEFT JOIN programmes AS p ON p.channel_id = f.channel_id
+        AND ${storedSlot} AND p.id = f.id
+      WHERE ${stagedRows} AND (p.id IS NULL
+        OR ${updatable.map((c) => d.isDistinct(`p.${c}`, `f.${c}`)).join(' OR ')})`,
+    );
+  const upsertedChanges = d.indexesNullSafeEquality
+    ? [upserted(survivors, d.isNotDistinct('p.start_ms', 'f.start_ms'))]
+    : SLOT_INDEXES.map((i) => upserted(`${survivors} AND ${i.staged}`, i.stored));
   const overlapping = { label: 'plan', column: 'overlapping' };
   const remove = { label: 'match', column: 'remove' };
   const analyse = d.analyseStaged(t.programmes);
   const index = d.indexStagedIds(t.programmes);
 
   const steps: MergeStep[] = [
+    ...(d.changesInCommitOrder === null
+      ? []
+      : [{ label: 'inCommitOrder', kind: 'exec' as const, sql: d.changesInCommitOrder }]),
     {
       label: 'sourceFile',
       kind: 'run',
@@ -341,6 +404,18 @@ export function mergeSteps(
             summary) VALUES (${p(file.id)}, ${p(file.source)}, ${p(file.country)},
             ${p(file.sizeBytes)}, ${p(file.sha256)}, ${p(file.ingestedAt)},
             ${p(JSON.stringify(file.summary))})`,
+      ),
+    },
+    {
+      label: 'logChannels',
+      kind: 'run',
+      // Before they change: the channels the update below changes, and those it adds.
+      ...bound(
+        d,
+        (p) => `${CHANGE_INSERT} SELECT 'channel',
+            CASE WHEN c.id IS NULL THEN 'added' ELSE 'changed' END, s.id, NULL, NULL, ${p(now)}
+          FROM ${t.channels} AS s LEFT JOIN channels AS c ON c.id = s.id
+          WHERE c.id IS NULL OR ${channelChanges('c')}`,
       ),
     },
     {
@@ -362,13 +437,7 @@ export function mergeSteps(
             needs_review = CASE WHEN s.country IS NULL THEN channels.needs_review ELSE false END,
             updated_at = ${p(now)}
           FROM ${t.channels} AS s
-          WHERE channels.id = s.id AND (
-            (s.declared AND (${d.isDistinct('channels.icon', 's.icon')}
-              OR (NOT channels.name_fixed AND (${d.isDistinct('channels.name', 's.name')}
-                OR ${d.isDistinct('channels.name_key', 's.name_key')}
-                OR ${d.isDistinct('channels.name_folded', 's.name_folded')}))))
-            OR (s.country IS NOT NULL AND ((NOT channels.country_fixed
-              AND ${d.isDistinct('channels.country', 's.country')}) OR channels.needs_review)))`,
+          WHERE channels.id = s.id AND ${channelChanges('channels')}`,
       ),
     },
     {
@@ -392,6 +461,12 @@ export function mergeSteps(
         SELECT stored = 0 AS separate, stored > 0 AS overlapping FROM replaced`,
     },
     {
+      label: 'logInsert',
+      kind: 'run',
+      ...programmeChanges(`'added'`, 'f', () => `FROM ${t.programmes} AS f WHERE ${survivors}`),
+      onlyIf: { label: 'plan', column: 'separate' },
+    },
+    {
       label: 'insert',
       kind: 'run',
       // Nothing stored in the file's slots: a conflict here would be a bug, and fails.
@@ -412,15 +487,53 @@ export function mergeSteps(
       ? []
       : [{ label: 'indexStaged', kind: 'exec' as const, sql: index, onlyIf: remove }]),
     ...removals.map((on) => ({
+      label: 'logRemove',
+      kind: 'run' as const,
+      ...programmeChanges(`'removed'`, 'p', () => d.joinedRows(t.spans, on, dropped)),
+      onlyIf: remove,
+    })),
+    ...removals.map((on) => ({
       label: 'remove',
       kind: 'run' as const,
       sql: d.deleteJoined(t.spans, on, dropped),
       onlyIf: remove,
     })),
+    ...upsertedChanges.map((c) => ({
+      label: 'logUpsert',
+      kind: 'run' as const,
+      ...c,
+      onlyIf: overlapping,
+    })),
     ...upserts.map((s) => ({ label: 'upsert', kind: 'run' as const, ...s, onlyIf: overlapping })),
   ];
   if (pruneBeforeMs !== null) {
-    steps.push({ label: 'prune', kind: 'run', ...bound(d, (p) => d.prune(p(pruneBeforeMs))) });
+    steps.push(
+      {
+        label: 'logPrune',
+        kind: 'run',
+        ...programmeChanges(`'removed'`, 'p', (p) => d.prunedRows(p(pruneBeforeMs))),
+      },
+      { label: 'prune', kind: 'run', ...bound(d, (p) => d.prune(p(pruneBeforeMs))) },
+    );
+  }
+  if (changesBeforeMs !== null) {
+    steps.push(
+      {
+        label: 'changesHorizon',
+        kind: 'run',
+        // The last record pruned: a `since` before it has missed some.
+        ...bound(
+          d,
+          (p) => `UPDATE changes_horizon SET seq = coalesce((SELECT max(seq) FROM changes
+              WHERE at < ${p(changesBeforeMs)} AND seq > changes_horizon.seq), seq)`,
+        ),
+      },
+      {
+        label: 'pruneChanges',
+        kind: 'run',
+        ...bound(d, (p) => `DELETE FROM changes WHERE at < ${p(changesBeforeMs)}`),
+      },
+    );
   }
   return steps;
 }

@@ -8,6 +8,7 @@ import {
   type ChannelScheduleEndRow,
 } from '../rows.js';
 import type { ChannelAdminStore } from '../channel-admin-store.js';
+import { POSTGRES_MERGE } from './postgres-merge-dialect.js';
 
 /** Operator review of channels over a PostgreSQL pool (byte order, as on SQLite). */
 export function createPostgresChannelAdminStore(pool: pg.Pool): ChannelAdminStore {
@@ -34,8 +35,33 @@ export function createPostgresChannelAdminStore(pool: pg.Pool): ChannelAdminStor
     },
     async fixChannel(id, change, nowMs) {
       const name = change.name ?? null;
-      const result = await pool.query(
-        `UPDATE channels SET
+      const params = [
+        id,
+        name,
+        name === null ? null : nameSortKey(name),
+        name === null ? null : foldForSearch(name),
+        change.country ?? null,
+        change.reviewed === true,
+        nowMs,
+      ];
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        // A fix that changes what the API shows of the channel is a change record, numbered
+        // in commit order as the merges' are (postgres-merge-dialect.ts).
+        if (POSTGRES_MERGE.changesInCommitOrder !== null) {
+          await client.query(POSTGRES_MERGE.changesInCommitOrder);
+        }
+        await client.query(
+          `INSERT INTO changes (kind, change, channel_id, programme_id, start, at)
+           SELECT 'channel', 'changed', id, NULL, NULL, $5 FROM channels
+           WHERE id = $1 AND (($2::text IS NOT NULL AND name IS DISTINCT FROM $2)
+             OR ($3::text IS NOT NULL AND country IS DISTINCT FROM $3)
+             OR (($3::text IS NOT NULL OR $4) AND needs_review))`,
+          [id, name, change.country ?? null, change.reviewed === true, nowMs],
+        );
+        const result = await client.query(
+          `UPDATE channels SET
            name = coalesce($2, name), name_key = coalesce($3, name_key),
            name_folded = coalesce($4, name_folded), name_fixed = name_fixed OR $2 IS NOT NULL,
            country = coalesce($5, country),
@@ -44,17 +70,16 @@ export function createPostgresChannelAdminStore(pool: pg.Pool): ChannelAdminStor
            reviewed_at = CASE WHEN $6 THEN $7 ELSE reviewed_at END,
            updated_at = $7
          WHERE id = $1`,
-        [
-          id,
-          name,
-          name === null ? null : nameSortKey(name),
-          name === null ? null : foldForSearch(name),
-          change.country ?? null,
-          change.reviewed === true,
-          nowMs,
-        ],
-      );
-      return (result.rowCount ?? 0) === 0 ? null : find(id);
+          params,
+        );
+        await client.query('COMMIT');
+        return (result.rowCount ?? 0) === 0 ? null : find(id);
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw error;
+      } finally {
+        client.release();
+      }
     },
     async listScheduleEnds(beforeMs, { country = null, includeEmpty = false }) {
       // A channel's schedule ends at its programmes' latest stop, or start where that is later

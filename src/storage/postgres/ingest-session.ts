@@ -1,6 +1,5 @@
 import type pg from 'pg';
 import { programmeIdFor } from '../../domain/programme-id.js';
-import { DAY_MS } from '../../domain/schedule-window.js';
 import type {
   AnalyseOptions,
   CatalogueWriter,
@@ -19,6 +18,7 @@ import {
   createStagedTablesSql,
   mergeStats,
   mergeSteps,
+  mergeStepOptions,
   onlyIfHolds,
   stagingStats,
   type MergeStep,
@@ -174,11 +174,12 @@ class PostgresIngestSession implements IngestSession {
     try {
       await this.drain();
       await this.prepareMerge();
-      const retention = options.retentionDays ?? null;
-      const steps = mergeSteps(POSTGRES_MERGE, TABLES, file, {
-        collapsed: this.staged.flagged > 0,
-        pruneBeforeMs: retention === null ? null : file.ingestedAt - retention * DAY_MS,
-      });
+      const steps = mergeSteps(
+        POSTGRES_MERGE,
+        TABLES,
+        file,
+        mergeStepOptions(file, options, this.staged.flagged > 0),
+      );
       const results = await runSteps(this.client, steps);
       // GIN adds the new programmes' words to a pending list that every search then reads
       // through, unsorted, until autovacuum merges it (364 pages, 1.5 ms of a 0.2 ms rare-word

@@ -374,4 +374,29 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       SELECT gin_clean_pending_list('programmes_words'::regclass);
     `,
   },
+  {
+    version: 12,
+    name: 'the change log',
+    // As on SQLite (catalogue-file.ts, version 7). A sequence may hand out numbers in another
+    // order than transactions commit; merges that write records take a lock first
+    // (postgres-merge-dialect.ts), so records are numbered in commit order.
+    sql: `
+      CREATE TABLE changes (
+        seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        kind TEXT NOT NULL,
+        change TEXT NOT NULL,
+        channel_id TEXT NOT NULL,
+        programme_id TEXT,
+        start TEXT,
+        at BIGINT NOT NULL
+      );
+      CREATE INDEX changes_by_channel ON changes (channel_id, seq);
+      CREATE INDEX changes_by_time ON changes (at);
+      CREATE TABLE changes_horizon (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        seq BIGINT NOT NULL
+      );
+      INSERT INTO changes_horizon (id, seq) VALUES (1, 0);
+    `,
+  },
 ];

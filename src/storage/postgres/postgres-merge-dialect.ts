@@ -19,6 +19,9 @@ const ARRAY_TYPES: Readonly<Record<StagedType, string>> = {
   'sort-key': 'text[]',
 };
 
+/** The lock merges take turns by (any number of our own; migrations use another). */
+const CHANGES_LOCK = 0x6f6e6163; // "onac"
+
 /**
  * The merge's SQL on PostgreSQL. Staged tables are TEMP tables of the ingest's own connection,
  * dropped at the end of its one transaction; the statements run one by one on that connection
@@ -59,12 +62,19 @@ export const POSTGRES_MERGE: MergeDialect = {
   removePerIndex: false,
   deleteJoined: (spans, on, where) =>
     `DELETE FROM programmes AS p USING ${spans} AS s WHERE ${on} AND ${where}`,
+  joinedRows: (spans, on, where) =>
+    `FROM ${spans} AS s JOIN programmes AS p ON ${on} WHERE ${where}`,
   // Only when the file replaces stored programmes, where the planner needs it for the
   // anti-join that finds the programmes to remove (0.5 s per 98,000 staged rows: bench/INGEST.md,
   // `node bench/ingest.mjs --cases postgres-again`).
   analyseStaged: (programmes) => `ANALYZE ${programmes}`,
   indexStagedIds: () => null,
   prune: (before) => `DELETE FROM programmes WHERE start_ms < ${before}`,
+  prunedRows: (before) => `FROM programmes AS p WHERE p.start_ms < ${before}`,
+  // An identity column numbers rows as they are written, not as their transactions commit: two
+  // merges at once could commit numbers 101–150 before 1–100, and a client that read up to 150
+  // would never see the others. Merges take turns from their first step to COMMIT.
+  changesInCommitOrder: `SELECT pg_advisory_xact_lock(${CHANGES_LOCK})`,
 };
 
 /**

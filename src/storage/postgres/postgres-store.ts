@@ -4,6 +4,7 @@ import type { Store } from '../store.js';
 import { createPostgresAccountStore } from './account-store.js';
 import { createPostgresFeedStore } from './feed-store.js';
 import { createPostgresCatalogueReader } from './catalogue-reader.js';
+import { createPostgresChangeLog } from './change-log.js';
 import { watchPostgresDataVersions } from './data-versions.js';
 import { createPostgresChannelAdminStore } from './channel-admin-store.js';
 import { connectPostgresClient, createPostgresPool, migratePostgres } from './database.js';
@@ -70,6 +71,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     engine: 'postgres',
     pool,
     catalogue: createPostgresCatalogueReader(pool),
+    changes: createPostgresChangeLog(pool),
     accounts: createPostgresAccountStore(pool, () => versions.invalidate()),
     signIn: createPostgresSignInStore(pool),
     playground: createPostgresPlaygroundStore(pool, () => versions.invalidate()),

@@ -69,6 +69,7 @@ function singleFileDatabase(channels = 2): void {
 
 /** Makes the catalogue file's programmes table as version 1 had it: keyed by id. */
 function keyProgrammesById(db: Database.Database): void {
+  withoutChangeLog(db);
   db.exec(`
     DROP TRIGGER catalogue.programmes_follow_channel;
     DROP TABLE catalogue.programme_words;
@@ -93,8 +94,15 @@ const ONE_CHANNEL_AND_FILE = `
   INSERT INTO source_files (id, source, country, size_bytes, sha256, ingested_at, summary)
     VALUES ('f1', 'guide.xml', 'IE', 10, 'abc', 0, '{}');`;
 
+/** Takes the catalogue file back to version 6: no change log. */
+function withoutChangeLog(db: Database.Database): void {
+  db.exec(`DROP TABLE catalogue.changes; DROP TABLE catalogue.changes_horizon;`);
+  db.pragma('catalogue.user_version = 6');
+}
+
 /** Takes the catalogue file back to version 5: no channel copies, the index by start alone. */
 function withoutSearchOrder(db: Database.Database): void {
+  withoutChangeLog(db);
   db.exec(`
     DROP TRIGGER catalogue.programmes_follow_channel;
     DROP INDEX catalogue.programmes_in_search_order;
@@ -147,6 +155,9 @@ describe('the catalogue file', () => {
     try {
       expect(tables(store.db, 'catalogue')).toEqual([
         'catalogue_version',
+        // The change log (version 7).
+        'changes',
+        'changes_horizon',
         'channels',
         'playground_channels',
         // The search words' full-text index (version 5) and its FTS5 tables.
@@ -157,6 +168,8 @@ describe('the catalogue file', () => {
         'programme_words_idx',
         'programmes',
         'source_files',
+        // AUTOINCREMENT's counters (the change log's).
+        'sqlite_sequence',
       ]);
       expect(tables(store.db, 'main')).not.toContain('programmes');
       expect(tables(store.db, 'main')).toContain('accounts');

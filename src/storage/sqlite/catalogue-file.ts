@@ -23,8 +23,9 @@ export const CATALOGUE_SCHEMA = 'catalogue';
  * programmes' rich data (`details`). 4: an index of the long programmes, for the guide routes.
  * 5: the programmes' search words, their full-text index and an index by start (search).
  * 6: each programme carries its channel's sort key and country, indexed in search order.
+ * 7: the change log (`changes`) and how far back it was pruned (`changes_horizon`).
  */
-export const CATALOGUE_SCHEMA_VERSION = 6;
+export const CATALOGUE_SCHEMA_VERSION = 7;
 
 /**
  * Page size of a new catalogue file. Programmes are long rows (descriptions) appended in
@@ -206,6 +207,7 @@ export function ensureCatalogueSchema(db: SqliteDatabase): void {
     if (catalogueVersion(db) === 3) indexLongProgrammes(db);
     if (catalogueVersion(db) === 4) indexProgrammeWords(db);
     if (catalogueVersion(db) === 5) indexSearchOrder(db);
+    if (catalogueVersion(db) === 6) createChangeLog(db);
   }).immediate();
   // The old table's pages would stay in the file, free, doubling it (876 MB → 1.5 GB for 2
   // million programmes). VACUUM cannot run inside a transaction, so it follows the upgrade.
@@ -335,6 +337,34 @@ function indexSearchOrder(db: SqliteDatabase): void {
           WHERE channel_id = new.id;
       END;`);
   db.pragma(`${CATALOGUE_SCHEMA}.user_version = 6`);
+}
+
+/**
+ * Version 6 → 7: the change log. Each merge writes a record per programme and channel it adds,
+ * changes or removes, in its transaction (ingest-merge/merge-steps.ts), numbered by `seq`
+ * (AUTOINCREMENT: never reused, so a client's `since` never points at another record); records
+ * older than the retention are pruned by the merges, and `changes_horizon` keeps the last seq
+ * pruned, so a `since` before it is known to have missed records. A catalogue upgraded holds
+ * no record of what came before: the log starts empty.
+ */
+function createChangeLog(db: SqliteDatabase): void {
+  db.exec(`CREATE TABLE catalogue.changes (
+      seq INTEGER PRIMARY KEY AUTOINCREMENT,
+      kind TEXT NOT NULL,
+      change TEXT NOT NULL,
+      channel_id TEXT NOT NULL,
+      programme_id TEXT,
+      start TEXT,
+      at INTEGER NOT NULL
+    ) STRICT;
+    CREATE INDEX catalogue.changes_by_channel ON changes (channel_id, seq);
+    CREATE INDEX catalogue.changes_by_time ON changes (at);
+    CREATE TABLE catalogue.changes_horizon (
+      id INTEGER PRIMARY KEY CHECK (id = 1),
+      seq INTEGER NOT NULL
+    ) STRICT;
+    INSERT INTO catalogue.changes_horizon (id, seq) VALUES (1, 0);`);
+  db.pragma(`${CATALOGUE_SCHEMA}.user_version = 7`);
 }
 
 interface WordsSourceRow {

@@ -38,6 +38,18 @@ export function createSqliteChannelAdminStore(db: SqliteDatabase): ChannelAdminS
        updated_at = @now
      WHERE id = @id`,
   );
+  // A fix that changes what the API shows of the channel is a change record.
+  const logFix = db.prepare<FixParams>(
+    `INSERT INTO changes (kind, change, channel_id, programme_id, start, at)
+     SELECT 'channel', 'changed', id, NULL, NULL, @now FROM channels
+     WHERE id = @id AND ((@name IS NOT NULL AND name IS NOT @name)
+       OR (@country IS NOT NULL AND country IS NOT @country)
+       OR ((@country IS NOT NULL OR @reviewed) AND needs_review))`,
+  );
+  const fixAndLog = db.transaction((params: FixParams) => {
+    logFix.run(params);
+    return fix.run(params);
+  });
   return {
     async findChannel(idOrXmltvId) {
       const row = find.get({ key: idOrXmltvId });
@@ -64,7 +76,7 @@ export function createSqliteChannelAdminStore(db: SqliteDatabase): ChannelAdminS
     },
     async fixChannel(id, change, nowMs) {
       const name = change.name ?? null;
-      const result = fix.run({
+      const result = fixAndLog({
         id,
         name,
         nameKey: name === null ? null : nameSortKey(name),

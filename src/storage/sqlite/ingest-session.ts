@@ -17,6 +17,7 @@ import {
   createStagedTablesSql,
   mergeStats,
   mergeSteps,
+  mergeStepOptions,
   stagingStats,
   type MergeStep,
 } from '../ingest-merge/merge-steps.js';
@@ -28,7 +29,6 @@ import {
   writeStagedSpan,
   type StagedTableNames,
 } from '../ingest-merge/staged-tables.js';
-import { DAY_MS } from '../../domain/schedule-window.js';
 import { cataloguePathFor } from './catalogue-file.js';
 import type { SqliteDatabase } from './connection.js';
 import { openCatalogueFile } from './database.js';
@@ -73,7 +73,11 @@ export function stageMergeForPlanCheck(db: SqliteDatabase, file: SourceFileRecor
     if (step.kind === 'exec') db.exec(step.sql);
   }
   return toScript(
-    mergeSteps(SQLITE_MERGE, tables, file, { collapsed: true, pruneBeforeMs: file.ingestedAt }),
+    mergeSteps(SQLITE_MERGE, tables, file, {
+      collapsed: true,
+      pruneBeforeMs: file.ingestedAt,
+      changesBeforeMs: file.ingestedAt,
+    }),
   );
 }
 
@@ -159,14 +163,14 @@ class SqliteIngestSession implements IngestSession {
         throw new Error(`programmes were staged for channel ${channelId}, which was not staged`);
       }
     }
-    const retention = options.retentionDays ?? null;
-    const pruneBefore = retention === null ? null : file.ingestedAt - retention * DAY_MS;
     try {
       await this.prepareMerge();
-      const steps = mergeSteps(SQLITE_MERGE, this.tables, file, {
-        collapsed: this.staged.flagged > 0,
-        pruneBeforeMs: pruneBefore,
-      });
+      const steps = mergeSteps(
+        SQLITE_MERGE,
+        this.tables,
+        file,
+        mergeStepOptions(file, options, this.staged.flagged > 0),
+      );
       // The whole merge is one script: one round trip to the staging thread, one BEGIN IMMEDIATE.
       const results = await this.runner.script(toScript(steps), 'immediate');
       return mergeStats(steps, results, this.staged.count - this.losers);

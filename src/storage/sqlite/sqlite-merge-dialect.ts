@@ -59,7 +59,9 @@ export const SQLITE_MERGE: MergeDialect = {
   // One index range per channel in each: the planner does not join on an OR of two.
   removePerIndex: true,
   deleteJoined: (spans, on, where) => `DELETE FROM programmes WHERE rowid IN (
-      SELECT p.rowid FROM ${spans} AS s CROSS JOIN programmes AS p ON ${on} WHERE ${where})`,
+      SELECT p.rowid ${SQLITE_MERGE.joinedRows(spans, on, where)})`,
+  joinedRows: (spans, on, where) =>
+    `FROM ${spans} AS s CROSS JOIN programmes AS p ON ${on} WHERE ${where}`,
   analyseStaged: () => null,
   // Only when the file drops programmes: each stored one is checked against the staged ids.
   indexStagedIds: (programmes) =>
@@ -68,8 +70,11 @@ export const SQLITE_MERGE: MergeDialect = {
   // `WHERE start_ms < ?` scanned every stored programme under the write lock: 0.21-0.25 s per 2
   // million even with nothing to prune, against 11-26 ms this way (per-statement timing of
   // `node bench/ingest.mjs --cases large`, bench/INGEST.md).
-  prune: (before) => `DELETE FROM programmes WHERE rowid IN (SELECT p.rowid FROM channels AS c
-      CROSS JOIN programmes AS p ON p.channel_id = c.id AND p.start_ms < ${before})`,
+  prune: (before) =>
+    `DELETE FROM programmes WHERE rowid IN (SELECT p.rowid ${SQLITE_MERGE.prunedRows(before)})`,
+  prunedRows: (before) =>
+    `FROM channels AS c CROSS JOIN programmes AS p ON p.channel_id = c.id AND p.start_ms < ${before}`,
+  changesInCommitOrder: null,
 };
 
 /** The staging runner's multi-row insert into the staged table `name`. */

@@ -2,6 +2,7 @@ import type { Store } from '../store.js';
 import { createSqliteAccountStore } from './account-store.js';
 import { createSqliteFeedStore } from './feed-store.js';
 import { createSqliteCatalogueReader } from './catalogue-reader.js';
+import { createSqliteChangeLog } from './change-log.js';
 import { createSqliteDataVersions } from './data-versions.js';
 import { createSqliteChannelAdminStore } from './channel-admin-store.js';
 import type { SqliteDatabase } from './connection.js';
@@ -44,6 +45,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     engine: 'sqlite',
     db,
     catalogue: createSqliteCatalogueReader(db),
+    changes: createSqliteChangeLog(db),
     accounts: createSqliteAccountStore(db),
     signIn: createSqliteSignInStore(db),
     playground: createSqlitePlaygroundStore(db),

@@ -4,6 +4,7 @@ import type { Feed } from '../../domain/feed.js';
 import { feedsSection } from './feed-pages.js';
 import { html, type SafeHtml } from '../html.js';
 import { formatInstant } from './format.js';
+import { confirmStepPage } from './confirm-page.js';
 import { page } from './layout.js';
 
 export interface AccountView {
@@ -52,6 +53,9 @@ function accessSentence(status: AccountStatus, nowMs: number): SafeHtml {
   </p>`;
 }
 
+/** A key as people tell it apart: its name, and the last four characters of its secret. */
+const keyLabel = (key: ApiKey) => html`“${key.name}” (ending <code>${key.lastFour}</code>)`;
+
 function keyRow(key: ApiKey): SafeHtml {
   return html`<tr>
     <td data-label="Name">${key.name}</td>
@@ -61,11 +65,12 @@ function keyRow(key: ApiKey): SafeHtml {
       ${key.lastUsedAt === null ? 'never' : formatInstant(key.lastUsedAt)}
     </td>
     <td class="actions">
-      <form method="post" action="/account/keys/${key.id}/revoke" class="inline">
-        <button type="submit" class="danger small" aria-label="Revoke key ${key.name}">
-          Revoke
-        </button>
-      </form>
+      <a
+        class="button danger small"
+        href="/account/keys/${key.id}/revoke"
+        aria-label="Revoke key ${key.name}"
+        >Revoke</a
+      >
     </td>
   </tr>`;
 }
@@ -143,14 +148,15 @@ export function accountPage(view: AccountView): SafeHtml {
       <section class="card">
         <h2>Sessions</h2>
         <p>Signed in on a device you no longer use? End every session, this one included.</p>
-        <form method="post" action="/account/sessions/end-all" class="inline">
-          <button type="submit" class="secondary">Sign out everywhere</button>
-        </form>
+        <a class="button secondary" href="/account/sessions/end-all">Sign out everywhere</a>
       </section>`,
   );
 }
 
-/** Shown once, in the answer to the POST that created the key; never stored or redirected to. */
+/**
+ * The new key, shown once: the GET after the POST that made it takes the secret from the
+ * shown-once holder, so a reload finds nothing (and the page is never stored: no-store).
+ */
 export function keyCreatedPage(key: ApiKey, secret: string, apiBase: string): SafeHtml {
   return page(
     { title: 'Key created', signedIn: true, scripts: ['/assets/account.js'] },
@@ -158,15 +164,45 @@ export function keyCreatedPage(key: ApiKey, secret: string, apiBase: string): Sa
       <h1>Your new key “${key.name}”</h1>
       <p class="warning">
         <strong>Copy it now.</strong> For your safety it is shown only this once; we keep only a
-        fingerprint of it.
+        fingerprint of it. Reloading this page will not show it again.
       </p>
       <div class="secret">
-        <code id="new-key">${secret}</code>
+        <code id="new-key" data-secret>${secret}</code>
         <button type="button" class="secondary" data-copy-target="new-key">Copy</button>
       </div>
       <p>Use it like this:</p>
-      <pre><code>curl -H "Authorization: Bearer ${secret}" ${apiBase}/countries</code></pre>
+      <pre><code data-secret>curl -H "Authorization: Bearer ${secret}" ${apiBase}/countries</code></pre>
       <p><a class="button" href="/account">Back to your account</a></p>
     </section>`,
   );
+}
+
+/** Asks before a key is revoked, naming it. */
+export function revokeKeyConfirmPage(key: ApiKey): SafeHtml {
+  return confirmStepPage({
+    title: 'Revoke this key?',
+    question: html`Revoke the key ${keyLabel(key)}, created ${formatInstant(key.createdAt)}, last
+    used ${key.lastUsedAt === null ? 'never' : formatInstant(key.lastUsedAt)}?`,
+    consequence:
+      'Requests made with it are refused from the moment you confirm. This cannot be undone; ' +
+      'a program using it needs a new key.',
+    action: `/account/keys/${key.id}/revoke`,
+    button: 'Revoke key',
+    buttonLabel: `Revoke key ${key.name}`,
+    cancel: '/account',
+  });
+}
+
+/** Asks before every session of the account ends. */
+export function endAllSessionsConfirmPage(): SafeHtml {
+  return confirmStepPage({
+    title: 'Sign out everywhere?',
+    question: html`End every session of your account, on every device,
+      <strong>this one included</strong>?`,
+    consequence:
+      'You will need a new sign-in link on each device. Your API keys and feeds keep working.',
+    action: '/account/sessions/end-all',
+    button: 'Sign out everywhere',
+    cancel: '/account',
+  });
 }

@@ -8,6 +8,7 @@ import {
 } from '../../domain/feed.js';
 import type { LineupChannel } from '../../storage/feed-store.js';
 import { html, type SafeHtml } from '../html.js';
+import { confirmStepPage } from './confirm-page.js';
 import { formatInstant } from './format.js';
 import { page } from './layout.js';
 
@@ -33,20 +34,18 @@ export function feedsSection(feeds: readonly Feed[], cap: number): SafeHtml {
             aria-label="Edit feed ${feed.name}"
             >Edit</a
           >
-          <form method="post" action="/account/feeds/${feed.id}/token" class="inline">
-            <button
-              type="submit"
-              class="secondary small"
-              aria-label="New URL for feed ${feed.name}"
-            >
-              New URL
-            </button>
-          </form>
-          <form method="post" action="/account/feeds/${feed.id}/delete" class="inline">
-            <button type="submit" class="danger small" aria-label="Delete feed ${feed.name}">
-              Delete
-            </button>
-          </form>
+          <a
+            class="button secondary small"
+            href="/account/feeds/${feed.id}/token"
+            aria-label="New URL for feed ${feed.name}"
+            >New URL</a
+          >
+          <a
+            class="button danger small"
+            href="/account/feeds/${feed.id}/delete"
+            aria-label="Delete feed ${feed.name}"
+            >Delete</a
+          >
         </td>
       </tr>`,
   );
@@ -216,7 +215,10 @@ export function feedFormPage(view: FeedFormView): SafeHtml {
   );
 }
 
-/** Shown once, in the answer to the POST that made the feed or its new URL. */
+/**
+ * The feed's address, shown once: the GET after the POST that made the feed or its new URL
+ * takes the token from the shown-once holder, so a reload finds nothing.
+ */
 export function feedUrlPage(feed: Feed, urls: { xml: string; gz: string }): SafeHtml {
   return page(
     { title: 'Feed address', signedIn: true, scripts: ['/assets/account.js'] },
@@ -224,16 +226,44 @@ export function feedUrlPage(feed: Feed, urls: { xml: string; gz: string }): Safe
       <h1>The address of your feed “${feed.name}”</h1>
       <p class="warning">
         <strong>Copy it now.</strong> It holds the feed's secret and is shown only this once; a new
-        address ends this one.
+        address ends this one. Reloading this page will not show it again.
       </p>
       <div class="secret">
-        <code id="feed-url">${urls.xml}</code>
+        <code id="feed-url" data-secret>${urls.xml}</code>
         <button type="button" class="secondary" data-copy-target="feed-url">Copy</button>
       </div>
       <p>The same guide compressed (for servers that take <code>.xml.gz</code>):</p>
-      <div class="secret"><code id="feed-url-gz">${urls.gz}</code></div>
+      <div class="secret"><code id="feed-url-gz" data-secret>${urls.gz}</code></div>
       <p>Paste it where your media server asks for an XMLTV guide URL.</p>
       <p><a class="button" href="/account#feeds">Back to your account</a></p>
     </section>`,
   );
+}
+
+/** Asks before a feed gets a new address (which ends the one media servers use now). */
+export function newFeedUrlConfirmPage(feed: Feed): SafeHtml {
+  return confirmStepPage({
+    title: 'Give this feed a new URL?',
+    question: html`Replace the address of the feed “${feed.name}”?`,
+    consequence:
+      'The current address is refused from the moment you confirm: every media server using it ' +
+      'needs the new one, which is shown once.',
+    action: `/account/feeds/${feed.id}/token`,
+    button: 'Make a new URL',
+    buttonLabel: `Make a new URL for feed ${feed.name}`,
+    cancel: '/account#feeds',
+  });
+}
+
+/** Asks before a feed is deleted. */
+export function deleteFeedConfirmPage(feed: Feed): SafeHtml {
+  return confirmStepPage({
+    title: 'Delete this feed?',
+    question: html`Delete the feed “${feed.name}”?`,
+    consequence: 'Its address is refused from the moment you confirm. This cannot be undone.',
+    action: `/account/feeds/${feed.id}/delete`,
+    button: 'Delete feed',
+    buttonLabel: `Delete feed ${feed.name}`,
+    cancel: '/account#feeds',
+  });
 }

@@ -61,15 +61,18 @@ export function signInPage(
   );
 }
 
-/** The same answer for every address, known or not. */
-export function linkSentPage(email: string): SafeHtml {
+/**
+ * The same answer for every address, known or not. The address is the one just typed, when the
+ * browser kept it (a cookie of its own); without it the page speaks of "that address".
+ */
+export function linkSentPage(email: string | null): SafeHtml {
   return page(
     { title: 'Check your inbox' },
     html`<section class="card narrow">
       <h1>Check your inbox</h1>
       <p>
-        If <strong>${email}</strong> can receive mail, a sign-in link is on its way. It works once,
-        within 15 minutes.
+        If ${email === null ? 'that address' : html`<strong>${email}</strong>`} can receive mail, a
+        sign-in link is on its way. It works once, within 15 minutes.
       </p>
       <p class="muted">
         Nothing arrived? Look in the spam folder, or <a href="/signin">ask for a new link</a>.
@@ -130,6 +133,21 @@ export function messagePage(title: string, message: string, signedIn = false): S
       <h1>${title}</h1>
       <p>${message}</p>
       <p><a href="/">Back to the start</a></p>
+    </section>`,
+  );
+}
+
+/** The site's 404: in the site's look, with a way home (and to the account when signed in). */
+export function notFoundPage(signedIn: boolean): SafeHtml {
+  return page(
+    { title: 'Page not found', signedIn },
+    html`<section class="card narrow">
+      <h1>Page not found</h1>
+      <p>There is no page at this address. The link may be mistyped, or the page may have moved.</p>
+      <p class="actions-row">
+        <a class="button" href="/">Go to the start</a>
+        ${signedIn ? html`<a class="button secondary" href="/account">Your account</a>` : ''}
+      </p>
     </section>`,
   );
 }
