@@ -57,6 +57,20 @@ describe('config', () => {
     expect(loadConfig({ SHUTDOWN_TIMEOUT: '0' }).shutdownTimeoutMs).toBe(0);
   });
 
+  it('logs JSON unless stdout is a terminal; LOG_FORMAT overrides either way', () => {
+    const tty = { stdoutIsTty: true };
+    const pipe = { stdoutIsTty: false };
+    expect(loadConfig({}, '/w').logFormat).toBe('json');
+    expect(loadConfig({}, '/w', pipe).logFormat).toBe('json');
+    expect(loadConfig({}, '/w', tty).logFormat).toBe('pretty');
+    expect(loadConfig({ LOG_FORMAT: 'auto' }, '/w', tty).logFormat).toBe('pretty');
+    expect(loadConfig({ LOG_FORMAT: 'JSON' }, '/w', tty).logFormat).toBe('json');
+    expect(loadConfig({ LOG_FORMAT: 'pretty' }, '/w', pipe).logFormat).toBe('pretty');
+    expect(() => loadConfig({ LOG_FORMAT: 'text' })).toThrow(
+      'LOG_FORMAT must be json, pretty or auto, got "text"',
+    );
+  });
+
   it('allows no cross-origin callers unless CORS_ORIGINS names them, or * for any', () => {
     expect(loadConfig({}).corsOrigins).toEqual([]);
     expect(loadConfig({ CORS_ORIGINS: ' ' }).corsOrigins).toEqual([]);

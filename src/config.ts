@@ -34,6 +34,8 @@ export interface Config {
   readonly changesRetentionDays: number;
   readonly trustProxy: boolean;
   readonly logLevel: string;
+  /** JSON lines, or short coloured lines for a person at a terminal (LOG_FORMAT, else the TTY). */
+  readonly logFormat: LogFormat;
   /** Failed-auth requests allowed per client IP per `authFailureWindowMs`. */
   readonly authFailureLimit: number;
   readonly authFailureWindowMs: number;
@@ -54,6 +56,15 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   /** Origins whose web pages may call the API (CORS_ORIGINS); empty by default. */
   readonly corsOrigins: CorsOrigins;
+}
+
+/** How log lines are written: `json` (pino's lines) or `pretty` (for a person at a terminal). */
+export type LogFormat = 'json' | 'pretty';
+
+/** What the process knows of where its output goes, looked at once by the CLI's entry. */
+export interface Terminal {
+  /** Whether stdout is a terminal (`process.stdout.isTTY`). */
+  readonly stdoutIsTty: boolean;
 }
 
 /** SOURCE_TIMEOUT_SECONDS and SOURCE_MAX_MB when unset, in seconds and MiB. */
@@ -139,8 +150,16 @@ export function parseDatabaseUrl(raw: string | undefined, cwd: string): Database
   return { engine: 'sqlite', path: isAbsolute(path) ? path : resolve(cwd, path) };
 }
 
-/** Parses the environment into a frozen Config; throws ConfigError with a one-line message. */
-export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
+/**
+ * Parses the environment into a frozen Config; throws ConfigError with a one-line message.
+ * `terminal` decides the log format when LOG_FORMAT is unset: JSON unless stdout is a terminal
+ * (so callers other than the CLI, tests among them, get JSON).
+ */
+export function loadConfig(
+  env: Env = process.env,
+  cwd = process.cwd(),
+  terminal: Terminal = { stdoutIsTty: false },
+): Config {
   const host = nonEmpty(env, 'HOST') ?? '127.0.0.1';
   const port = integer(env, 'PORT', 8080, 0, 65535);
   const publicUrlRaw = nonEmpty(env, 'PUBLIC_URL');
@@ -160,6 +179,11 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   }
   if (!['true', 'false', '1', '0'].includes(trustProxy)) {
     throw new ConfigError(`TRUST_PROXY must be true or false, got "${trustProxy}"`);
+  }
+
+  const logFormat = (nonEmpty(env, 'LOG_FORMAT') ?? 'auto').toLowerCase();
+  if (!['auto', 'json', 'pretty'].includes(logFormat)) {
+    throw new ConfigError(`LOG_FORMAT must be json, pretty or auto, got "${logFormat}"`);
   }
 
   const database = parseDatabaseUrl(nonEmpty(env, 'DATABASE_URL'), cwd);
@@ -192,6 +216,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     changesRetentionDays: integer(env, 'CHANGES_RETENTION_DAYS', 30, 1, 100_000),
     trustProxy: trustProxy === 'true' || trustProxy === '1',
     logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',
+    logFormat:
+      logFormat === 'auto' ? (terminal.stdoutIsTty ? 'pretty' : 'json') : (logFormat as LogFormat),
     authFailureLimit: integer(env, 'AUTH_FAILURE_LIMIT', 100, 1, 1_000_000),
     authFailureWindowMs: 10_000,
     playgroundLimit: integer(env, 'PLAYGROUND_LIMIT', 60, 1, 1_000_000),

@@ -12,7 +12,6 @@ export interface DemoSeed {
   programmes: number;
   email: string;
   key: string;
-  describe(publicUrl: string): string[];
 }
 
 /**
@@ -43,15 +42,5 @@ export async function seedDemo(store: Store, nowMs: number): Promise<DemoSeed | 
       nowMs,
     ));
   const { key } = await issueApiKey(store.accounts, account.id, 'demo', nowMs);
-  return {
-    channels,
-    programmes,
-    email: account.email,
-    key,
-    describe: (publicUrl) => [
-      `Loaded the demo catalogue: ${channels} channels, ${programmes} programmes.`,
-      `Demo account ${account.email}; its API key (shown only now): ${key}`,
-      `Try: curl -H "Authorization: Bearer ${key}" ${publicUrl}/api/v1/countries`,
-    ],
-  };
+  return { channels, programmes, email: account.email, key };
 }

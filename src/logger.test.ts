@@ -1,7 +1,11 @@
+import { IncomingMessage } from 'node:http';
+import { Socket } from 'node:net';
 import { Writable } from 'node:stream';
+import { isColorSupported } from 'pino-pretty';
 import { describe, expect, it } from 'vitest';
 import { generateApiKey } from './domain/api-key.js';
 import { generateFeedToken } from './domain/feed.js';
+import { createRequestLog } from './http/request-log.js';
 import { createLogger, redactUrl } from './logger.js';
 
 describe('redactUrl', () => {
@@ -59,5 +63,99 @@ describe('createLogger', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(pipe.writes()).toBeGreaterThanOrEqual(1);
     expect(pipe.stream.listenerCount('error')).toBeGreaterThan(0);
+  });
+});
+
+describe('createLogger formats', () => {
+  /** A destination that keeps what is written, optionally claiming to be a terminal. */
+  const capture = (isTTY = false) => {
+    let text = '';
+    const stream = Object.assign(
+      new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          text += chunk.toString('utf8');
+          done();
+        },
+      }),
+      { isTTY },
+    );
+    return { stream, lines: () => text.split('\n').filter((line) => line !== '') };
+  };
+
+  /** Logs one answered request the way the server does, URL and all. */
+  const logRequest = (format: 'json' | 'pretty', url: string, isTTY = false) => {
+    const out = capture(isTTY);
+    const log = createLogger('info', out.stream, format);
+    const req = Object.assign(new IncomingMessage(new Socket()), { method: 'GET', url });
+    createRequestLog(log, () => '203.0.113.9')('req-7', req, 200, 1.234);
+    return out.lines();
+  };
+
+  it('writes JSON lines by default, the request as today', () => {
+    const lines = logRequest('json', '/api/v1/countries');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0] ?? '')).toMatchObject({
+      level: 30,
+      reqId: 'req-7',
+      req: { method: 'GET', url: '/api/v1/countries', remoteAddress: '203.0.113.9' },
+      res: { statusCode: 200 },
+      responseTime: 1.234,
+      msg: 'request completed',
+    });
+  });
+
+  it('writes a request as one short line when pretty: time, level, method, URL, status, time taken', () => {
+    const lines = logRequest('pretty', '/api/v1/countries?x=1');
+    expect(lines).toEqual([
+      expect.stringMatching(/^\[\d\d:\d\d:\d\d\] INFO: GET \/api\/v1\/countries\?x=1 200 1\.2 ms$/),
+    ]);
+  });
+
+  it('colours only a terminal', () => {
+    const escape = '\u001b[';
+    const plain = logRequest('pretty', '/healthz', false)[0] ?? '';
+    expect(plain).not.toContain(escape);
+    // Colour also depends on colorette's view of the environment (NO_COLOR, TERM=dumb).
+    const coloured = logRequest('pretty', '/healthz', true)[0] ?? '';
+    expect(coloured.includes(escape)).toBe(isColorSupported);
+    expect(
+      coloured
+        .split(escape)
+        .map((part, i) => (i === 0 ? part : part.replace(/^[0-9;]*m/, '')))
+        .join(''),
+    ).toBe(plain);
+  });
+
+  it('keeps the service\u2019s own lines short: message, then their fields on the same line', () => {
+    const out = capture();
+    const log = createLogger('info', out.stream, 'pretty');
+    log.info({ source: 3, programmes: 120 }, 'source refreshed');
+    log.debug('not at info');
+    log.child({ reqId: 'req-9' }).error('something failed');
+    expect(out.lines()).toEqual([
+      expect.stringMatching(
+        /^\[\d\d:\d\d:\d\d\] INFO: source refreshed \{"source":3,"programmes":120\}$/,
+      ),
+      expect.stringMatching(/^\[\d\d:\d\d:\d\d\] ERROR: something failed \(req-9\)$/),
+    ]);
+  });
+
+  it('carries no secret in a pretty line: keys, sign-in tokens, feed tokens stay redacted', () => {
+    const key = generateApiKey();
+    const feed = generateFeedToken();
+    const signIn = 'Zq0_sign-in-token-0123456789abcdefghijklmnopq';
+    for (const url of [
+      `/api/v1/countries?api_key=${key}`,
+      `/api/v1/channels/${key.replace('_', '%5F')}/programmes`,
+      `/signin/confirm?token=${signIn}`,
+      `/feeds/${feed}/guide.xml.gz`,
+    ]) {
+      for (const isTTY of [false, true]) {
+        const [line, ...rest] = logRequest('pretty', url, isTTY);
+        expect(rest).toEqual([]);
+        for (const secret of [key.slice(6), feed, signIn]) expect(line).not.toContain(secret);
+        expect(line).toMatch(/\[redacted\]/);
+      }
+    }
   });
 });

@@ -1,5 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pino, stdSerializers, type Logger } from 'pino';
+import { isColorSupported, prettyFactory } from 'pino-pretty';
+import type { LogFormat } from './config.js';
 
 /** An API key anywhere in a URL, its `_` possibly percent-encoded. */
 const API_KEY_IN_URL = /onair(?:_|%5f)[0-9a-z]{38}/gi;
@@ -19,13 +21,55 @@ export function redactUrl(url: string): string {
     .replace(FEED_TOKEN_IN_URL, '$1[redacted]');
 }
 
+/** The message of the one line logged per answered request (see http/request-log.ts). */
+export const REQUEST_COMPLETED = 'request completed';
+
+/** The fields of a request line, as the serializers above leave them. */
+interface RequestLine {
+  req?: { method?: string; url?: string };
+  res?: { statusCode?: number };
+  responseTime?: number;
+  reqId?: string;
+}
+
 /**
- * The process logger (pino, JSON lines), shared by Fastify and the services. Requests are
- * logged with method, redacted URL and client address; headers (API keys, cookies) never are.
+ * One short line per log line, for a person at a terminal: local time, level and message; a
+ * request as `GET /url 200 1.2 ms`. It formats what pino has already serialised, so a URL is
+ * as redacted here as in JSON.
+ */
+function prettyDestination(destination: NodeJS.WritableStream): { write(line: string): void } {
+  const format = prettyFactory({
+    // Colour only on a terminal that wants it (colorette honours NO_COLOR and TERM=dumb).
+    colorize: isColorSupported && (destination as { isTTY?: boolean }).isTTY === true,
+    translateTime: 'SYS:HH:MM:ss',
+    ignore: 'pid,hostname,reqId,req,res,responseTime',
+    singleLine: true,
+    messageFormat: (log, messageKey, _levelLabel, { colors }) => {
+      const { req, res, responseTime, reqId } = log as RequestLine;
+      const message = String(log[messageKey] ?? '');
+      if (message === REQUEST_COMPLETED && req !== undefined && res !== undefined) {
+        const status = res.statusCode ?? 0;
+        const paint = status >= 500 ? colors.red : status >= 400 ? colors.yellow : colors.green;
+        const ms = responseTime ?? 0;
+        const time = ms < 10 ? ms.toFixed(1) : ms.toFixed(0);
+        return `${req.method ?? ''} ${req.url ?? ''} ${paint(String(status))} ${time} ms`;
+      }
+      // Fastify's own lines about a request (errors) keep its id, to find its request line.
+      return reqId === undefined ? message : `${message} (${reqId})`;
+    },
+  });
+  return { write: (line) => destination.write(format(line)) };
+}
+
+/**
+ * The process logger (pino), shared by Fastify and the services: JSON lines, or with `pretty`
+ * short lines for a person at a terminal. Requests are logged with method, redacted URL and
+ * client address; headers (API keys, cookies) never are.
  */
 export function createLogger(
   level: string,
   destination: NodeJS.WritableStream = process.stdout,
+  format: LogFormat = 'json',
 ): Logger {
   // A reader of the log that goes away (a closed pipe) must not take the server down: its
   // EPIPE would otherwise be an unhandled 'error' event. The lines after it are lost.
@@ -45,6 +89,6 @@ export function createLogger(
         err: stdSerializers.err,
       },
     },
-    destination,
+    format === 'pretty' ? prettyDestination(destination) : destination,
   );
 }

@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { downloadLimits } from './catalogue/ingest/guide-download.js';
@@ -35,17 +36,29 @@ export async function startServer(
   options: StartOptions = {},
 ): Promise<RunningServer> {
   const now = options.now ?? systemClock;
-  const logger = createLogger(config.logLevel);
+  // A busy port is found before the storage is opened and demo data loaded, not after.
+  await checkCanListen(config.host, config.port);
+  const logger = createLogger(config.logLevel, process.stdout, config.logFormat);
   const store = await openStore(config, now, { serving: true });
+  let app: FastifyInstance | null = null;
   try {
     await options.beforeListen?.(store);
     const services = await createServices(config, store, logger, now);
-    const app = await buildApp({ config, store, now, ...services }, logger);
+    // Fastify logs through a logger of its own (same lines), so that its start is quiet: below.
+    const appLogger = logger.child({});
+    app = await buildApp({ config, store, now, ...services }, appLogger);
     app.addHook('onClose', async () => {
       await services.close();
     });
     const connections = trackConnections(app.server);
-    await app.listen({ host: config.host, port: config.port });
+    // Fastify says "Server listening at" for every address, before `serve` can print its
+    // banner; the banner says where it listens first, and `serve` logs it after.
+    appLogger.level = 'warn';
+    try {
+      await app.listen({ host: config.host, port: config.port });
+    } finally {
+      appLogger.level = logger.level;
+    }
     const address = app.server.address();
     const port = typeof address === 'object' && address !== null ? address.port : config.port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -65,21 +78,37 @@ export async function startServer(
           config.sourceCheckMs,
         )
       : null;
+    const listening = app;
     return {
-      app,
+      app: listening,
       store,
       url,
       async close() {
         await sources?.stop();
         const drained = await connections.drain(config.shutdownTimeoutMs);
-        await app.close();
+        await listening.close();
         await store.close();
         return drained;
       },
       cutConnections: () => connections.cutAll(),
     };
   } catch (error) {
+    // The app's services (limiters, Redis, caches) would otherwise keep the process alive.
+    await app?.close().catch(() => undefined);
     await store.close();
     throw error;
   }
+}
+
+/**
+ * Binds HOST:PORT for a moment and lets go: fails with the error `listen` would give
+ * (EADDRINUSE, EACCES, EADDRNOTAVAIL). Port 0 always binds.
+ */
+async function checkCanListen(host: string, port: number): Promise<void> {
+  if (port === 0) return;
+  await new Promise<void>((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
+  });
 }

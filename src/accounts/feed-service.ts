@@ -1,4 +1,5 @@
 import type { AuditActor } from '../domain/account.js';
+import { isoCountryNote } from '../domain/country.js';
 import {
   checkFeedSettings,
   FeedSettingsError,
@@ -27,7 +28,8 @@ async function checkedSettings(feeds: FeedStore, settings: FeedSettings): Promis
   const found = await feeds.lineupChannels(checked.lineup);
   if (checked.lineup.kind === 'country') {
     if (found.length === 0) {
-      throw new FeedSettingsError(`no channels in country ${checked.lineup.country}`);
+      const { country } = checked.lineup;
+      throw new FeedSettingsError(`no channels in country ${country}${isoCountryNote(country)}`);
     }
   } else if (found.length !== checked.lineup.channelIds.length) {
     const known = new Set(found.map((c) => c.id));

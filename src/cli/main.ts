@@ -78,7 +78,8 @@ export async function runCli(
 ): Promise<number> {
   let config;
   try {
-    config = loadConfig(env);
+    // Whether stdout is a terminal is looked at once, here: it picks the log format.
+    config = loadConfig(env, process.cwd(), { stdoutIsTty: io.stdout.isTTY === true });
   } catch (error) {
     if (error instanceof ConfigError) {
       io.stderr.write(`onair: configuration error: ${oneLine(error)}\n`);

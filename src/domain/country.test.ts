@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { inferCountryFromXmltvId, isValidCountryCode, parseCountryCode } from './country.js';
+import {
+  inferCountryFromXmltvId,
+  isoCountryNote,
+  isValidCountryCode,
+  parseCountryCode,
+} from './country.js';
 
 describe('country codes', () => {
   it('accepts letters, digits and hyphens up to 16 characters', () => {
@@ -26,5 +31,14 @@ describe('country codes', () => {
     expect(inferCountryFromXmltvId('cctv1')).toBeNull();
     expect(inferCountryFromXmltvId('Das Erste')).toBeNull();
     expect(inferCountryFromXmltvId('channel.1')).toBeNull();
+  });
+
+  it('keeps UK as given, and notes GB (its ISO 3166 code) in messages about it', () => {
+    expect(parseCountryCode('UK')).toBe('UK');
+    expect(parseCountryCode('uk')).toBe('UK');
+    expect(isoCountryNote('UK')).toBe(' (ISO 3166 code for the United Kingdom: GB)');
+    expect(isoCountryNote('uk')).toBe(' (ISO 3166 code for the United Kingdom: GB)');
+    for (const code of ['GB', 'IE', 'US', 'UKR', 'U', ''])
+      expect(isoCountryNote(code), code).toBe('');
   });
 });

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { LogController, type FastifyBaseLogger } from 'fastify';
+import { REQUEST_COMPLETED } from '../logger.js';
 
 /** Log levels at which every answered request is logged (its line is at info). */
 const REQUEST_LOGGING_LEVELS = new Set(['trace', 'debug', 'info']);
@@ -27,7 +28,7 @@ export function createRequestLog(
     const { method, url } = req;
     log.info(
       { reqId, req: { method, url, ip: clientAddress(req) }, res: { statusCode }, responseTime },
-      'request completed',
+      REQUEST_COMPLETED,
     );
   };
 }

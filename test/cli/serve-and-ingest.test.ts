@@ -53,6 +53,10 @@ describe('npm start: serve --demo', () => {
     const curl = /curl -H "Authorization: Bearer (onair_\w+)" (http:\/\/\S+)/.exec(server.banner);
     expect(curl, server.banner).not.toBeNull();
     const [, key, url] = curl as unknown as [string, string, string];
+    // The first line says where it listens and gives the key.
+    expect(server.banner.split('\n')[0]).toBe(
+      `Onair is serving ${server.url} — your demo API key (shown only now): ${key}`,
+    );
     const countries = await get(url, key);
     expect(countries.status).toBe(200);
     expect((countries.body.countries as unknown[]).length).toBeGreaterThan(3);
@@ -77,7 +81,9 @@ describe('npm start: serve --demo', () => {
     await server.stop();
     server = await startServe(cli, ['--demo']);
     expect(server.banner).not.toMatch(/onair_/);
-    expect(server.banner).toMatch(/keys create --email demo@onair\.local/);
+    expect(server.banner.split('\n')[0]).toBe(
+      `Onair is serving ${server.url} — a new API key for the demo account: bin/onair keys create --email demo@onair.local`,
+    );
     const again = await get(`${server.url}/api/v1/countries`, key);
     expect(again.body).toEqual(countries.body);
   });
@@ -92,15 +98,17 @@ describe('npm start: serve --demo', () => {
     ]);
     server = await startServe(cli);
     expect(server.banner).not.toMatch(/demo/i);
+    expect(server.banner.split('\n')[0]).toBe(
+      `Onair is serving ${server.url} — for an API key, sign in at ${server.url}/signin`,
+    );
     expect((await get(`${server.url}/api/v1/countries`, key)).body).toEqual({ countries: [] });
   });
 
   it('serves the account pages; without SMTP the sign-in link lands in data/outbox with the real port', async () => {
     server = await startServe(cli);
     const outbox = join(cli.dir, 'outbox');
-    expect(server.banner).toContain(
-      `Account pages: ${server.url}/signin (sign-in mail is written to ${outbox})`,
-    );
+    expect(server.banner).toContain(`sign in at ${server.url}/signin`);
+    expect(server.banner).toContain(`Sign-in mail is written to ${outbox}`);
     const res = await fetch(`${server.url}/signin`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', origin: server.url },

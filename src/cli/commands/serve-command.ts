@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import type { DemoSeed } from '../../demo-seed.js';
-import type { CliContext } from '../cli-context.js';
+import type { RunningServer } from '../../server.js';
+import { ReportedFailure, type CliContext } from '../cli-context.js';
 
 /** `onair serve`: run the HTTP API until SIGINT/SIGTERM. */
 export function serveCommand(ctx: CliContext): Command {
@@ -16,31 +17,29 @@ export function serveCommand(ctx: CliContext): Command {
       const { DEMO_EMAIL, seedDemo } = await import('../../demo-seed.js');
       let seeded: DemoSeed | null = null;
       let demoAccountExists = false;
-      const server = await startServer(ctx.config, {
-        now: ctx.now,
-        beforeListen: opts.demo
-          ? async (store) => {
-              seeded = await seedDemo(store, ctx.now());
-              demoAccountExists = (await store.accounts.findAccountByEmail(DEMO_EMAIL)) !== null;
-            }
-          : undefined,
-      });
-      const site = ctx.config.publicUrlExplicit ? ctx.config.publicUrl : server.url;
-      const mail =
-        ctx.config.smtpUrl === null ? `written to ${ctx.config.outboxDir}` : 'sent by SMTP';
-      const banner = [
-        `Onair is serving ${server.url} (database: ${describeDatabase(ctx)})`,
-        `Account pages: ${site}/signin (sign-in mail is ${mail})`,
-      ];
-      if (seeded !== null) {
-        banner.push(...(seeded as DemoSeed).describe(server.url));
-      } else if (demoAccountExists) {
-        // A later `npm start`: the key was shown once, so say how to get another.
-        banner.push(
-          `The catalogue is already loaded. A new key for the demo account: bin/onair keys create --email ${DEMO_EMAIL}`,
-        );
+      let server: RunningServer;
+      try {
+        server = await startServer(ctx.config, {
+          now: ctx.now,
+          beforeListen: opts.demo
+            ? async (store) => {
+                seeded = await seedDemo(store, ctx.now());
+                demoAccountExists = (await store.accounts.findAccountByEmail(DEMO_EMAIL)) !== null;
+              }
+            : undefined,
+        });
+      } catch (error) {
+        const line = cannotListen(error, ctx, opts.demo === true);
+        if (line === null) throw error;
+        ctx.stderr.write(`${line}\n`);
+        throw new ReportedFailure(line);
       }
+      const banner = startBanner(ctx, server.url, {
+        seeded,
+        demoAccount: demoAccountExists ? DEMO_EMAIL : null,
+      });
       ctx.stdout.write(`${banner.join('\n')}\n`);
+      server.app.log.info(`listening at ${server.url}`);
 
       await new Promise<void>((resolve) => {
         const stop = (signal: string) => {
@@ -77,4 +76,60 @@ export function serveCommand(ctx: CliContext): Command {
 function describeDatabase(ctx: CliContext): string {
   const { database } = ctx.config;
   return database.engine === 'sqlite' ? database.path : 'PostgreSQL';
+}
+
+/**
+ * What `serve` prints once it listens. The first line says where and how to get an API key
+ * (the demo's key itself when it was just made: it is shown only now).
+ */
+function startBanner(
+  ctx: CliContext,
+  url: string,
+  demo: { seeded: DemoSeed | null; demoAccount: string | null },
+): string[] {
+  const site = ctx.config.publicUrlExplicit ? ctx.config.publicUrl : url;
+  const mail =
+    ctx.config.smtpUrl === null ? `is written to ${ctx.config.outboxDir}` : 'is sent by SMTP';
+  const about = `Docs: ${site}/docs · database: ${describeDatabase(ctx)}`;
+  const { seeded, demoAccount } = demo;
+  if (seeded !== null) {
+    return [
+      `Onair is serving ${url} — your demo API key (shown only now): ${seeded.key}`,
+      `Try: curl -H "Authorization: Bearer ${seeded.key}" ${url}/api/v1/countries`,
+      `Demo data: ${seeded.channels} channels, ${seeded.programmes} programmes; account ${seeded.email} (sign in at ${site}/signin, the mail ${mail})`,
+      `${about} · next steps: README.md`,
+    ];
+  }
+  if (demoAccount !== null) {
+    // A later `npm start`: the key was shown once, so say how to get another.
+    return [
+      `Onair is serving ${url} — a new API key for the demo account: bin/onair keys create --email ${demoAccount}`,
+      `Demo data already loaded; account ${demoAccount} (sign in at ${site}/signin, the mail ${mail})`,
+      about,
+    ];
+  }
+  return [
+    `Onair is serving ${url} — for an API key, sign in at ${site}/signin`,
+    `Sign-in mail ${mail}; operator commands: bin/onair --help`,
+    about,
+  ];
+}
+
+/**
+ * The one line for an address `serve` cannot listen on, naming the setting that fixes it; null
+ * for any other failure.
+ */
+function cannotListen(error: unknown, ctx: CliContext, demo: boolean): string | null {
+  const { host, port } = ctx.config;
+  const command = demo ? 'npm start' : 'bin/onair serve';
+  switch ((error as NodeJS.ErrnoException | null)?.code) {
+    case 'EADDRINUSE':
+      return `onair serve: port ${port} on ${host} is in use; set PORT (and HOST) to another, e.g. PORT=${port === 65535 ? 8081 : port + 1} ${command}`;
+    case 'EACCES':
+      return `onair serve: not allowed to listen on port ${port} on ${host} (ports below 1024 need privileges); set PORT to another, e.g. PORT=8080 ${command}`;
+    case 'EADDRNOTAVAIL':
+      return `onair serve: ${host} is not an address of this machine; set HOST to one that is, e.g. HOST=127.0.0.1 ${command}`;
+    default:
+      return null;
+  }
 }
