@@ -1,4 +1,7 @@
+import { once } from 'node:events';
+import { finished } from 'node:stream/promises';
 import type pg from 'pg';
+import { from as copyFrom, type CopyStreamQuery } from 'pg-copy-streams';
 import { programmeIdFor } from '../../domain/programme-id.js';
 import type {
   AnalyseOptions,
@@ -26,6 +29,7 @@ import {
 } from '../ingest-merge/merge-steps.js';
 import {
   STAGED_TABLES,
+  stagedInsert,
   writeStagedChannel,
   writeStagedProgramme,
   writeStagedSpan,
@@ -35,8 +39,12 @@ import { StagedProgrammes } from '../staged-programmes.js';
 import { POSTGRES_MERGE, unnestInsertFor } from './postgres-merge-dialect.js';
 
 /** Rows sent to PostgreSQL per staging statement (one `unnest` of column arrays each). */
-const PROGRAMME_BATCH_ROWS = 5_000;
 const CHANNEL_BATCH_ROWS = 1_000;
+/**
+ * Characters of COPY text gathered before they are written to the connection: large enough
+ * that a write's overhead is spread over a few hundred programmes.
+ */
+const COPY_CHUNK_CHARS = 256 * 1024;
 
 const TABLES = POSTGRES_MERGE.stagedTableNames();
 
@@ -44,7 +52,11 @@ const TABLES = POSTGRES_MERGE.stagedTableNames();
 // that also merges: readers see the old catalogue until COMMIT, and a failure rolls it all back.
 const CREATE_STAGING = createStagedTablesSql(POSTGRES_MERGE, TABLES);
 
-const INSERT_PROGRAMMES = unnestInsertFor(TABLES.programmes, STAGED_TABLES.programmes);
+// Programmes, nearly all of a file's rows, are streamed in with COPY as the file is read: 5.6 s
+// of a 26 s ingest of the 92 MB guide were the `unnest` inserts that staged them before.
+const COPY_PROGRAMMES = `COPY ${TABLES.programmes} (${stagedInsert(
+  STAGED_TABLES.programmes,
+).columnNames.join(', ')}) FROM STDIN`;
 const INSERT_CHANNELS = unnestInsertFor(TABLES.channels, STAGED_TABLES.channels);
 const INSERT_CANDIDATES = unnestInsertFor(TABLES.candidates, STAGED_TABLES.candidates);
 const INSERT_SPANS = unnestInsertFor(TABLES.spans, STAGED_TABLES.spans);
@@ -91,6 +103,57 @@ function emptyColumns(n: number): unknown[][] {
   return Array.from({ length: n }, () => []);
 }
 
+/** What COPY's text format escapes in a value: the backslash, and tab and line breaks. */
+const COPY_SPECIAL = /[\\\t\n\r]/;
+const COPY_ESCAPES: Readonly<Record<string, string>> = {
+  '\\': '\\\\',
+  '\t': '\\t',
+  '\n': '\\n',
+  '\r': '\\r',
+};
+
+/** A value in COPY's text format. */
+function copyText(value: string): string {
+  return COPY_SPECIAL.test(value)
+    ? value.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c] ?? c)
+    : value;
+}
+
+/**
+ * Staged rows as COPY text (tab-separated columns, `\N` for NULL, one line a row), gathered
+ * into chunks; booleans come as 1 and 0, which COPY reads as booleans.
+ */
+class CopyRows implements StagedRowSink {
+  chunk = '';
+  private line = '';
+
+  text(value: string): void {
+    this.line += `${copyText(value)}\t`;
+  }
+
+  nullableText(value: string | null): void {
+    this.line += value === null ? '\\N\t' : `${copyText(value)}\t`;
+  }
+
+  number(value: number | null): void {
+    this.line += value === null ? '\\N\t' : `${value}\t`;
+  }
+
+  /** Ends a row (its last tab becomes the line's end); returns the characters gathered. */
+  endRow(): number {
+    this.chunk += `${this.line.slice(0, -1)}\n`;
+    this.line = '';
+    return this.chunk.length;
+  }
+
+  /** The gathered text, and an empty chunk. */
+  take(): string {
+    const chunk = this.chunk;
+    this.chunk = '';
+    return chunk;
+  }
+}
+
 /** Runs merge steps one by one on `client`, skipping those whose `onlyIf` does not hold. */
 async function runSteps(
   client: pg.Client,
@@ -123,7 +186,14 @@ async function runSteps(
  */
 class PostgresIngestSession implements IngestSession {
   // The programme's staged values, then its id.
-  private readonly programmes = new ColumnBatch(STAGED_TABLES.programmes.columns.length);
+  private readonly programmes = new CopyRows();
+  /** The COPY of the programmes, opened with the first chunk and ended before the merge. */
+  private copy: CopyStreamQuery | null = null;
+  /**
+   * Set with the first chunk, before the COPY opens (the statements run in turn): from then on
+   * no other statement may be sent until it ends, or it would wait behind the COPY for good.
+   */
+  private copying = false;
   private readonly channels = new ColumnBatch(STAGED_TABLES.channels.columns.length);
   private readonly candidates = new ColumnBatch(STAGED_TABLES.candidates.columns.length);
   private readonly staged = new StagedProgrammes();
@@ -140,14 +210,15 @@ class PostgresIngestSession implements IngestSession {
   stageChannel(c: ChannelRecord): void {
     this.assertOpen();
     writeStagedChannel(this.channels, c);
-    if (this.channels.endRow() >= CHANNEL_BATCH_ROWS) this.flushChannels();
+    // While the programmes' COPY holds the connection, channels wait for its end.
+    if (this.channels.endRow() >= CHANNEL_BATCH_ROWS && !this.copying) this.flushChannels();
   }
 
   stageProgramme(p: ProgrammeRecord): void {
     this.assertOpen();
     writeStagedProgramme(this.programmes, this.staged.add(p, this.addCandidate), p);
     this.programmes.text(programmeIdFor(p.channelId, p.start));
-    if (this.programmes.endRow() >= PROGRAMME_BATCH_ROWS) this.flushProgrammes();
+    if (this.programmes.endRow() >= COPY_CHUNK_CHARS) this.flushProgrammes();
   }
 
   async drain(): Promise<void> {
@@ -202,6 +273,8 @@ class PostgresIngestSession implements IngestSession {
     this.channels.take();
     this.candidates.take();
     await this.pending.catch(() => {});
+    // A COPY in progress is failed (CopyFail) before the connection can roll back.
+    this.copy?.destroy(new Error('ingest aborted'));
     await this.client.query('ROLLBACK').catch(() => {});
     await this.release();
   }
@@ -211,10 +284,25 @@ class PostgresIngestSession implements IngestSession {
     this.candidates.endRow();
   };
 
-  /** Stages each channel's span and collapses repeated ids, once, after the last row. */
+  /**
+   * Ends the programmes' COPY (the last rows staged), stages the rows that waited for it, each
+   * channel's span, and collapses repeated ids: once, after the last row.
+   */
   private async prepareMerge(): Promise<void> {
     if (this.prepared) return;
     this.prepared = true;
+    if (this.copying) {
+      await this.settled();
+      const copy = this.copy;
+      this.copying = false;
+      this.copy = null;
+      if (copy !== null) {
+        copy.end();
+        await finished(copy);
+      }
+      this.flush();
+      await this.settled();
+    }
     const spans = new ColumnBatch(STAGED_TABLES.spans.columns.length);
     for (const [channelId, span] of this.staged.spans) {
       writeStagedSpan(spans, channelId, span.earliestMs);
@@ -241,9 +329,11 @@ class PostgresIngestSession implements IngestSession {
     if (this.closed) throw new Error('this ingest session has been committed or aborted');
   }
 
+  /** Sends what is gathered: programmes to their COPY; the others once it has ended. */
   private flush(): void {
-    this.flushChannels();
     this.flushProgrammes();
+    if (this.copying) return;
+    this.flushChannels();
     this.flushCandidates();
   }
 
@@ -260,8 +350,29 @@ class PostgresIngestSession implements IngestSession {
     });
   }
 
+  /**
+   * Writes the gathered programmes to the COPY, opening it with the first chunk; the next
+   * statement waits until the connection has taken them (so memory stays bounded).
+   */
   private flushProgrammes(): void {
-    this.send(INSERT_PROGRAMMES, this.programmes);
+    const chunk = this.programmes.take();
+    if (chunk === '') return;
+    this.copying = true;
+    this.pending = this.pending.then(async () => {
+      if (this.failure !== null) return;
+      try {
+        if (this.copy === null) {
+          this.copy = this.client.query(copyFrom(COPY_PROGRAMMES));
+          // A COPY refused fails its stream: kept, and thrown at the next drain.
+          this.copy.on('error', (error: unknown) => {
+            this.failure ??= error;
+          });
+        }
+        if (!this.copy.write(chunk)) await once(this.copy, 'drain');
+      } catch (error) {
+        this.failure = error;
+      }
+    });
   }
 
   private flushChannels(): void {
