@@ -87,8 +87,11 @@ export function startWebhookScheduler(
     if (stopping) return;
     let delay = options.checkMs;
     try {
+      // A retry already due that this pass did not send is leased by another process (or has
+      // nothing left to send): the usual interval then, not a loop that spins until it is free.
       const retryAt = await deps.store.webhooks.nextRetryAt();
-      if (retryAt !== null) delay = Math.min(delay, Math.max(0, retryAt - deps.now()));
+      const now = deps.now();
+      if (retryAt !== null && retryAt > now) delay = Math.min(delay, retryAt - now);
     } catch {
       // The store is away: look again at the usual interval.
     }
