@@ -390,8 +390,6 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         start TEXT,
         at BIGINT NOT NULL
       );
-      CREATE INDEX changes_by_channel ON changes (channel_id, seq);
-      CREATE INDEX changes_by_time ON changes (at);
       CREATE TABLE changes_horizon (
         id INTEGER PRIMARY KEY CHECK (id = 1),
         seq BIGINT NOT NULL
