@@ -75,8 +75,8 @@ export default {
     ),
     layer(
       'services-below-the-ways-in',
-      'catalogue/, sources/ and accounts/ do the work; the API, the pages and the CLI call them, never the other way round.',
-      '^src/(catalogue|sources|accounts)/',
+      'catalogue/, sources/, accounts/ and webhooks/ do the work; the API, the pages and the CLI call them, never the other way round.',
+      '^src/(catalogue|sources|accounts|webhooks)/',
       '^src/(http|web|cli)/|^src/(app|server|deps)\\.ts$',
     ),
     layer(
@@ -106,7 +106,7 @@ export default {
     layer(
       'composition-root-on-top',
       'app.ts, server.ts, deps.ts and open-store.ts wire everything together; a layer that imported them would depend on every other layer.',
-      '^src/(domain|storage|ratelimit|mail|catalogue|sources|accounts|http|web)/',
+      '^src/(domain|storage|ratelimit|mail|catalogue|sources|accounts|webhooks|http|web)/',
       '^src/(app|server|deps|open-store)\\.ts$',
     ),
     layer(

@@ -48,6 +48,7 @@ export default defineConfig({
                   'test/cli/sources-and-channels.test.ts',
                   'test/cli/accounts-and-keys.test.ts',
                   'test/cli/feeds.test.ts',
+                  'test/cli/webhooks.test.ts',
                   'test/cli/playground.test.ts',
                   'test/cli/secrets-in-logs.test.ts',
                 ],

@@ -168,6 +168,7 @@ export async function buildApp(
     signInLimiter: deps.signInLimiter,
     site: deps.site,
     now: deps.now,
+    webhooks: deps.config.webhooks,
   });
 
   const moving = createMovingCache();

@@ -113,8 +113,41 @@ describe('config', () => {
     [{ RETENTION_DAYS: '30' }, /RETENTION_DAYS/],
     [{ CHANGES_RETENTION_DAYS: '0' }, /CHANGES_RETENTION_DAYS/],
     [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL/],
+    [{ WEBHOOK_ALLOW_HTTP: 'maybe' }, /WEBHOOK_ALLOW_HTTP/],
+    [{ WEBHOOK_RETRY_BASE_SECONDS: '0' }, /WEBHOOK_RETRY_BASE_SECONDS/],
+    [{ WEBHOOK_TIMEOUT_SECONDS: '61' }, /WEBHOOK_TIMEOUT_SECONDS/],
+    [{ WEBHOOK_DELIVERY: 'sometimes' }, /WEBHOOK_DELIVERY/],
   ])('refuses %j with a message naming the variable', (env, pattern) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(pattern);
+  });
+
+  it('sends webhooks to https and public addresses only, unless WEBHOOK_ALLOW_* say otherwise', () => {
+    expect(loadConfig({}).webhooks).toEqual({
+      delivery: true,
+      allowHttp: false,
+      allowPrivate: false,
+      retryBaseMs: 30_000,
+      checkMs: 5_000,
+      timeoutMs: 10_000,
+    });
+    expect(
+      loadConfig({
+        WEBHOOK_DELIVERY: 'off',
+        WEBHOOK_ALLOW_HTTP: '1',
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+        WEBHOOK_RETRY_BASE_SECONDS: '1',
+        WEBHOOK_CHECK_SECONDS: '2',
+        WEBHOOK_TIMEOUT_SECONDS: '3',
+      }).webhooks,
+    ).toEqual({
+      delivery: false,
+      allowHttp: true,
+      allowPrivate: true,
+      retryBaseMs: 1_000,
+      checkMs: 2_000,
+      timeoutMs: 3_000,
+    });
+    expect(Object.isFrozen(loadConfig({}).webhooks)).toBe(true);
   });
 });

@@ -1,6 +1,7 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_FEED_FETCH_LIMIT } from './domain/feed.js';
+import { DEFAULT_WEBHOOK_RETRY_BASE_MS, DEFAULT_WEBHOOK_TIMEOUT_MS } from './domain/webhook.js';
 
 /** Where the project lives; the default database sits under it whatever the working directory. */
 export const PROJECT_ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
@@ -56,6 +57,24 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   /** Origins whose web pages may call the API (CORS_ORIGINS); empty by default. */
   readonly corsOrigins: CorsOrigins;
+  /** Where webhooks may send, and how `serve` delivers them. */
+  readonly webhooks: WebhookConfig;
+}
+
+/** The WEBHOOK_* settings. */
+export interface WebhookConfig {
+  /** Whether this `serve` instance delivers webhooks (WEBHOOK_DELIVERY). */
+  readonly delivery: boolean;
+  /** `http:` URLs and loopback addresses allowed (WEBHOOK_ALLOW_HTTP=1: tests, development). */
+  readonly allowHttp: boolean;
+  /** Private addresses (RFC 1918, CGNAT, unique local IPv6) and loopback allowed. */
+  readonly allowPrivate: boolean;
+  /** The first retry's delay; each next one doubles it. */
+  readonly retryBaseMs: number;
+  /** How often `serve` looks for webhooks to deliver (besides a nudge after each ingest). */
+  readonly checkMs: number;
+  /** Longest time one request to a receiver may take. */
+  readonly timeoutMs: number;
 }
 
 /** How log lines are written: `json` (pino's lines) or `pretty` (for a person at a terminal). */
@@ -89,6 +108,15 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
     throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   }
   return Number(raw);
+}
+
+/** A yes/no setting: 1, true, on or yes; 0, false, off or no; `fallback` when unset. */
+function flag(env: Env, name: string, fallback: boolean): boolean {
+  const raw = nonEmpty(env, name)?.toLowerCase();
+  if (raw === undefined) return fallback;
+  if (['1', 'true', 'on', 'yes'].includes(raw)) return true;
+  if (['0', 'false', 'off', 'no'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be 1 or 0 (on or off), got "${raw}"`);
 }
 
 function httpUrl(name: string, raw: string): string {
@@ -231,5 +259,16 @@ export function loadConfig(
       integer(env, 'SOURCE_MAX_MB', SOURCE_DEFAULTS.maxMb, 1, 1_048_576) * 1024 * 1024,
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT', 30, 0, 3600) * 1000,
     corsOrigins: parseCorsOrigins(nonEmpty(env, 'CORS_ORIGINS')),
+    webhooks: Object.freeze({
+      delivery: flag(env, 'WEBHOOK_DELIVERY', true),
+      allowHttp: flag(env, 'WEBHOOK_ALLOW_HTTP', false),
+      allowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+      retryBaseMs:
+        integer(env, 'WEBHOOK_RETRY_BASE_SECONDS', DEFAULT_WEBHOOK_RETRY_BASE_MS / 1000, 1, 3600) *
+        1000,
+      checkMs: integer(env, 'WEBHOOK_CHECK_SECONDS', 5, 1, 3600) * 1000,
+      timeoutMs:
+        integer(env, 'WEBHOOK_TIMEOUT_SECONDS', DEFAULT_WEBHOOK_TIMEOUT_MS / 1000, 1, 60) * 1000,
+    }),
   });
 }

@@ -9,6 +9,7 @@ import { createServices } from './deps.js';
 import { openStore, systemClock, type Clock } from './open-store.js';
 import { createLogger } from './logger.js';
 import type { Store } from './storage/store.js';
+import { startWebhookScheduler } from './webhooks/webhook-scheduler.js';
 
 /** A listening server and how to stop it. */
 export interface RunningServer {
@@ -78,6 +79,23 @@ export async function startServer(
           config.sourceCheckMs,
         )
       : null;
+    const webhooks = config.webhooks.delivery
+      ? startWebhookScheduler(
+          {
+            store,
+            now,
+            log: logger,
+            holder: leaseHolderName(),
+            policy: config.webhooks,
+            timeoutMs: config.webhooks.timeoutMs,
+            retryBaseMs: config.webhooks.retryBaseMs,
+          },
+          {
+            checkMs: config.webhooks.checkMs,
+            catalogueVersion: async () => (await store.versions()).catalogue,
+          },
+        )
+      : null;
     const listening = app;
     return {
       app: listening,
@@ -85,6 +103,7 @@ export async function startServer(
       url,
       async close() {
         await sources?.stop();
+        await webhooks?.stop();
         const drained = await connections.drain(config.shutdownTimeoutMs);
         await listening.close();
         await store.close();

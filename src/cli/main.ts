@@ -14,6 +14,7 @@ import { migrateCommand } from './commands/migrate-command.js';
 import { playgroundCommand } from './commands/playground-command.js';
 import { serveCommand } from './commands/serve-command.js';
 import { sourcesCommand } from './commands/sources-command.js';
+import { webhooksCommand } from './commands/webhooks-command.js';
 
 /** The version in package.json, the one place it is written. */
 function packageVersion(): string {
@@ -42,6 +43,7 @@ export function buildProgram(ctx: CliContext): Command {
     accountsCommand(ctx),
     keysCommand(ctx),
     feedsCommand(ctx),
+    webhooksCommand(ctx),
     migrateCommand(ctx),
     playgroundCommand(ctx),
   ]) {

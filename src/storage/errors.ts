@@ -79,3 +79,8 @@ export function isStorageUnavailable(error: unknown): boolean {
 export class FeedLimitError extends Error {
   override name = 'FeedLimitError';
 }
+
+/** An account already has as many webhooks as it may. */
+export class WebhookLimitError extends Error {
+  override name = 'WebhookLimitError';
+}

@@ -7,6 +7,7 @@ import type { FeedStore } from './feed-store.js';
 import type { PlaygroundStore } from './playground-store.js';
 import type { SignInStore } from './sign-in-store.js';
 import type { SourceStore } from './source-store.js';
+import type { WebhookStore } from './webhook-store.js';
 
 /**
  * Versions of the data the read path caches: each changes whenever a commit (by this process
@@ -38,6 +39,8 @@ export interface Store {
   readonly sources: SourceStore;
   /** Guide feeds of accounts, and the catalogue reads they are written from. */
   readonly feeds: FeedStore;
+  /** Accounts' webhooks: their delivery state, leases and attempt logs. */
+  readonly webhooks: WebhookStore;
   /** Resolves when the storage answers; rejects otherwise (used by /readyz). */
   ping(): Promise<void>;
   close(): Promise<void>;

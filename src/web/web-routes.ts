@@ -11,12 +11,13 @@ import {
   revokeAuditedApiKey,
 } from '../accounts/account-service.js';
 import type { SignedIn, SignInService } from '../accounts/sign-in-service.js';
-import { PROJECT_ROOT } from '../config.js';
+import { PROJECT_ROOT, type WebhookConfig } from '../config.js';
 import type { ApiKey } from '../domain/account.js';
 import { isUuid } from '../domain/catalogue-ids.js';
 import { parseEmailAddress } from '../domain/email-address.js';
 import { errors } from '../domain/errors.js';
 import { MAX_FEEDS_PER_ACCOUNT } from '../domain/feed.js';
+import { MAX_WEBHOOKS_PER_ACCOUNT } from '../domain/webhook.js';
 import { retryAfterSeconds } from '../domain/rate-window.js';
 import { DAY_MS } from '../domain/schedule-window.js';
 import { toAppError } from '../http/error-handler.js';
@@ -25,6 +26,7 @@ import type { RateLimiter } from '../ratelimit/types.js';
 import type { Store } from '../storage/store.js';
 import { formField, sendPage } from './page-helpers.js';
 import { registerFeedPages } from './feed-page-routes.js';
+import { registerWebhookPages } from './webhook-page-routes.js';
 import { pageHelmetOptions } from './page-security.js';
 import { isSameOriginRequest } from './same-origin.js';
 import { createShownOnce } from './shown-once.js';
@@ -59,6 +61,8 @@ export interface WebDeps {
   signInLimiter: RateLimiter;
   site: SiteAddress;
   now: () => number;
+  /** Where webhooks may send (the WEBHOOK_* settings). */
+  webhooks: WebhookConfig;
 }
 
 const NOTICES: Record<string, string> = {
@@ -73,6 +77,7 @@ const NOTICES: Record<string, string> = {
   'feed-address-shown':
     'The address of a feed is shown only once, right after it is made, and not again. If you ' +
     'did not copy it, give the feed a new URL.',
+  'webhook-deleted': 'The webhook is deleted. Nothing more is sent to it.',
 };
 
 /** The sign-in address just typed, kept by the browser for the "check your inbox" page. */
@@ -154,6 +159,11 @@ export async function registerWebRoutes(app: FastifyInstance, deps: WebDeps): Pr
             'with it are refused from now on.';
       const usage = await store.accounts.usageSince(signedIn.account.id, nowMs - DAY_MS);
       const feeds = await store.feeds.listFeeds(signedIn.account.id);
+      const webhooks = [];
+      for (const webhook of await store.webhooks.listWebhooks(signedIn.account.id)) {
+        const [lastAttempt = null] = await store.webhooks.listAttempts(webhook.id);
+        webhooks.push({ webhook, lastAttempt });
+      }
       return sendPage(
         reply,
         status,
@@ -164,6 +174,8 @@ export async function registerWebRoutes(app: FastifyInstance, deps: WebDeps): Pr
           keyCap: MAX_ACTIVE_KEYS,
           feeds,
           feedCap: MAX_FEEDS_PER_ACCOUNT,
+          webhooks,
+          webhookCap: MAX_WEBHOOKS_PER_ACCOUNT,
           usage,
           apiBase: apiBase(),
           ...(notice === undefined ? {} : { notice }),
@@ -373,6 +385,15 @@ export async function registerWebRoutes(app: FastifyInstance, deps: WebDeps): Pr
       now: deps.now,
       signedIn: currentSession,
       shownOnce,
+    });
+
+    await registerWebhookPages(web, {
+      store,
+      now: deps.now,
+      signedIn: currentSession,
+      shownOnce,
+      settings: deps.webhooks,
+      log: web.log,
     });
 
     web.get('/account/sessions/end-all', async (request, reply) => {

@@ -7,7 +7,9 @@ import { ingestXmltv } from '../../src/catalogue/ingest/ingest-xmltv.js';
 import { loadConfig } from '../../src/config.js';
 import { formatXmltvUtc } from '../../src/domain/xmltv-time.js';
 import { startServer, type RunningServer } from '../../src/server.js';
+import { verifyWebhook } from '../../clients/typescript/src/index.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
+import { startWebhookReceiver } from '../helpers/webhook-receiver.js';
 import {
   BROWSER_SETUP_TIMEOUT_MS,
   launchChromium,
@@ -29,6 +31,8 @@ beforeAll(async () => {
     PORT: '0',
     SMTP_URL: sink.url,
     LOG_LEVEL: 'warn',
+    // The webhook receiver of the test is on this machine.
+    WEBHOOK_ALLOW_HTTP: '1',
   });
   server = await startServer(config);
   await ingestXmltv(
@@ -276,6 +280,61 @@ describe.skipIf(SKIP_BROWSER)('account pages in Chromium', () => {
     expect((await fetch(renewed)).status).toBe(404);
     expect(problems, problems.join('\n')).toEqual([]);
     await context.close();
+  });
+
+  it('webhook: create → see the secret once → send a test → see it in the log → delete with a confirm step', async () => {
+    const receiver = await startWebhookReceiver();
+    try {
+      const page = await browser.newPage();
+      await signIn(page, 'hooks@example.com');
+      await page.getByRole('link', { name: 'New webhook' }).click();
+      await page.getByLabel('URL to send the changes to').fill(receiver.url);
+      await page.getByLabel('Every channel of a country').check();
+      await page.getByLabel('Country', { exact: true }).selectOption('IE');
+      await page.getByRole('button', { name: 'Create webhook' }).click();
+      await page.waitForURL(/\/account\/webhooks\/[0-9a-f-]{36}\/secret$/);
+      const id = /webhooks\/([0-9a-f-]{36})\//.exec(page.url())?.[1] ?? '';
+      const secret = (await page.locator('#webhook-secret').textContent()) ?? '';
+      expect(secret).toMatch(/^whsec_[\w-]{43}$/);
+      await page.screenshot({ path: join(RESULTS, 'webhook-secret.png'), fullPage: true });
+
+      // Once: a reload shows the webhook without its secret, and says why.
+      await page.reload();
+      await page.waitForURL(`${server.url}/account/webhooks/${id}?notice=secret-shown`);
+      expect(await page.locator('main').textContent()).not.toContain(secret);
+      expect(await page.locator('[role=status]').textContent()).toContain('shown only once');
+
+      await page.getByRole('button', { name: 'Send a test request' }).click();
+      await page.waitForURL(`${server.url}/account/webhooks/${id}?notice=tested#attempts`);
+      const firstRow = page.locator('#attempts tbody tr').first();
+      expect(await firstRow.locator('[data-label=What]').textContent()).toBe('Test request');
+      expect((await firstRow.locator('[data-label=Answer]').textContent())?.trim()).toBe(
+        'HTTP 200',
+      );
+      const request = receiver.received.at(-1);
+      expect(
+        await verifyWebhook(
+          secret,
+          String(request?.headers['onair-signature']),
+          request?.body ?? '',
+        ),
+      ).toEqual({ webhookId: id, changes: [] });
+      await page.screenshot({ path: join(RESULTS, 'webhook-log.png'), fullPage: true });
+
+      await page.goto(`${server.url}/account#webhooks`);
+      expect(await page.locator('#webhooks tbody tr').count()).toBe(1);
+      expect(await page.locator('#webhooks').textContent()).toContain('Active');
+      await page.screenshot({ path: join(RESULTS, 'account-webhooks.png'), fullPage: true });
+      await page.getByRole('link', { name: `Delete webhook ${receiver.url}` }).click();
+      expect(await page.locator('h1').textContent()).toBe('Delete this webhook?');
+      await page.getByRole('button', { name: `Delete webhook ${receiver.url}` }).click();
+      await page.waitForURL(`${server.url}/account?notice=webhook-deleted#webhooks`);
+      expect(await page.locator('#webhooks tbody tr').count()).toBe(0);
+      expect(await page.locator('#webhooks').textContent()).toContain('No webhooks yet.');
+      await page.close();
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('a mistyped or form-only address is the site 404 page, styled, with a way home', async () => {

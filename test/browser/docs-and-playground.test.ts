@@ -50,11 +50,11 @@ async function watchedPage(): Promise<{ page: Page; problems: string[]; requests
 }
 
 describe.skipIf(SKIP_BROWSER)('developer pages in Chromium', () => {
-  it('/docs renders the reference of the nine routes and the two feeds from /openapi.json', async () => {
+  it('/docs renders the reference of the nine routes, the two feeds and the webhook from /openapi.json', async () => {
     const { page, problems, requests } = await watchedPage();
     await page.goto(`${server.url}/docs`);
     const paths = page.locator('.opblock-summary-path');
-    await expect.poll(() => paths.count(), { timeout: 20_000 }).toBe(11);
+    await expect.poll(() => paths.count(), { timeout: 20_000 }).toBe(12);
     expect(
       await paths.evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-path'))),
     ).toEqual([
@@ -69,8 +69,11 @@ describe.skipIf(SKIP_BROWSER)('developer pages in Chromium', () => {
       '/api/v1/changes',
       '/feeds/{token}/guide.xml',
       '/feeds/{token}/guide.xml.gz',
+      // The request a webhook receives (OpenAPI `webhooks`): Swagger UI lists it after the paths.
+      'changes',
     ]);
     expect(await page.locator('.opblock-get').count()).toBe(11);
+    expect(await page.locator('.opblock-post').count()).toBe(1);
     // The server list names this deployment.
     expect(await page.locator('.servers select').textContent()).toContain(server.url);
 

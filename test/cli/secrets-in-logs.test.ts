@@ -6,6 +6,8 @@ import {
   type ServeProcess,
 } from '../helpers/cli-runner.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { fixturePath } from '../ingest/ingest-helpers.js';
 
 /**
  * A customer's whole life on a real `bin/onair serve` logging at its most verbose level
@@ -17,12 +19,17 @@ import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
 // On the vitest project's engine: a SQLite file, or a fresh PostgreSQL database.
 let cli: EngineCliSandbox;
 let sink: SmtpSink;
+let receiver: WebhookReceiver;
 let server: ServeProcess;
 let log = '';
 
 beforeAll(async () => {
   cli = await openCliSandbox();
   sink = await startSmtpSink();
+  receiver = await startWebhookReceiver();
+  // A webhook's test request goes to a receiver on this machine.
+  cli.env.WEBHOOK_ALLOW_HTTP = '1';
+  await cli.json(['ingest', fixturePath('basic.xml'), '--country', 'IE']);
   server = await startServe(cli, [], { LOG_LEVEL: 'trace', SMTP_URL: sink.url });
   server.child.stdout?.on('data', (chunk: Buffer) => (log += chunk.toString()));
   server.child.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
@@ -31,6 +38,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (server?.child.exitCode === null) await server.stop();
   await sink?.close();
+  await receiver?.close();
   await cli?.dispose();
 });
 
@@ -87,6 +95,39 @@ describe('secrets after creation', () => {
       /<code id="new-key"[^>]*>(onair_[0-9A-Za-z]+)<\/code>/.exec(created.body)?.[1] ?? '';
     expect(key).toMatch(/^onair_/);
     shown.push(posted.body, (await request(createdAt)).body, (await request('/account')).body);
+
+    // A webhook: its secret is shown once, after the POST's redirect; a test request is signed
+    // with it (and logged, at trace level).
+    const hook = await form('/account/webhooks', {
+      url: receiver.url,
+      filter: 'country',
+      country: 'IE',
+    });
+    expect(hook.status).toBe(303);
+    const secretAt = hook.headers.get('location') ?? '';
+    const secretPage = await request(secretAt);
+    const webhookSecret = /<code id="webhook-secret" data-secret>([^<]+)<\/code>/.exec(
+      secretPage.body,
+    )?.[1];
+    expect(webhookSecret).toMatch(/^whsec_/);
+    const hookId = /webhooks\/([0-9a-f-]{36})\//.exec(secretAt)?.[1] ?? '';
+    expect((await form(`/account/webhooks/${hookId}/test`, {})).status).toBe(303);
+    expect(receiver.received).toHaveLength(1);
+    shown.push(
+      hook.body,
+      (await request(secretAt)).body,
+      (await request(`/account/webhooks/${hookId}`)).body,
+    );
+    for (const args of [
+      ['webhooks', 'list'],
+      ['webhooks', 'show', hookId],
+    ]) {
+      for (const json of [[], ['--json']]) {
+        const result = await cli.run([...args, ...json]);
+        expect(result.code).toBe(0);
+        shown.push(result.stdout, result.stderr);
+      }
+    }
 
     // Use it, well and badly (more than 3 a second: the operator raises the limit).
     await cli.json(['accounts', 'set', '--email', 'ann@example.com', '--rate-limit', '1000']);
@@ -145,6 +186,8 @@ describe('secrets after creation', () => {
       ['session id', sessionId],
       ['API key', key],
       ['API key body', key.slice(6, -4)],
+      ['webhook secret', webhookSecret ?? 'missing'],
+      ['webhook secret body', (webhookSecret ?? 'missing').slice(6)],
     ] as const) {
       expect(log.includes(secret), `${name} in the log`).toBe(false);
       const leak = shown.findIndex((text) => text.includes(secret));

@@ -227,6 +227,27 @@ describe('GET /openapi.json', () => {
     }
   });
 
+  it('describes the request a webhook receives (OpenAPI 3.1 webhooks), signed, with Change records', async () => {
+    const { webhooks, components } = doc as unknown as {
+      webhooks: Record<string, { post: Record<string, unknown> }>;
+      components: { schemas: Record<string, { properties?: Record<string, unknown> }> };
+    };
+    const post = webhooks.changes?.post as {
+      tags: string[];
+      parameters: { name: string; in: string; example?: string }[];
+      requestBody: { content: Record<string, { schema: unknown }> };
+    };
+    expect(post.tags).toEqual(['Webhooks']);
+    expect(post.requestBody.content['application/json']?.schema).toEqual(ref('WebhookPayload'));
+    expect(components.schemas.WebhookPayload?.properties?.changes).toMatchObject({
+      items: ref('Change'),
+      maxItems: 1000,
+    });
+    const signature = post.parameters.find((p) => p.name === 'Onair-Signature');
+    expect(signature).toMatchObject({ in: 'header' });
+    expect(signature?.example).toMatch(/^t=1787383200,v1=[0-9a-f]{64}$/);
+  });
+
   it('declares each shape of the contract once, in components.schemas, and refers to it', () => {
     expect(Object.keys(doc.components.schemas)).toEqual([
       'Audio',
@@ -256,6 +277,7 @@ describe('GET /openapi.json', () => {
       'Subtitles',
       'SystemValue',
       'Video',
+      'WebhookPayload',
     ]);
     // Nothing named is inlined, in an operation or in another named schema.
     expect(titledSchemas(doc.paths)).toEqual([]);

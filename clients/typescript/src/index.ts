@@ -11,6 +11,8 @@ export type {
 } from './client.js';
 export { OnairError } from './errors.js';
 export type { OnairErrorCode } from './errors.js';
+export { verifyWebhook, WebhookVerificationError } from './webhooks.js';
+export type { VerifyWebhookOptions, WebhookErrorCode, WebhookPayload } from './webhooks.js';
 export type {
   Audio,
   Change,

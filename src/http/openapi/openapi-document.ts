@@ -7,6 +7,7 @@ import { PROJECT_ROOT } from '../../config.js';
 import { ErrorBody } from '../schemas.js';
 import type { SiteAddress } from '../site-address.js';
 import { withNamedSchemas } from './named-schemas.js';
+import { WEBHOOK_PAYLOAD_SCHEMA, webhooksObject } from './webhook-docs.js';
 import {
   API_ERRORS,
   apiIntroduction,
@@ -229,6 +230,11 @@ export async function registerOpenApi(
           description: 'What each ingest changed, in order, for apps that keep a copy',
         },
         {
+          name: 'Webhooks',
+          description:
+            'What Onair POSTs to your webhook URL after each ingest: change records, signed',
+        },
+        {
           name: 'Feeds',
           description:
             'XMLTV guides of a lineup, for media servers (Plex, Jellyfin, Kodi, Tvheadend)',
@@ -276,7 +282,17 @@ export async function registerOpenApi(
       const { openapi, info, ...rest } = app.swagger() as Record<string, unknown>;
       const servers = [{ url: deps.site.url, description: 'This deployment' }];
       const externalDocs = { description: 'Getting started', url: `${deps.site.url}/docs` };
-      const document = withNamedSchemas({ openapi, info, servers, externalDocs, ...rest });
+      const named = withNamedSchemas({ openapi, info, servers, externalDocs, ...rest });
+      const components = named.components as { schemas: Record<string, unknown> };
+      // The request Onair sends (not a route of its own): OpenAPI 3.1 `webhooks`.
+      const document = {
+        ...named,
+        webhooks: webhooksObject(),
+        components: {
+          ...components,
+          schemas: { ...components.schemas, WebhookPayload: WEBHOOK_PAYLOAD_SCHEMA },
+        },
+      };
       served = { url: deps.site.url, json: JSON.stringify(document) };
     }
     return reply

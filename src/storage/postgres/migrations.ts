@@ -398,6 +398,46 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     `,
   },
   {
+    version: 13,
+    name: 'webhooks of accounts and their attempts',
+    // As on SQLite (accounts file, version 8, where the columns are explained).
+    sql: `
+      CREATE TABLE webhooks (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+        url TEXT NOT NULL,
+        secret TEXT NOT NULL,
+        country TEXT,
+        channel_ids TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        delivered_seq BIGINT NOT NULL,
+        failures INTEGER NOT NULL DEFAULT 0,
+        first_failure_at BIGINT,
+        next_attempt_at BIGINT NOT NULL,
+        disabled_at BIGINT,
+        disabled_reason TEXT,
+        claimed_by TEXT,
+        claimed_until BIGINT
+      );
+      CREATE INDEX webhooks_by_account ON webhooks (account_id, created_at);
+      CREATE INDEX webhooks_due ON webhooks (next_attempt_at) WHERE disabled_at IS NULL;
+
+      CREATE TABLE webhook_attempts (
+        id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        webhook_id TEXT NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE,
+        at BIGINT NOT NULL,
+        kind TEXT NOT NULL,
+        status INTEGER,
+        error TEXT,
+        duration_ms INTEGER NOT NULL,
+        changes INTEGER NOT NULL,
+        first_seq BIGINT,
+        last_seq BIGINT
+      );
+      CREATE INDEX webhook_attempts_by_webhook ON webhook_attempts (webhook_id, id);
+    `,
+  },
+  {
     version: 14,
     name: "programmes without foreign keys: the merge keeps their channel and file",
     // A foreign key is checked row by row, each check locking the channel's and the source

@@ -12,6 +12,7 @@ import { createPostgresCatalogueWriter } from './ingest-session.js';
 import { createPostgresPlaygroundStore } from './playground-store.js';
 import { createPostgresSignInStore } from './sign-in-store.js';
 import { createPostgresSourceStore } from './source-store.js';
+import { createPostgresWebhookStore } from './webhook-store.js';
 
 export interface PostgresStoreOptions {
   url: string;
@@ -87,6 +88,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     },
     channels: createPostgresChannelAdminStore(pool),
     sources: createPostgresSourceStore(pool),
+    webhooks: createPostgresWebhookStore(pool),
     feeds: createPostgresFeedStore(pool),
     async ping() {
       await pool.query('SELECT 1');

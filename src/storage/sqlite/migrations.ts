@@ -239,4 +239,48 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       CREATE INDEX feeds_by_account ON feeds (account_id, created_at);
     `,
   },
+  {
+    version: 8,
+    name: 'webhooks of accounts and their attempts',
+    // In the accounts file: a webhook is account data. Its secret is kept as it is (it signs
+    // every request); its filter is a country or a JSON array of at most 100 channel ids.
+    // `delivered_seq` is the last change record delivered or passed over, so the next batch
+    // reads the change log (in the catalogue file) after it. The retry state and the lease
+    // (claimed_by, claimed_until) make one process deliver one batch at a time.
+    sql: `
+      CREATE TABLE webhooks (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+        url TEXT NOT NULL,
+        secret TEXT NOT NULL,
+        country TEXT,
+        channel_ids TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        delivered_seq INTEGER NOT NULL,
+        failures INTEGER NOT NULL DEFAULT 0,
+        first_failure_at INTEGER,
+        next_attempt_at INTEGER NOT NULL,
+        disabled_at INTEGER,
+        disabled_reason TEXT,
+        claimed_by TEXT,
+        claimed_until INTEGER
+      ) STRICT;
+      CREATE INDEX webhooks_by_account ON webhooks (account_id, created_at);
+      CREATE INDEX webhooks_due ON webhooks (next_attempt_at) WHERE disabled_at IS NULL;
+
+      CREATE TABLE webhook_attempts (
+        id INTEGER PRIMARY KEY,
+        webhook_id TEXT NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE,
+        at INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        status INTEGER,
+        error TEXT,
+        duration_ms INTEGER NOT NULL,
+        changes INTEGER NOT NULL,
+        first_seq INTEGER,
+        last_seq INTEGER
+      ) STRICT;
+      CREATE INDEX webhook_attempts_by_webhook ON webhook_attempts (webhook_id, id);
+    `,
+  },
 ];

@@ -11,6 +11,7 @@ import { createSqliteCatalogueWriter } from './ingest-session.js';
 import { createSqlitePlaygroundStore } from './playground-store.js';
 import { createSqliteSignInStore } from './sign-in-store.js';
 import { createSqliteSourceStore } from './source-store.js';
+import { createSqliteWebhookStore } from './webhook-store.js';
 
 export interface SqliteStoreOptions {
   path: string;
@@ -51,6 +52,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     playground: createSqlitePlaygroundStore(db),
     channels: createSqliteChannelAdminStore(db),
     sources: createSqliteSourceStore(db),
+    webhooks: createSqliteWebhookStore(db),
     feeds: createSqliteFeedStore(db),
     ingest,
     async versions() {

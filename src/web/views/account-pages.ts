@@ -2,6 +2,7 @@ import type { AccountStatus } from '../../accounts/account-service.js';
 import type { ApiKey } from '../../domain/account.js';
 import type { Feed } from '../../domain/feed.js';
 import { feedsSection } from './feed-pages.js';
+import { webhooksSection, type WebhookRowView } from './webhook-pages.js';
 import { html, type SafeHtml } from '../html.js';
 import { formatInstant } from './format.js';
 import { confirmStepPage } from './confirm-page.js';
@@ -16,6 +17,9 @@ export interface AccountView {
   /** The account's guide feeds, oldest first. */
   feeds: Feed[];
   feedCap: number;
+  /** The account's webhooks with their newest attempt, oldest first. */
+  webhooks: WebhookRowView[];
+  webhookCap: number;
   usage: { requests: number; limited: number };
   apiBase: string;
   notice?: string;
@@ -141,6 +145,7 @@ export function accountPage(view: AccountView): SafeHtml {
         }
       </section>
       ${feedsSection(view.feeds, view.feedCap)}
+      ${webhooksSection(view.webhooks, view.webhookCap, status.eligibleNow)}
       <section class="card">
         <h2>Try it</h2>
         <pre><code>curl -H "Authorization: Bearer YOUR_KEY" ${view.apiBase}/countries</code></pre>

@@ -106,6 +106,27 @@ export function docsPage(view: DocsView): SafeHtml {
             the address as an XMLTV source.
           </li>
         </ul>
+        <h2 id="webhooks">6. Webhooks: changes pushed to you</h2>
+        <p>
+          Instead of polling <code>/api/v1/changes</code>, make a <strong>webhook</strong> on your
+          <a href="/account#webhooks">account page</a>: an https URL and the channels (or country)
+          you follow. After each guide update Onair POSTs the change records, in order, at most
+          1,000 a request, as <code>{"webhookId": "…", "changes": [ … ]}</code>, records exactly as
+          <code>/api/v1/changes</code> gives them. Any 2xx answer counts as delivered; anything else
+          or no answer within 10 s is retried (after 30 s, then twice as long each time) for 24
+          hours, then the webhook is disabled and the account page says why. A batch may come twice:
+          skip the records whose <code>seq</code> you have.
+        </p>
+        <p>
+          Each request is signed with the webhook's secret (shown once, when you make it):
+          <code
+            >Onair-Signature: t=&lt;unix seconds&gt;,v1=&lt;hex HMAC-SHA256 of "&lt;t&gt;.&lt;raw
+            body&gt;"&gt;</code
+          >. Check it on the raw body before parsing it, and refuse an old <code>t</code>; the
+          TypeScript client does both:
+        </p>
+        <pre><code>import { verifyWebhook } from '@onair/client';
+const payload = await verifyWebhook(secret, request.headers['onair-signature'], rawBody);</code></pre>
         <p class="muted">
           Machine-readable: <a href="${view.openApiPath}">OpenAPI 3.1 document</a>. A typed
           TypeScript client is in <code>clients/typescript</code> of the Onair sources.

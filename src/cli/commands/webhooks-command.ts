@@ -1,0 +1,270 @@
+import { Command, InvalidArgumentError } from 'commander';
+import type { Account } from '../../domain/account.js';
+import { channelIdFor, isUuid } from '../../domain/catalogue-ids.js';
+import {
+  WEBHOOK_ATTEMPTS_KEPT,
+  webhookState,
+  WebhookSettingsError,
+  type Webhook,
+  type WebhookAttempt,
+  type WebhookFilter,
+} from '../../domain/webhook.js';
+import { WebhookLimitError } from '../../storage/errors.js';
+import type { Store } from '../../storage/store.js';
+import { createAuditedWebhook, deleteAuditedWebhook } from '../../webhooks/webhook-admin.js';
+import { sendTestRequest } from '../../webhooks/webhook-delivery.js';
+import {
+  CliError,
+  isoOrNull,
+  printResult,
+  ReportedFailure,
+  withStore,
+  type CliContext,
+} from '../cli-context.js';
+import { parseCountryOption, parseEmail } from '../option-parsers.js';
+import { requireAccount } from '../account-output.js';
+
+/** A webhook as listed and shown: never its secret. */
+function webhookJson(webhook: Webhook, account: Account | null) {
+  const state = webhookState(webhook);
+  return {
+    id: webhook.id,
+    email: account?.email ?? null,
+    url: webhook.url,
+    filter:
+      webhook.filter.kind === 'country'
+        ? { country: webhook.filter.country }
+        : { channels: webhook.filter.channelIds },
+    state: state.kind,
+    createdAt: isoOrNull(webhook.createdAt),
+    deliveredSeq: webhook.deliveredSeq,
+    failures: webhook.failures,
+    retryingSince: isoOrNull(webhook.firstFailureAt),
+    nextAttemptAt: state.kind === 'retrying' ? isoOrNull(webhook.nextAttemptAt) : null,
+    disabledAt: isoOrNull(webhook.disabledAt),
+    disabledReason: webhook.disabledReason,
+  };
+}
+
+function attemptJson(attempt: WebhookAttempt) {
+  return {
+    at: isoOrNull(attempt.at),
+    kind: attempt.kind,
+    status: attempt.status,
+    error: attempt.error,
+    durationMs: attempt.durationMs,
+    changes: attempt.changes,
+    firstSeq: attempt.firstSeq,
+    lastSeq: attempt.lastSeq,
+  };
+}
+
+function filterText(filter: WebhookFilter): string {
+  return filter.kind === 'country'
+    ? `country ${filter.country}`
+    : `${filter.channelIds.length} channel${filter.channelIds.length === 1 ? '' : 's'}`;
+}
+
+function stateText(webhook: Webhook): string {
+  const state = webhookState(webhook);
+  if (state.kind === 'active') return 'active';
+  if (state.kind === 'retrying') {
+    return `retrying since ${isoOrNull(state.since)} (${state.failures} failed, next ${isoOrNull(state.nextAttemptAt)})`;
+  }
+  return `disabled ${isoOrNull(state.at)}: ${state.reason}`;
+}
+
+function attemptLine(attempt: WebhookAttempt): string {
+  const when = isoOrNull(attempt.at);
+  if (attempt.kind === 'note') return `${when}  note: ${attempt.error ?? ''}`;
+  const what =
+    attempt.kind === 'test'
+      ? 'test'
+      : `${attempt.changes} change${attempt.changes === 1 ? '' : 's'} (${attempt.firstSeq}–${attempt.lastSeq})`;
+  const outcome = attempt.error ?? `HTTP ${attempt.status}`;
+  return `${when}  ${what}  ${outcome}  ${attempt.durationMs} ms`;
+}
+
+/** A channel by its Onair id, or by its XMLTV id (the id its guide gives it). */
+function collectChannel(text: string, previous: string[]): string[] {
+  const value = text.trim();
+  if (value === '') throw new InvalidArgumentError('a channel id cannot be empty');
+  return [...previous, isUuid(value) ? value.toLowerCase() : channelIdFor(value)];
+}
+
+async function requireWebhook(store: Store, id: string): Promise<Webhook> {
+  const webhook = isUuid(id.trim()) ? await store.webhooks.findWebhook(id.trim()) : null;
+  if (webhook === null) throw new CliError(`no webhook with id ${id}`);
+  return webhook;
+}
+
+/** Nothing of a command's own is logged: its output is the result. */
+const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+/** `onair webhooks …`: accounts' webhooks, their state and their delivery logs. */
+export function webhooksCommand(ctx: CliContext): Command {
+  const webhooks = new Command('webhooks').description(
+    "manage accounts' webhooks (signed POSTs of the change log)",
+  );
+  const policy = ctx.config.webhooks;
+
+  webhooks
+    .command('create')
+    .description('create a webhook; with --json, print its signing secret (shown only this once)')
+    .requiredOption('--email <address>', 'e-mail address of the account', parseEmail)
+    .requiredOption('--url <url>', 'where to POST the changes (https://…)')
+    .option('--country <code>', 'the changes of every channel of a country', parseCountryOption)
+    .option(
+      '--channel <id>',
+      'the changes of a channel (Onair or XMLTV id), repeated for more (at most 100)',
+      collectChannel,
+      [],
+    )
+    .option('--json', 'print JSON, with the secret')
+    .action(
+      async (opts: {
+        email: string;
+        url: string;
+        country?: string;
+        channel: string[];
+        json?: boolean;
+      }) => {
+        if ((opts.country === undefined) === (opts.channel.length === 0)) {
+          throw new CliError('give either --country or one or more --channel');
+        }
+        const filter: WebhookFilter =
+          opts.country === undefined
+            ? { kind: 'channels', channelIds: opts.channel }
+            : { kind: 'country', country: opts.country };
+        await withStore(ctx, async (store) => {
+          const account = await requireAccount(store, opts.email);
+          let issued;
+          try {
+            issued = await createAuditedWebhook(
+              { store, policy },
+              account.id,
+              { url: opts.url, filter },
+              'operator',
+              ctx.now(),
+            );
+          } catch (error) {
+            if (error instanceof WebhookSettingsError || error instanceof WebhookLimitError) {
+              throw new CliError(error.message);
+            }
+            throw error;
+          }
+          const data = { ...webhookJson(issued.webhook, account), secret: issued.secret };
+          printResult(ctx, opts.json === true, data, () =>
+            [
+              `Created webhook ${issued.webhook.id} for ${account.email}: ${filterText(issued.webhook.filter)} → ${issued.webhook.url}`,
+              'Its signing secret is printed only with --json, and only at creation: to get one,',
+              `delete this webhook (onair webhooks delete ${issued.webhook.id}) and create it again with --json.`,
+            ].join('\n'),
+          );
+        });
+      },
+    );
+
+  webhooks
+    .command('list')
+    .description('list webhooks (of one account with --email) and how each stands')
+    .option('--email <address>', 'e-mail address of the account', parseEmail)
+    .option('--json', 'print JSON')
+    .action(async (opts: { email?: string; json?: boolean }) => {
+      await withStore(ctx, async (store) => {
+        const account = opts.email === undefined ? null : await requireAccount(store, opts.email);
+        const list =
+          account === null
+            ? await store.webhooks.listAllWebhooks()
+            : await store.webhooks.listWebhooks(account.id);
+        const owners = new Map<string, Account | null>();
+        for (const webhook of list) {
+          if (!owners.has(webhook.accountId)) {
+            owners.set(webhook.accountId, await store.accounts.findAccountById(webhook.accountId));
+          }
+        }
+        const rows = list.map((w) => webhookJson(w, owners.get(w.accountId) ?? null));
+        printResult(ctx, opts.json === true, rows, () =>
+          list.length === 0
+            ? `No webhooks${account === null ? '' : ` for ${account.email}`}.`
+            : list
+                .map(
+                  (w) =>
+                    `${w.id}  ${owners.get(w.accountId)?.email ?? '?'}  ${w.url}  ${filterText(w.filter)}  ${stateText(w)}`,
+                )
+                .join('\n'),
+        );
+      });
+    });
+
+  webhooks
+    .command('show')
+    .description(`show a webhook, how it stands and its last ${WEBHOOK_ATTEMPTS_KEPT} attempts`)
+    .argument('<id>', 'id of the webhook (see webhooks list)')
+    .option('--json', 'print JSON')
+    .action(async (id: string, opts: { json?: boolean }) => {
+      await withStore(ctx, async (store) => {
+        const webhook = await requireWebhook(store, id);
+        const account = await store.accounts.findAccountById(webhook.accountId);
+        const attempts = await store.webhooks.listAttempts(webhook.id);
+        const data = { ...webhookJson(webhook, account), attempts: attempts.map(attemptJson) };
+        printResult(ctx, opts.json === true, data, () =>
+          [
+            `Webhook ${webhook.id} of ${account?.email ?? '?'}`,
+            `URL:        ${webhook.url}`,
+            `Changes of: ${filterText(webhook.filter)}`,
+            `State:      ${stateText(webhook)}`,
+            `Delivered:  up to change ${webhook.deliveredSeq}`,
+            attempts.length === 0
+              ? 'No attempts yet.'
+              : `Last ${attempts.length} attempts, newest first:`,
+            ...attempts.map((a) => `  ${attemptLine(a)}`),
+          ].join('\n'),
+        );
+      });
+    });
+
+  webhooks
+    .command('delete')
+    .description('delete a webhook: nothing more is sent to it')
+    .argument('<id>', 'id of the webhook (see webhooks list)')
+    .option('--json', 'print JSON')
+    .action(async (id: string, opts: { json?: boolean }) => {
+      await withStore(ctx, async (store) => {
+        const webhook = await requireWebhook(store, id);
+        await deleteAuditedWebhook(store, webhook, 'operator', ctx.now());
+        printResult(
+          ctx,
+          opts.json === true,
+          { id: webhook.id, deleted: true },
+          () => `Webhook ${webhook.id} deleted.`,
+        );
+      });
+    });
+
+  webhooks
+    .command('test')
+    .description('send a webhook one signed request with no changes, and print the answer')
+    .argument('<id>', 'id of the webhook (see webhooks list)')
+    .option('--json', 'print JSON')
+    .action(async (id: string, opts: { json?: boolean }) => {
+      await withStore(ctx, async (store) => {
+        const webhook = await requireWebhook(store, id);
+        const attempt = await sendTestRequest(
+          { store, now: ctx.now, log: quiet, policy, timeoutMs: ctx.config.webhooks.timeoutMs },
+          webhook,
+        );
+        printResult(ctx, opts.json === true, { id: webhook.id, ...attemptJson(attempt) }, () =>
+          attempt.error === null
+            ? `Test request to ${webhook.url}: HTTP ${attempt.status} in ${attempt.durationMs} ms.`
+            : `Test request to ${webhook.url} failed: ${attempt.error}`,
+        );
+        if (attempt.error !== null) {
+          ctx.stderr.write(`onair: error: the test request failed: ${attempt.error}\n`);
+          throw new ReportedFailure('test request failed');
+        }
+      });
+    });
+
+  return webhooks;
+}

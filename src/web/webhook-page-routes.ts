@@ -1,0 +1,248 @@
+import fastifyFormbody from '@fastify/formbody';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { SignedIn } from '../accounts/sign-in-service.js';
+import type { WebhookConfig } from '../config.js';
+import { decideAccess } from '../domain/access.js';
+import { isUuid } from '../domain/catalogue-ids.js';
+import { searchNeedle } from '../domain/search-folding.js';
+import {
+  MAX_WEBHOOK_CHANNELS,
+  WebhookSettingsError,
+  type Webhook,
+  type WebhookFilter,
+} from '../domain/webhook.js';
+import { WebhookLimitError } from '../storage/errors.js';
+import type { Store } from '../storage/store.js';
+import { createAuditedWebhook, deleteAuditedWebhook } from '../webhooks/webhook-admin.js';
+import { sendTestRequest, type DeliveryLog } from '../webhooks/webhook-delivery.js';
+import type { Resolver } from '../webhooks/webhook-target.js';
+import { formField, formFields, sendPage } from './page-helpers.js';
+import type { ShownOnce } from './shown-once.js';
+import { messagePage } from './views/sign-in-pages.js';
+import {
+  deleteWebhookConfirmPage,
+  webhookFormPage,
+  webhookPage,
+  webhookSecretPage,
+  type WebhookFormView,
+} from './views/webhook-pages.js';
+
+/** Channels a search on the webhook form shows. */
+const SEARCH_RESULTS = 50;
+/** 100 channel ids and a URL of 2,048 characters, percent-encoded, fit well within this. */
+const WEBHOOK_FORM_BYTES = 32 * 1024;
+
+export interface WebhookPageDeps {
+  store: Store;
+  now: () => number;
+  /** The signed-in session of a request, or null. */
+  signedIn(request: FastifyRequest): Promise<SignedIn | null>;
+  /** Holds a new secret between the POST that made it and the page that shows it once. */
+  shownOnce: ShownOnce;
+  /** Where webhooks may send (the WEBHOOK_* settings). */
+  settings: WebhookConfig;
+  /** Logs the test requests sent from the page (the request log's logger). */
+  log: DeliveryLog;
+  /** Resolves receivers' names; node:dns by default (tests give their own). */
+  resolve?: Resolver;
+}
+
+const NOTICES: Record<string, string> = {
+  'secret-shown':
+    'The secret of a webhook is shown only once, right after it is made, and not again. If you ' +
+    'did not copy it, delete the webhook and create another.',
+  tested: 'The test request was sent: its answer is the first line of the log below.',
+};
+
+/** The form's fields as typed (a GET's query or a POST's body). */
+function typedForm(fields: unknown) {
+  return {
+    url: formField(fields, 'url'),
+    filterKind:
+      formField(fields, 'filter') === 'country' ? ('country' as const) : ('channels' as const),
+    country: formField(fields, 'country'),
+    // Ids only, at most a filter's worth: anything else is no channel.
+    channelIds: [...new Set(formFields(fields, 'channel').filter(isUuid))].slice(
+      0,
+      MAX_WEBHOOK_CHANNELS,
+    ),
+    q: formField(fields, 'q'),
+  };
+}
+type TypedForm = ReturnType<typeof typedForm>;
+
+function filterOf(form: TypedForm): WebhookFilter {
+  return form.filterKind === 'country'
+    ? { kind: 'country', country: form.country }
+    : { kind: 'channels', channelIds: form.channelIds };
+}
+
+/**
+ * The webhook pages of the account: a form to make one (a URL; channels by search or a whole
+ * country), its secret shown once, its state and delivery log with a test request, delete.
+ * Registered inside the pages' context, so the same-origin check of every POST and the page
+ * error handler apply.
+ */
+export async function registerWebhookPages(
+  web: FastifyInstance,
+  deps: WebhookPageDeps,
+): Promise<void> {
+  const { store } = deps;
+  const admin = {
+    store,
+    policy: deps.settings,
+    ...(deps.resolve === undefined ? {} : { resolve: deps.resolve }),
+  };
+
+  async function formView(form: TypedForm, error?: string): Promise<WebhookFormView> {
+    const countries = await store.catalogue.listCountries();
+    const chosen = await store.feeds.lineupChannels({
+      kind: 'channels',
+      channelIds: form.channelIds,
+    });
+    const needle = searchNeedle(form.q);
+    let found = null;
+    if (needle !== null) {
+      const matches = await store.catalogue.searchChannels(needle, null, SEARCH_RESULTS);
+      const taken = new Set(form.channelIds);
+      found = await store.feeds.lineupChannels({
+        kind: 'channels',
+        channelIds: matches.map((c) => c.id).filter((id) => !taken.has(id)),
+      });
+    }
+    return {
+      url: form.url,
+      filterKind: form.filterKind,
+      country: form.country,
+      countries,
+      chosen,
+      q: form.q,
+      found,
+      ...(error === undefined ? {} : { error }),
+    };
+  }
+
+  const webhookNotFound = (reply: FastifyReply) =>
+    sendPage(
+      reply,
+      404,
+      messagePage('Webhook not found', 'There is no such webhook in your account.', true),
+    );
+
+  await web.register(async (hooks) => {
+    hooks.removeContentTypeParser('application/x-www-form-urlencoded');
+    await hooks.register(fastifyFormbody, { bodyLimit: WEBHOOK_FORM_BYTES });
+
+    hooks.get('/account/webhooks/new', async (request, reply) => {
+      if ((await deps.signedIn(request)) === null) return reply.redirect('/signin', 303);
+      return sendPage(reply, 200, webhookFormPage(await formView(typedForm(request.query))));
+    });
+
+    hooks.post('/account/webhooks', async (request, reply) => {
+      const signedIn = await deps.signedIn(request);
+      if (signedIn === null) return reply.redirect('/signin', 303);
+      const form = typedForm(request.body);
+      try {
+        const issued = await createAuditedWebhook(
+          admin,
+          signedIn.account.id,
+          { url: form.url, filter: filterOf(form) },
+          'account',
+          deps.now(),
+        );
+        // Post/redirect/get: the secret waits for the next page, which shows it once.
+        deps.shownOnce.hold(
+          { sessionHash: signedIn.sessionHash, accountId: signedIn.account.id },
+          `webhook:${issued.webhook.id}`,
+          issued.secret,
+        );
+        return reply.redirect(`/account/webhooks/${issued.webhook.id}/secret`, 303);
+      } catch (error) {
+        if (error instanceof WebhookSettingsError || error instanceof WebhookLimitError) {
+          const message = error.message.charAt(0).toUpperCase() + error.message.slice(1);
+          const status = error instanceof WebhookLimitError ? 409 : 400;
+          return sendPage(reply, status, webhookFormPage(await formView(form, `${message}.`)));
+        }
+        throw error;
+      }
+    });
+
+    /** A route of one of the holder's webhooks: signed in, and the webhook theirs, else 404. */
+    type WebhookRequest = FastifyRequest<{ Params: { webhookId: string } }>;
+    const ofOwnWebhook =
+      (
+        answer: (
+          request: WebhookRequest,
+          reply: FastifyReply,
+          webhook: Webhook,
+          signedIn: SignedIn,
+        ) => Promise<FastifyReply>,
+      ) =>
+      async (request: WebhookRequest, reply: FastifyReply) => {
+        const signedIn = await deps.signedIn(request);
+        if (signedIn === null) return reply.redirect('/signin', 303);
+        const { webhookId } = request.params;
+        const webhook = isUuid(webhookId) ? await store.webhooks.findWebhook(webhookId) : null;
+        // Someone else's webhook is answered exactly like one that does not exist.
+        if (webhook === null || webhook.accountId !== signedIn.account.id) {
+          return webhookNotFound(reply);
+        }
+        return answer(request, reply, webhook, signedIn);
+      };
+
+    hooks.get(
+      '/account/webhooks/:webhookId/secret',
+      ofOwnWebhook(async (_request, reply, webhook, signedIn) => {
+        const secret = deps.shownOnce.take(signedIn.sessionHash, `webhook:${webhook.id}`);
+        // Shown already (a reload, back, another tab), or held by another instance.
+        if (secret === null) {
+          return reply.redirect(`/account/webhooks/${webhook.id}?notice=secret-shown`, 303);
+        }
+        return sendPage(reply, 200, webhookSecretPage(webhook, secret));
+      }),
+    );
+
+    hooks.get(
+      '/account/webhooks/:webhookId',
+      ofOwnWebhook(async (request, reply, webhook, signedIn) => {
+        const attempts = await store.webhooks.listAttempts(webhook.id);
+        const canCall = decideAccess(signedIn.account, deps.now()).eligible;
+        const notice = NOTICES[formField(request.query, 'notice')];
+        return sendPage(reply, 200, webhookPage(webhook, attempts, canCall, notice));
+      }),
+    );
+
+    hooks.post(
+      '/account/webhooks/:webhookId/test',
+      ofOwnWebhook(async (_request, reply, webhook) => {
+        await sendTestRequest(
+          {
+            store,
+            now: deps.now,
+            log: deps.log,
+            policy: deps.settings,
+            timeoutMs: deps.settings.timeoutMs,
+            ...(deps.resolve === undefined ? {} : { resolve: deps.resolve }),
+          },
+          webhook,
+        );
+        return reply.redirect(`/account/webhooks/${webhook.id}?notice=tested#attempts`, 303);
+      }),
+    );
+
+    hooks.get(
+      '/account/webhooks/:webhookId/delete',
+      ofOwnWebhook(async (_request, reply, webhook) =>
+        sendPage(reply, 200, deleteWebhookConfirmPage(webhook)),
+      ),
+    );
+
+    hooks.post(
+      '/account/webhooks/:webhookId/delete',
+      ofOwnWebhook(async (_request, reply, webhook) => {
+        await deleteAuditedWebhook(store, webhook, 'account', deps.now());
+        return reply.redirect('/account?notice=webhook-deleted#webhooks', 303);
+      }),
+    );
+  });
+}

@@ -1,0 +1,107 @@
+import type { AuditActor } from '../domain/account.js';
+import { isoCountryNote } from '../domain/country.js';
+import {
+  checkWebhookFilter,
+  generateWebhookSecret,
+  WebhookSettingsError,
+  type Webhook,
+  type WebhookFilter,
+} from '../domain/webhook.js';
+import type { Store } from '../storage/store.js';
+import {
+  checkWebhookTarget,
+  systemResolver,
+  type Resolver,
+  type WebhookUrlPolicy,
+} from './webhook-target.js';
+
+/** A webhook with its secret: the only moment the secret is shown. */
+export interface IssuedWebhook {
+  webhook: Webhook;
+  secret: string;
+}
+
+/** What making and removing webhooks needs. */
+export interface WebhookAdminDeps {
+  store: Pick<Store, 'webhooks' | 'accounts' | 'changes' | 'feeds'>;
+  policy: WebhookUrlPolicy;
+  resolve?: Resolver;
+}
+
+/** The filter checked, and its channels found in the catalogue. */
+async function checkedFilter(
+  store: WebhookAdminDeps['store'],
+  filter: WebhookFilter,
+): Promise<WebhookFilter> {
+  const checked = checkWebhookFilter(filter);
+  const found = await store.feeds.lineupChannels(checked);
+  if (checked.kind === 'country') {
+    if (found.length === 0) {
+      throw new WebhookSettingsError(
+        `no channels in country ${checked.country}${isoCountryNote(checked.country)}`,
+      );
+    }
+  } else if (found.length !== checked.channelIds.length) {
+    const known = new Set(found.map((c) => c.id));
+    const missing = checked.channelIds.find((id) => !known.has(id));
+    throw new WebhookSettingsError(`no channel with id ${missing}`);
+  }
+  return checked;
+}
+
+/**
+ * Creates a webhook (at most MAX_WEBHOOKS_PER_ACCOUNT, else WebhookLimitError) after checking
+ * its URL by the delivery rules (WebhookUrlError) and its channels, and records it. It gets the
+ * changes logged from now on: `deliveredSeq` starts at the log's newest record.
+ */
+export async function createAuditedWebhook(
+  deps: WebhookAdminDeps,
+  accountId: string,
+  settings: { url: string; filter: WebhookFilter },
+  actor: AuditActor,
+  nowMs: number,
+): Promise<IssuedWebhook> {
+  const filter = await checkedFilter(deps.store, settings.filter);
+  const target = await checkWebhookTarget(
+    settings.url,
+    deps.policy,
+    deps.resolve ?? systemResolver,
+  );
+  const { bounds } = await deps.store.changes.read({
+    after: Number.MAX_SAFE_INTEGER,
+    limit: 1,
+    country: null,
+    channels: null,
+  });
+  const secret = generateWebhookSecret();
+  const webhook = await deps.store.webhooks.createWebhook(
+    { accountId, url: target.url.href, secret, filter, deliveredSeq: bounds.newest },
+    nowMs,
+  );
+  await deps.store.accounts.recordAudit(
+    { accountId, actor, action: 'webhook.created', details: { webhookId: webhook.id } },
+    nowMs,
+  );
+  return { webhook, secret };
+}
+
+export async function deleteAuditedWebhook(
+  store: Pick<Store, 'webhooks' | 'accounts'>,
+  webhook: Webhook,
+  actor: AuditActor,
+  nowMs: number,
+): Promise<boolean> {
+  const deleted = await store.webhooks.deleteWebhook(webhook.id);
+  if (deleted) {
+    await store.accounts.recordAudit(
+      {
+        accountId: webhook.accountId,
+        actor,
+        action: 'webhook.deleted',
+        details: { webhookId: webhook.id },
+      },
+      nowMs,
+    );
+  }
+  return deleted;
+}

@@ -1,0 +1,227 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyWebhook } from '../../clients/typescript/src/index.js';
+import { channelIdFor } from '../../src/domain/catalogue-ids.js';
+import { fixturePath } from '../ingest/ingest-helpers.js';
+import { itWithoutDatabase, openCliSandbox, type EngineCliSandbox } from '../helpers/cli-runner.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+
+/** `onair webhooks …` as an operator runs it, on the vitest project's engine. */
+
+interface WebhookJson {
+  id: string;
+  email: string;
+  url: string;
+  filter: { country?: string; channels?: string[] };
+  state: string;
+  deliveredSeq: number;
+  secret?: string;
+  attempts?: { kind: string; status: number | null; error: string | null; changes: number }[];
+}
+
+let cli: EngineCliSandbox;
+let receiver: WebhookReceiver;
+
+beforeAll(async () => {
+  cli = await openCliSandbox();
+  // The receiver is on this machine: plain http to loopback is allowed for tests only.
+  cli.env.WEBHOOK_ALLOW_HTTP = '1';
+  receiver = await startWebhookReceiver();
+  await cli.json(['ingest', fixturePath('basic.xml'), '--country', 'IE']);
+  await cli.json(['accounts', 'create', '--email', 'ann@example.com', '--verified']);
+});
+
+afterAll(async () => {
+  await receiver?.close();
+  await cli?.dispose();
+});
+
+async function fails(args: string[], message: RegExp, env: NodeJS.ProcessEnv = {}) {
+  const result = await cli.run(args, env);
+  expect(result.code, args.join(' ')).not.toBe(0);
+  // One line; a usage error adds commander's hint to ask for help.
+  const [line, ...rest] = result.stderr.trim().split('\n');
+  expect(line).toMatch(message);
+  expect(
+    rest.filter((l) => l !== '(add --help for usage)'),
+    result.stderr,
+  ).toEqual([]);
+}
+
+describe('onair webhooks', () => {
+  itWithoutDatabase('has help listing its sub-commands', async () => {
+    const result = await cli.run(['webhooks', '--help']);
+    expect(result.code).toBe(0);
+    for (const sub of ['create', 'list', 'show', 'delete', 'test']) {
+      expect(result.stdout).toMatch(new RegExp(`^  ${sub}\\b`, 'm'));
+    }
+  });
+
+  it('creates, lists, shows, tests and deletes webhooks; the secret only in create --json', async () => {
+    const created = await cli.json<WebhookJson>([
+      'webhooks',
+      'create',
+      '--email',
+      'ann@example.com',
+      '--url',
+      receiver.url,
+      '--channel',
+      'tg4.ie',
+      '--channel',
+      channelIdFor('rte1.ie'),
+    ]);
+    expect(created).toMatchObject({
+      email: 'ann@example.com',
+      url: receiver.url,
+      filter: { channels: [channelIdFor('tg4.ie'), channelIdFor('rte1.ie')] },
+      state: 'active',
+    });
+    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    const secret = created.secret as string;
+
+    const human = await cli.run([
+      'webhooks',
+      'create',
+      '--email',
+      'ann@example.com',
+      '--url',
+      receiver.url,
+      '--country',
+      'ie',
+    ]);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(/^Created webhook [0-9a-f-]{36} for ann@example.com: country IE/);
+    expect(human.stdout).toContain('printed only with --json');
+    expect(human.stdout).not.toMatch(/whsec_/);
+
+    const list = await cli.json<WebhookJson[]>(['webhooks', 'list', '--email', 'ann@example.com']);
+    expect(list.map((w) => w.filter)).toEqual([
+      { channels: [channelIdFor('tg4.ie'), channelIdFor('rte1.ie')] },
+      { country: 'IE' },
+    ]);
+    expect(await cli.json<WebhookJson[]>(['webhooks', 'list'])).toEqual(list);
+    const listed = await cli.run(['webhooks', 'list']);
+    expect(listed.stdout).toContain(
+      `${created.id}  ann@example.com  ${receiver.url}  2 channels  active`,
+    );
+
+    // A test request: signed, no changes, its answer printed and logged as an attempt.
+    const tested = await cli.json<{ status: number; kind: string }>([
+      'webhooks',
+      'test',
+      created.id,
+    ]);
+    expect(tested).toMatchObject({ id: created.id, kind: 'test', status: 200, error: null });
+    const request = receiver.received.at(-1);
+    const payload = await verifyWebhook(
+      secret,
+      request?.headers['onair-signature'] as string,
+      request?.body ?? '',
+    );
+    expect(payload).toEqual({ webhookId: created.id, changes: [] });
+    receiver.answers = [500];
+    const failed = await cli.run(['webhooks', 'test', created.id]);
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toContain('failed: HTTP 500: receiver says 500');
+    expect(failed.stderr.trim()).toBe(
+      'onair: error: the test request failed: HTTP 500: receiver says 500',
+    );
+
+    const shown = await cli.json<WebhookJson>(['webhooks', 'show', created.id]);
+    expect(shown.attempts?.map((a) => [a.kind, a.status])).toEqual([
+      ['test', 500],
+      ['test', 200],
+    ]);
+    const shownText = await cli.run(['webhooks', 'show', created.id]);
+    expect(shownText.stdout).toContain('State:      active');
+    expect(shownText.stdout).toMatch(
+      /Last 2 attempts, newest first:\n {2}\S+ {2}test {2}HTTP 500: receiver says 500 {2}\d+ ms/,
+    );
+
+    // Nothing but create --json ever shows the secret.
+    for (const args of [
+      ['webhooks', 'list'],
+      ['webhooks', 'list', '--json'],
+      ['webhooks', 'show', created.id],
+      ['webhooks', 'show', created.id, '--json'],
+    ]) {
+      expect((await cli.run(args)).stdout).not.toContain(secret);
+    }
+
+    const deleted = await cli.run(['webhooks', 'delete', created.id]);
+    expect(deleted.stdout.trim()).toBe(`Webhook ${created.id} deleted.`);
+    await fails(['webhooks', 'show', created.id], /^onair: error: no webhook with id /);
+    expect(await cli.json<WebhookJson[]>(['webhooks', 'list'])).toHaveLength(1);
+  });
+
+  it('refuses bad input in one line, changing nothing', async () => {
+    const create = ['webhooks', 'create', '--email', 'ann@example.com'];
+    await fails(
+      [...create, '--url', 'http://hooks.example.com/x', '--country', 'IE'],
+      /^onair: error: a webhook URL must start with https:\/\/$/,
+      { WEBHOOK_ALLOW_HTTP: '0' },
+    );
+    await fails(
+      [...create, '--url', 'http://10.0.0.1/x', '--country', 'IE'],
+      /^onair: error: 10\.0\.0\.1 is a private network address: webhooks go to public addresses$/,
+    );
+    await fails(
+      [...create, '--url', 'https://169.254.169.254/latest', '--country', 'IE'],
+      /^onair: error: 169\.254\.169\.254 is an address that cannot receive webhooks/,
+    );
+    await fails(
+      [...create, '--url', 'https://user:pw@127.0.0.1/x', '--country', 'IE'],
+      /^onair: error: a webhook URL may not hold a user name or password/,
+    );
+    await fails(
+      [...create, '--url', receiver.url, '--country', 'IE', '--channel', 'tg4.ie'],
+      /^onair: error: give either --country or one or more --channel$/,
+    );
+    await fails([...create, '--url', receiver.url], /^onair: error: give either --country/);
+    await fails(
+      [...create, '--url', receiver.url, '--channel', 'nope.ie'],
+      /^onair: error: no channel with id [0-9a-f-]{36}$/,
+    );
+    await fails(
+      [...create, '--url', receiver.url, '--country', 'ZZ'],
+      /^onair: error: no channels in country ZZ/,
+    );
+    await fails(
+      [
+        'webhooks',
+        'create',
+        '--email',
+        'nobody@example.com',
+        '--url',
+        receiver.url,
+        '--country',
+        'IE',
+      ],
+      /^onair: error: no account with e-mail nobody@example.com$/,
+    );
+    await fails(
+      ['webhooks', 'delete', 'not-an-id'],
+      /^onair: error: no webhook with id not-an-id$/,
+    );
+    await fails(
+      ['webhooks', 'test', '00000000-0000-4000-8000-000000000000'],
+      /^onair: error: no webhook/,
+    );
+    expect(await cli.json<WebhookJson[]>(['webhooks', 'list'])).toHaveLength(1);
+  });
+
+  it('holds at most 10 webhooks per account', async () => {
+    await cli.json(['accounts', 'create', '--email', 'cap@example.com', '--verified']);
+    const create = [
+      'webhooks',
+      'create',
+      '--email',
+      'cap@example.com',
+      '--url',
+      receiver.url,
+      '--country',
+      'IE',
+    ];
+    for (let i = 0; i < 10; i++) await cli.json(create);
+    await fails(create, /^onair: error: an account holds at most 10 webhooks$/);
+  });
+});

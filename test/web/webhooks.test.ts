@@ -1,0 +1,229 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyWebhook } from '../../clients/typescript/src/index.js';
+import { ingestXmltv } from '../../src/catalogue/ingest/ingest-xmltv.js';
+import { channelIdFor } from '../../src/domain/catalogue-ids.js';
+import { fixturePath } from '../ingest/ingest-helpers.js';
+import { TEST_ENGINE } from '../helpers/engines.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { getPage, sameSite, signIn } from './web-harness.js';
+
+/** The webhook pages of the account, on TEST_ENGINE (the suite runs on both). */
+
+let t: TestApp;
+let receiver: WebhookReceiver;
+let ann: string;
+const TG4 = channelIdFor('tg4.ie');
+
+beforeAll(async () => {
+  // The receiver is on this machine: plain http to loopback is allowed for tests only.
+  t = await createTestApp({ WEBHOOK_ALLOW_HTTP: '1' });
+  receiver = await startWebhookReceiver();
+  await ingestXmltv(
+    t.temp.store.ingest,
+    { source: fixturePath('basic.xml') },
+    { country: 'IE', assumeOffsetMinutes: 0, nowMs: t.clock.ms },
+  );
+  ann = await signIn(t, 'ann@example.com');
+});
+afterAll(async () => {
+  await receiver?.close();
+  await t?.close();
+});
+
+/** Posts form fields in order, repeats allowed (checkboxes). */
+function post(url: string, fields: [string, string][], cookie: string, headers = sameSite(t)) {
+  return t.inject({
+    method: 'POST',
+    url,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, ...headers },
+    payload: new URLSearchParams(fields).toString(),
+  });
+}
+
+const shownSecret = (body: string) =>
+  /<code id="webhook-secret" data-secret>([^<]+)<\/code>/.exec(body)?.[1] ?? '';
+const hooksOf = async (email: string) => {
+  const account = await t.temp.store.accounts.findAccountByEmail(email);
+  return t.temp.store.webhooks.listWebhooks(account?.id ?? '');
+};
+
+describe(`webhook pages (${TEST_ENGINE})`, () => {
+  it('creates a webhook, shows its secret once, sends a test request, logs it, deletes with a confirm step', async () => {
+    const form = await getPage(t, '/account/webhooks/new?q=tg4', ann);
+    expect(form.statusCode).toBe(200);
+    expect(form.body).toContain('name="url"');
+    // The search found the channel, offered as a box to tick.
+    expect(form.body).toMatch(new RegExp(`name="channel" value="${TG4}"`));
+
+    const posted = await post(
+      '/account/webhooks',
+      [
+        ['url', receiver.url],
+        ['filter', 'channels'],
+        ['channel', TG4],
+      ],
+      ann,
+    );
+    expect(posted.statusCode).toBe(303);
+    const location = String(posted.headers.location);
+    expect(location).toMatch(/^\/account\/webhooks\/[0-9a-f-]{36}\/secret$/);
+    const [webhook] = await hooksOf('ann@example.com');
+    expect(webhook).toMatchObject({
+      url: receiver.url,
+      filter: { kind: 'channels', channelIds: [TG4] },
+    });
+    const id = webhook?.id ?? '';
+
+    const shown = await getPage(t, location, ann);
+    expect(shown.statusCode).toBe(200);
+    const secret = shownSecret(shown.body);
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(await t.temp.store.webhooks.webhookSecret(id)).toBe(secret);
+    // Once: a reload lands on the webhook's page, which says so.
+    const again = await getPage(t, location, ann);
+    expect(again.statusCode).toBe(303);
+    expect(again.headers.location).toBe(`/account/webhooks/${id}?notice=secret-shown`);
+    const detail = await getPage(t, String(again.headers.location), ann);
+    expect(detail.body).toContain('is shown only once');
+    expect(detail.body).not.toContain(secret);
+
+    const account = await getPage(t, '/account', ann);
+    expect(account.body).toContain('<h2>Webhooks</h2>');
+    expect(account.body).toContain(`<code>${receiver.url}</code>`);
+    expect(account.body).toContain('<strong>Active</strong>');
+    expect(account.body).toContain('none yet');
+    expect(account.body).not.toContain(secret);
+
+    // A test request from the page: signed, sent, and the first line of the log.
+    const tested = await post(`/account/webhooks/${id}/test`, [], ann);
+    expect(tested.statusCode).toBe(303);
+    expect(tested.headers.location).toBe(`/account/webhooks/${id}?notice=tested#attempts`);
+    const request = receiver.received.at(-1);
+    expect(
+      await verifyWebhook(
+        secret,
+        String(request?.headers['onair-signature']),
+        request?.body ?? '',
+        {
+          now: t.clock.ms,
+        },
+      ),
+    ).toEqual({ webhookId: id, changes: [] });
+    const logged = await getPage(t, `/account/webhooks/${id}`, ann);
+    expect(logged.body).toMatch(
+      /<td data-label="What">Test request<\/td>\s*<td data-label="Answer"><span class="ok-text">HTTP 200<\/span><\/td>/,
+    );
+    receiver.answers = [500];
+    await post(`/account/webhooks/${id}/test`, [], ann);
+    const failed = await getPage(t, `/account`, ann);
+    expect(failed.body).toContain('<span class="error">HTTP 500: receiver says 500</span>');
+
+    // Delete asks first; its button posts to the same address.
+    const confirm = await getPage(t, `/account/webhooks/${id}/delete`, ann);
+    expect(confirm.statusCode).toBe(200);
+    expect(confirm.body).toContain(`action="/account/webhooks/${id}/delete"`);
+    expect(await hooksOf('ann@example.com')).toHaveLength(1);
+    const deleted = await post(`/account/webhooks/${id}/delete`, [], ann);
+    expect(deleted.headers.location).toBe('/account?notice=webhook-deleted#webhooks');
+    expect(await hooksOf('ann@example.com')).toEqual([]);
+    expect((await getPage(t, '/account?notice=webhook-deleted', ann)).body).toContain(
+      'The webhook is deleted.',
+    );
+  });
+
+  it('shows the form again with why for a refused URL or filter, and 10 at most', async () => {
+    const refused = async (fields: [string, string][], status: number, message: string) => {
+      const res = await post('/account/webhooks', fields, ann);
+      expect(res.statusCode, res.body.slice(0, 300)).toBe(status);
+      expect(res.body).toContain(message);
+      // What was typed stays typed.
+      const url = fields.find(([k]) => k === 'url')?.[1] ?? '';
+      expect(res.body).toContain(`value="${url}"`);
+    };
+    await refused(
+      [
+        ['url', 'http://10.0.0.1/hook'],
+        ['filter', 'country'],
+        ['country', 'IE'],
+      ],
+      400,
+      '10.0.0.1 is a private network address: webhooks go to public addresses.',
+    );
+    await refused(
+      [
+        ['url', 'https://169.254.169.254/latest'],
+        ['filter', 'country'],
+        ['country', 'IE'],
+      ],
+      400,
+      '169.254.169.254 is an address that cannot receive webhooks',
+    );
+    await refused(
+      [
+        ['url', receiver.url],
+        ['filter', 'channels'],
+      ],
+      400,
+      'Pick at least one channel.',
+    );
+    await refused(
+      [
+        ['url', 'not a url'],
+        ['filter', 'country'],
+        ['country', 'IE'],
+      ],
+      400,
+      'The URL is not a valid absolute URL.',
+    );
+    expect(await hooksOf('ann@example.com')).toEqual([]);
+
+    const country: [string, string][] = [
+      ['url', receiver.url],
+      ['filter', 'country'],
+      ['country', 'IE'],
+    ];
+    for (let i = 0; i < 10; i++)
+      expect((await post('/account/webhooks', country, ann)).statusCode).toBe(303);
+    await refused(country, 409, 'An account holds at most 10 webhooks.');
+    const account = await getPage(t, '/account', ann);
+    expect(account.body).toContain('You have 10 webhooks, the most an account can hold.');
+    for (const hook of await hooksOf('ann@example.com'))
+      await t.temp.store.webhooks.deleteWebhook(hook.id);
+  });
+
+  it("refuses other sites' forms and answers another account's webhook as missing", async () => {
+    const cross = await post(
+      '/account/webhooks',
+      [
+        ['url', receiver.url],
+        ['filter', 'country'],
+        ['country', 'IE'],
+      ],
+      ann,
+      { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+    );
+    expect(cross.statusCode).toBe(403);
+    expect(await hooksOf('ann@example.com')).toEqual([]);
+
+    const bob = await signIn(t, 'bob@example.com');
+    await post(
+      '/account/webhooks',
+      [
+        ['url', receiver.url],
+        ['filter', 'country'],
+        ['country', 'IE'],
+      ],
+      bob,
+    );
+    const [bobs] = await hooksOf('bob@example.com');
+    for (const path of ['', '/delete', '/secret']) {
+      expect((await getPage(t, `/account/webhooks/${bobs?.id}${path}`, ann)).statusCode).toBe(404);
+    }
+    expect((await post(`/account/webhooks/${bobs?.id}/delete`, [], ann)).statusCode).toBe(404);
+    expect((await post(`/account/webhooks/${bobs?.id}/test`, [], ann)).statusCode).toBe(404);
+    expect(await hooksOf('bob@example.com')).toHaveLength(1);
+    // Signed out: to the sign-in page.
+    expect((await getPage(t, '/account/webhooks/new')).headers.location).toBe('/signin');
+  });
+});
