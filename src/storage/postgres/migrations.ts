@@ -439,7 +439,7 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   },
   {
     version: 14,
-    name: "programmes without foreign keys: the merge keeps their channel and file",
+    name: 'programmes without foreign keys: the merge keeps their channel and file',
     // A foreign key is checked row by row, each check locking the channel's and the source
     // file's row (FOR KEY SHARE): 3.9 s of the 12.5 s insert of the 92 MB guide's 294,000
     // programmes (`EXPLAIN ANALYZE` of the same INSERT with and without them). Programmes are
