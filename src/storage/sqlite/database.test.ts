@@ -1,6 +1,10 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { currentSchemaVersion, migrateSqlite, openSqliteDatabase } from './database.js';
 import { SQLITE_MIGRATIONS, type SqliteMigration } from './migrations.js';
@@ -45,6 +49,31 @@ describe('migrateSqlite', () => {
       expect(migrateSqlite(db, NOW)).toEqual([]);
     } finally {
       db.close();
+    }
+  });
+});
+
+describe('openSqliteDatabase', () => {
+  // Switching a new file to WAL needs it to itself, and SQLite does not wait for that on its
+  // own: another process writing the file at that moment (commands started together on a new
+  // file) made the open fail at once with "database is locked".
+  it('waits for another process writing a new file before switching it to WAL', async () => {
+    const path = join(dir, 'onair.catalogue.db');
+    new Database(path).exec('CREATE TABLE t (a INTEGER)').close();
+    // A writer in another process (the wait blocks this thread) holds the lock for 300 ms.
+    const holder = fileURLToPath(
+      new URL('../../../test/helpers/hold-sqlite-write-lock.mjs', import.meta.url),
+    );
+    const writer = spawn(process.execPath, [holder, path, '300'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    await once(writer.stdout, 'data');
+    const db = openSqliteDatabase(join(dir, 'onair.db'), 5_000);
+    try {
+      expect(db.pragma('catalogue.journal_mode', { simple: true })).toBe('wal');
+    } finally {
+      db.close();
+      await once(writer, 'exit');
     }
   });
 });

@@ -37,7 +37,7 @@ export function openSqliteDatabase(
     db.pragma(`${CATALOGUE_SCHEMA}.page_size = ${CATALOGUE_PAGE_SIZE}`);
     db.pragma(`${CATALOGUE_SCHEMA}.cache_size = -${CATALOGUE_CACHE_KIB}`);
     for (const schema of ['main', CATALOGUE_SCHEMA]) {
-      db.pragma(`${schema}.journal_mode = WAL`);
+      useWriteAheadLog(db, schema, busyTimeoutMs);
       db.pragma(`${schema}.synchronous = NORMAL`);
     }
     db.pragma('foreign_keys = ON');
@@ -47,6 +47,31 @@ export function openSqliteDatabase(
   }
   return db;
 }
+
+/**
+ * Puts a file of the connection in WAL mode. A new file (a first start, a lost catalogue file)
+ * switches once, which needs the file to itself: when another process is writing it (commands
+ * started together on a new file), SQLite answers SQLITE_BUSY at once, without waiting through
+ * the busy timeout (seen 1 in 120 with four `onair` commands started together on a lost
+ * catalogue file; src/storage/sqlite/database.test.ts holds the lock on purpose). So the switch is
+ * tried again, briefly, until that timeout; a file in WAL mode already takes no lock here.
+ */
+function useWriteAheadLog(db: SqliteDatabase, schema: string, busyTimeoutMs: number): void {
+  const deadline = Date.now() + busyTimeoutMs;
+  for (;;) {
+    try {
+      db.pragma(`${schema}.journal_mode = WAL`);
+      return;
+    } catch (error) {
+      const busy = error instanceof Database.SqliteError && error.code === 'SQLITE_BUSY';
+      if (!busy || Date.now() >= deadline) throw error;
+      Atomics.wait(PAUSE, 0, 0, 5);
+    }
+  }
+}
+
+/** Waited on for a synchronous pause between tries (never notified). */
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 
 /**
  * Opens the catalogue file of the database at `path` on its own, as the main schema: an
