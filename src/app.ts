@@ -1,5 +1,6 @@
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer } from 'node:http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
 import { createKeyOwnerCache } from './accounts/key-owner-cache.js';
 import { createSignInService } from './accounts/sign-in-service.js';
 import type { UsageRecorder } from './accounts/usage-recorder.js';
@@ -32,7 +33,12 @@ import { registerFeedRoutes } from './http/feeds/feed-routes.js';
 import { createBodyCache } from './http/answers/body-cache.js';
 import { createMovingCache } from './http/answers/moving-cache.js';
 import { createScheduleCache } from './http/answers/schedule-cache.js';
-import { createRequestIds, createRequestLog, OneLinePerRequest } from './http/request-log.js';
+import {
+  createRequestIds,
+  createRequestLog,
+  OneLinePerRequest,
+  type AnsweredRequest,
+} from './http/request-log.js';
 import type { SiteAddress } from './http/site-address.js';
 import { errors } from './domain/errors.js';
 import type { Mailer } from './mail/types.js';
@@ -69,10 +75,7 @@ function areaOf(url: string): string {
 }
 
 /** Builds the Fastify app without listening; `server.ts` listens, tests inject. */
-export async function buildApp(
-  deps: AppDeps,
-  loggerInstance?: FastifyBaseLogger,
-): Promise<FastifyInstance> {
+export async function buildApp(deps: AppDeps, loggerInstance?: Logger): Promise<FastifyInstance> {
   const security = securityHeaders(deps.config.publicUrl.startsWith('https:'));
   const schedules = createScheduleCache(deps.store.catalogue);
   const bodies = createBodyCache();
@@ -91,9 +94,9 @@ export async function buildApp(
   // Every answered request is counted and logged here, whichever path answered it.
   const requestIds = createRequestIds();
   const logRequest = createRequestLog(loggerInstance, clientAddress);
-  const answered = (reqId: string, req: IncomingMessage, status: number, time: number) => {
-    deps.metrics.request(areaOf(req.url ?? ''), status);
-    logRequest(reqId, req, status, time);
+  const answered = (request: AnsweredRequest) => {
+    deps.metrics.request(areaOf(request.req.url ?? ''), request.statusCode);
+    logRequest(request);
   };
   const fastLane = createFastLane({
     authorize,
@@ -102,13 +105,15 @@ export async function buildApp(
     securityHeaders: security,
     cors,
     now: deps.now,
-    answered: (req, status, time) => {
-      answered(requestIds(), req, status, time);
+    answered: (req, route, statusCode, responseTime, accountId) => {
+      answered({ reqId: requestIds(), req, route, statusCode, responseTime, accountId });
       deps.metrics.repeatAnswer();
     },
   });
   const app = Fastify({
-    ...(loggerInstance === undefined ? { logger: false } : { loggerInstance }),
+    ...(loggerInstance === undefined
+      ? { logger: false }
+      : { loggerInstance: loggerInstance as FastifyBaseLogger }),
     // Requests are logged by `answered`, in the same line as the fast lane's answers.
     logController: new OneLinePerRequest(),
     genReqId: requestIds,
@@ -159,7 +164,14 @@ export async function buildApp(
   registerCors(app, cors);
   registerOpsRoutes(app, deps.store, deps.metrics.registry);
   app.addHook('onResponse', async (request, reply) => {
-    answered(request.id, request.raw, reply.statusCode, reply.elapsedTime);
+    answered({
+      reqId: request.id,
+      req: request.raw,
+      route: request.routeOptions.url,
+      statusCode: reply.statusCode,
+      responseTime: reply.elapsedTime,
+      accountId: request.accountId ?? undefined,
+    });
   });
 
   await registerWebRoutes(app, {
@@ -185,6 +197,7 @@ export async function buildApp(
   const programmeSearch = createProgrammeSearchAnswers(deps.store.catalogue, entries);
   // Set per request by the API guard and the playground: one state of the data per answer.
   app.decorateRequest('dataVersions', null);
+  app.decorateRequest('accountId', null);
   await app.register(
     async (v1) => {
       v1.addHook('onRequest', apiGuard(authorize, clientAddress));

@@ -1,12 +1,13 @@
 import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
+import { hostname } from 'node:os';
 import { Writable } from 'node:stream';
 import { isColorSupported } from 'pino-pretty';
 import { describe, expect, it } from 'vitest';
 import { generateApiKey } from './domain/api-key.js';
 import { generateFeedToken } from './domain/feed.js';
 import { createRequestLog } from './http/request-log.js';
-import { createLogger, redactUrl } from './logger.js';
+import { createLogger, lineWriterOf, redactUrl } from './logger.js';
 
 describe('redactUrl', () => {
   it('hides sign-in tokens in any case of the parameter name', () => {
@@ -87,21 +88,68 @@ describe('createLogger formats', () => {
     const out = capture(isTTY);
     const log = createLogger('info', out.stream, format);
     const req = Object.assign(new IncomingMessage(new Socket()), { method: 'GET', url });
-    createRequestLog(log, () => '203.0.113.9')('req-7', req, 200, 1.234);
+    createRequestLog(
+      log,
+      () => '203.0.113.9',
+    )({
+      reqId: 'req-7',
+      req,
+      route: '/api/v1/countries',
+      statusCode: 200,
+      responseTime: 1.234,
+      accountId: 'f1e2d3c4-0000-4000-8000-000000000001',
+    });
     return out.lines();
   };
 
-  it('writes JSON lines by default, the request as today', () => {
+  it('writes JSON lines by default: the request, its route, status, bytes, time and account', () => {
     const lines = logRequest('json', '/api/v1/countries');
     expect(lines).toHaveLength(1);
-    expect(JSON.parse(lines[0] ?? '')).toMatchObject({
+    expect(JSON.parse(lines[0] ?? '')).toEqual({
       level: 30,
+      time: expect.any(Number),
+      pid: process.pid,
+      hostname: hostname(),
       reqId: 'req-7',
-      req: { method: 'GET', url: '/api/v1/countries', remoteAddress: '203.0.113.9' },
-      res: { statusCode: 200 },
+      req: {
+        method: 'GET',
+        url: '/api/v1/countries',
+        remoteAddress: '203.0.113.9',
+        route: '/api/v1/countries',
+      },
+      res: { statusCode: 200, bytes: 0 },
       responseTime: 1.234,
+      accountId: 'f1e2d3c4-0000-4000-8000-000000000001',
       msg: 'request completed',
     });
+  });
+
+  // The access line is written by hand (http/request-log.ts); pino must read it as its own.
+  it('writes the access line as pino writes the same object, bindings and all', () => {
+    const out = capture();
+    const log = createLogger('info', out.stream).child({ service: 'x"y' });
+    const fields = { reqId: 'req-"1', req: { method: 'GET', url: '/a?b=\u00e9"' }, n: 2 };
+    const members = Object.entries(fields).map(([k, v]) => `,"${k}":${JSON.stringify(v)}`);
+    lineWriterOf(log)(30, members.join(''), 'done');
+    log.info(fields, 'done');
+    const [hand, own] = out.lines().map((line) => JSON.parse(line) as { time: number });
+    expect(hand).toEqual({ ...own, time: hand?.time });
+    expect(Object.keys(hand ?? {})).toEqual(Object.keys(own ?? {}));
+    // Below info, nothing is written.
+    log.level = 'warn';
+    const req = Object.assign(new IncomingMessage(new Socket()), { method: 'GET', url: '/' });
+    createRequestLog(
+      log,
+      () => undefined,
+    )({
+      reqId: 'req-2',
+      req,
+      route: undefined,
+      statusCode: 404,
+      responseTime: 1,
+      accountId: undefined,
+    });
+    expect(out.lines()).toHaveLength(2);
   });
 
   it('writes a request as one short line when pretty: time, level, method, URL, status, time taken', () => {

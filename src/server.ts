@@ -39,7 +39,7 @@ export async function startServer(
   const now = options.now ?? systemClock;
   // A busy port is found before the storage is opened and demo data loaded, not after.
   await checkCanListen(config.host, config.port);
-  const logger = createLogger(config.logLevel, process.stdout, config.logFormat);
+  const logger = createLogger(config.logLevel, 'stdout', config.logFormat);
   const store = await openStore(config, now, { serving: true });
   let app: FastifyInstance | null = null;
   try {

@@ -7,6 +7,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The data versions read for this request by the API guard (null before it ran). */
     dataVersions: DataVersions | null;
+    /** The account of the request's key, once the API guard recognised it (for the log). */
+    accountId: string | null;
   }
 }
 
@@ -39,7 +41,8 @@ export function versionsOf(request: FastifyRequest): DataVersions {
 /**
  * The Fastify `onRequest` hook of the `/api/v1` routes: applies the request's verdict (from the
  * fast lane, or reached here), refusing with its error or letting the route answer with the
- * data versions it read. Register with `app.decorateRequest('dataVersions', null)`.
+ * data versions it read. Register with `app.decorateRequest('dataVersions', null)` and
+ * `app.decorateRequest('accountId', null)`.
  */
 export function apiGuard(
   authorize: Authorize,
@@ -49,6 +52,7 @@ export function apiGuard(
     const verdict = await (request.raw.onairVerdict ??
       authorize(request.headers, () => clientAddress(request.raw)));
     for (const [name, value] of verdict.headers) reply.header(name, value);
+    request.accountId = verdict.admitted ? verdict.owner.account.id : (verdict.accountId ?? null);
     if (!verdict.admitted) throw verdict.error;
     request.dataVersions = verdict.versions;
   };

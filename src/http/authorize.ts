@@ -42,6 +42,8 @@ export interface Refused {
   admitted: false;
   error: AppError;
   headers: HeaderPairs;
+  /** The key's account, when the key was recognised (403, and 429 for its budget). */
+  accountId?: string;
 }
 
 export type Verdict = Admitted | Refused;
@@ -102,9 +104,11 @@ export function createAuthorize(deps: AuthorizeDeps): Authorize {
     if (owner === null || owner.revoked) return refuseKey(clientAddress);
 
     const access = decideAccess(owner.account, deps.now());
-    if (!access.eligible) return { admitted: false, error: access.error, headers: NO_HEADERS };
-
     const { account, keyId } = owner;
+    if (!access.eligible) {
+      return { admitted: false, error: access.error, headers: NO_HEADERS, accountId: account.id };
+    }
+
     const decision = await deps.accountLimiter.hit(
       `account:${account.id}`,
       account.rateLimit ?? DEFAULT_RATE_LIMIT,
@@ -113,7 +117,7 @@ export function createAuthorize(deps: AuthorizeDeps): Authorize {
     const rateHeaders = rateLimitHeaders(decision);
     if (!decision.allowed) {
       const error = errors.rateLimited(retryAfterSeconds(decision));
-      return { admitted: false, error, headers: rateHeaders };
+      return { admitted: false, error, headers: rateHeaders, accountId: account.id };
     }
     return { admitted: true, versions, owner, decision, headers: rateHeaders };
   };

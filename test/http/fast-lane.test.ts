@@ -14,6 +14,8 @@ interface Answer {
   status: number;
   headers: Record<string, string>;
   body: Buffer;
+  /** Bytes of the answer on the wire: status line, headers, body. */
+  wireBytes: number;
 }
 
 let t: TestApp | undefined;
@@ -27,7 +29,13 @@ function get(path: string, headers: Record<string, string> = {}, method = 'GET')
       res.on('end', () => {
         const flat: Record<string, string> = {};
         for (const [name, value] of Object.entries(res.headers)) flat[name] = String(value);
-        resolve({ status: res.statusCode ?? 0, headers: flat, body: Buffer.concat(chunks) });
+        const body = Buffer.concat(chunks);
+        let head = `HTTP/1.1 ${res.statusCode} ${res.statusMessage}\r\n`;
+        for (let i = 0; i < res.rawHeaders.length; i += 2) {
+          head += `${res.rawHeaders[i]}: ${res.rawHeaders[i + 1]}\r\n`;
+        }
+        const wireBytes = Buffer.byteLength(`${head}\r\n`) + body.length;
+        resolve({ status: res.statusCode ?? 0, headers: flat, body, wireBytes });
       });
       res.on('error', reject);
     });
@@ -363,9 +371,11 @@ describe('repeated requests of cached routes answered beneath the router', () =>
 
   it('log one line per request on either path, with the same fields, never the key', async () => {
     const a = await start();
-    const { key } = await a.customer();
-    await get('/api/v1/countries', { authorization: `Bearer ${key}` });
-    await get('/api/v1/countries', { authorization: `Bearer ${key}` });
+    const { account, key } = await a.customer();
+    const answers = [
+      await get('/api/v1/countries', { authorization: `Bearer ${key}` }),
+      await get('/api/v1/countries', { authorization: `Bearer ${key}` }),
+    ];
     expect(await repeatAnswers()).toBe(1);
     const lines = a
       .logs()
@@ -385,8 +395,17 @@ describe('repeated requests of cached routes answered beneath the router', () =>
         req: { method: 'GET', url: '/api/v1/countries', remoteAddress: '127.0.0.1' },
         res: { statusCode: 200 },
         responseTime: expect.any(Number),
+        accountId: account.id,
       });
     }
+    // The route that answered, and the bytes sent (headers and body) on either path.
+    expect(lines.map((line) => (line.req as { route?: string }).route)).toEqual([
+      '/api/v1/countries',
+      '/api/v1/countries',
+    ]);
+    expect(lines.map((line) => (line.res as { bytes: number }).bytes)).toEqual(
+      answers.map((answer) => answer.wireBytes),
+    );
     expect(repeated?.reqId).not.toBe(routed?.reqId);
     expect(a.logs()).not.toContain(key);
   });

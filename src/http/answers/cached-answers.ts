@@ -51,8 +51,8 @@ export interface CachedAnswersDeps {
   schedules: ScheduleCache;
   moving: MovingCache;
   sender: BodySender;
-  /** Notes that a GET of `url` is answered by `answer` (see fast-lane.ts). */
-  remember: (url: string, answer: KeptAnswer) => void;
+  /** Notes that a GET of `url` is answered by `answer`, of `route` (see fast-lane.ts). */
+  remember: (url: string, answer: KeptAnswer, route: string) => void;
   now: () => number;
 }
 
@@ -85,7 +85,9 @@ export function createCachedAnswers(deps: CachedAnswersDeps): CachedAnswers {
     async send(request, reply, answer) {
       const prepared = await answer.fetch(versionsOf(request).catalogue, deps.now());
       const url = request.raw.url;
-      if (request.method === 'GET' && url !== undefined) deps.remember(url, answer);
+      if (request.method === 'GET' && url !== undefined) {
+        deps.remember(url, answer, request.routeOptions.url ?? '');
+      }
       return sender.send(request, reply, prepared);
     },
   };

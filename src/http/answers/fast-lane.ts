@@ -25,13 +25,19 @@ export interface FastLaneDeps {
   cors: Pick<Cors, 'answerHeaders'>;
   now: () => number;
   /** Counts and logs an answered request, as the app does for the others. */
-  answered: (req: IncomingMessage, statusCode: number, responseTime: number) => void;
+  answered: (
+    req: IncomingMessage,
+    route: string,
+    statusCode: number,
+    responseTime: number,
+    accountId: string,
+  ) => void;
 }
 
 /** Answers repeated requests of cached v1 routes before Fastify sees them. */
 export interface FastLane {
-  /** Notes that a GET of `url` (a cached v1 route) is answered by `answer`. */
-  remember(url: string, answer: KeptAnswer): void;
+  /** Notes that a GET of `url` (of the cached v1 route `route`) is answered by `answer`. */
+  remember(url: string, answer: KeptAnswer, route: string): void;
   /** Wraps the server's request listener: answers what it can, passes the rest to `next`. */
   listener(next: RequestListener): RequestListener;
 }
@@ -51,7 +57,7 @@ export interface FastLane {
  * authorised and counted once, whichever path answers it.
  */
 export function createFastLane(deps: FastLaneDeps): FastLane {
-  const answers = new Map<string, KeptAnswer>();
+  const answers = new Map<string, { answer: KeptAnswer; route: string }>();
   const security = Object.entries(deps.securityHeaders).flat();
 
   /** True when the request was answered here (then nothing was written otherwise). */
@@ -88,10 +94,10 @@ export function createFastLane(deps: FastLaneDeps): FastLane {
   }
 
   return {
-    remember(url, answer) {
+    remember(url, answer, route) {
       // A URL always declares the same answer: its route and parameters are in it.
       if (answers.has(url)) return;
-      answers.set(url, answer);
+      answers.set(url, { answer, route });
       if (answers.size > MAX_URLS) {
         const oldest = answers.keys().next();
         if (oldest.done !== true) answers.delete(oldest.value);
@@ -100,11 +106,11 @@ export function createFastLane(deps: FastLaneDeps): FastLane {
 
     listener(next) {
       return (req, res) => {
-        const answer =
+        const remembered =
           req.method === 'GET' && req.headers['if-none-match'] === undefined
             ? answers.get(req.url ?? '')
             : undefined;
-        if (answer === undefined) {
+        if (remembered === undefined) {
           next(req, res);
           return;
         }
@@ -115,11 +121,16 @@ export function createFastLane(deps: FastLaneDeps): FastLane {
           next(req, res);
         };
         verdict
-          .then((decided) => answerNow(req, res, decided, answer))
+          .then((decided) =>
+            decided.admitted && answerNow(req, res, decided, remembered.answer)
+              ? decided.owner.account.id
+              : null,
+          )
           .then(
-            (answered) => {
-              if (answered) deps.answered(req, 200, performance.now() - started);
-              else passOn();
+            (accountId) => {
+              if (accountId === null) passOn();
+              else
+                deps.answered(req, remembered.route, 200, performance.now() - started, accountId);
             },
             // A store that fails (an outage) rejects the verdict: the guard's hook gets the same
             // error, and Fastify answers and logs it.
