@@ -53,13 +53,20 @@ function cutWord(word: string): string {
  * by single spaces. Both engines index these words as they are, so their answers match.
  */
 export function programmeSearchText(v1: V1Texts, details: ProgrammeDetails): string {
-  const words = new Set<string>();
+  return searchTextOf(searchedTextsOf(v1, details));
+}
+
+/**
+ * The texts a programme is found by (see programmeSearchText), each once, in a fixed order: the
+ * same programme gives the same list, so an ingest can keep the search text of a list it has
+ * seen (programmes repeat their texts: 98,098 programmes, 11,309 distinct lists in the 30 MB
+ * corpus guide).
+ */
+export function searchedTextsOf(v1: V1Texts, details: ProgrammeDetails): string[] {
   // The first title and description are usually those of the v1 fields again: each text once.
-  const texts = new Set<string>();
+  const texts: string[] = [];
   const add = (text: string) => {
-    if (text === '' || texts.has(text)) return;
-    texts.add(text);
-    for (const word of searchWordsOf(text)) words.add(word);
+    if (text !== '' && !texts.includes(text)) texts.push(text);
   };
   add(v1.title);
   add(details.subTitle);
@@ -70,6 +77,13 @@ export function programmeSearchText(v1: V1Texts, details: ProgrammeDetails): str
   for (const c of v1.categories) add(c);
   for (const c of details.categories) add(c);
   for (const c of details.credits) add(c.name);
+  return texts;
+}
+
+/** The search text of `texts` (searchedTextsOf): each distinct word once, in order. */
+export function searchTextOf(texts: readonly string[]): string {
+  const words = new Set<string>();
+  for (const text of texts) for (const word of searchWordsOf(text)) words.add(word);
   return [...words].join(' ');
 }
 

@@ -12,10 +12,11 @@ import { SOURCE_DEFAULTS } from '../../config.js';
 import { gunzipIfGzip, openByteSource, tallied, type IngestInput } from './byte-source.js';
 import { downloadLimits, type DownloadLimits } from './guide-download.js';
 import { detailsOf, encodeDetails } from '../../domain/programme-details.js';
-import { programmeSearchText } from '../../domain/programme-search.js';
+import { searchedTextsOf } from '../../domain/programme-search.js';
 import { storedV1Texts } from '../../domain/programme.js';
 import { TimeConverter } from '../xmltv/time-converter.js';
 import { readXmltv, type XmltvChannel, type XmltvProgramme } from '../xmltv/xmltv-reader.js';
+import { SearchTextMemo } from './search-text-memo.js';
 
 export { IngestError } from './ingest-error.js';
 export type { IngestInput } from './byte-source.js';
@@ -179,6 +180,7 @@ class IngestRun {
   private readonly time: TimeConverter;
   /** Its own converter: `previously-shown` times would push the starts out of `time`'s memory. */
   private readonly shownTime: TimeConverter;
+  private readonly searchTexts = new SearchTextMemo();
 
   constructor(
     private readonly session: IngestSession,
@@ -301,7 +303,7 @@ class IngestRun {
       desc,
       category,
       details: encodeDetails(details, v1),
-      searchWords: programmeSearchText(v1, details),
+      searchWords: this.searchTexts.textOf(searchedTextsOf(v1, details)),
       needsReview: review,
       line,
     });
