@@ -27,8 +27,8 @@ export type LogRequest = (answered: AnsweredRequest) => void;
  *
  * Written by hand into the logger's destination, in the JSON pino writes for the same object
  * (`src/logger.test.ts` compares them), because it runs for every request: pino's generic
- * serialisation of the nested `req`/`res` objects took 3.7–4.1 µs a line against 1.5–2.0 µs for
- * this (`node bench/request-log-cost.mjs`), on answers costing 30–45 µs of CPU in all.
+ * serialisation of the nested `req`/`res` objects took 2.1–3.3 µs a line against 1.6–2.5 µs
+ * for this, with more fields (`node bench/request-log-cost.mjs`).
  */
 export function createRequestLog(
   log: Logger | undefined,
