@@ -57,6 +57,12 @@ export interface WebhookStore {
   listWebhooks(accountId: string): Promise<Webhook[]>;
   /** Every webhook, oldest first (the operator's list). */
   listAllWebhooks(): Promise<Webhook[]>;
+  /**
+   * Turns a disabled webhook back on: due at `nowMs`, its failures forgotten, delivering from
+   * where it stopped (`deliveredSeq` kept). False when there is no such webhook or it was not
+   * disabled (an enabled one is left as it is, lease and all).
+   */
+  enableWebhook(id: string, nowMs: number): Promise<boolean>;
   /** Deletes a webhook and its attempts; false when there was none. */
   deleteWebhook(id: string): Promise<boolean>;
   /** The secret that signs a webhook's requests, or null when there is no such webhook. */

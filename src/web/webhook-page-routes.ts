@@ -13,7 +13,11 @@ import {
 } from '../domain/webhook.js';
 import { WebhookLimitError } from '../storage/errors.js';
 import type { Store } from '../storage/store.js';
-import { createAuditedWebhook, deleteAuditedWebhook } from '../webhooks/webhook-admin.js';
+import {
+  createAuditedWebhook,
+  deleteAuditedWebhook,
+  enableAuditedWebhook,
+} from '../webhooks/webhook-admin.js';
 import { sendTestRequest, type DeliveryLog } from '../webhooks/webhook-delivery.js';
 import type { Resolver } from '../webhooks/webhook-target.js';
 import { formField, formFields, sendPage } from './page-helpers.js';
@@ -52,6 +56,7 @@ const NOTICES: Record<string, string> = {
     'The secret of a webhook is shown only once, right after it is made, and not again. If you ' +
     'did not copy it, delete the webhook and create another.',
   tested: 'The test request was sent: its answer is the first line of the log below.',
+  enabled: 'The webhook is on again: it is tried now, with the changes it missed.',
 };
 
 /** The form's fields as typed (a GET's query or a POST's body). */
@@ -227,6 +232,16 @@ export async function registerWebhookPages(
           webhook,
         );
         return reply.redirect(`/account/webhooks/${webhook.id}?notice=tested#attempts`, 303);
+      }),
+    );
+
+    hooks.post(
+      '/account/webhooks/:webhookId/enable',
+      ofOwnWebhook(async (_request, reply, webhook) => {
+        // Enabled already (a second click, another tab): the page says how it stands.
+        const enabled = await enableAuditedWebhook(store, webhook, 'account', deps.now());
+        const notice = enabled ? '?notice=enabled' : '';
+        return reply.redirect(`/account/webhooks/${webhook.id}${notice}`, 303);
       }),
     );
 

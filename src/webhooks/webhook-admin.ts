@@ -105,3 +105,28 @@ export async function deleteAuditedWebhook(
   }
   return deleted;
 }
+
+/**
+ * Turns a disabled webhook back on (see WebhookStore.enableWebhook): it is tried at once and
+ * sends what it missed that the change log still holds. False when it was not disabled.
+ */
+export async function enableAuditedWebhook(
+  store: Pick<Store, 'webhooks' | 'accounts'>,
+  webhook: Webhook,
+  actor: AuditActor,
+  nowMs: number,
+): Promise<boolean> {
+  const enabled = await store.webhooks.enableWebhook(webhook.id, nowMs);
+  if (enabled) {
+    await store.accounts.recordAudit(
+      {
+        accountId: webhook.accountId,
+        actor,
+        action: 'webhook.enabled',
+        details: { webhookId: webhook.id },
+      },
+      nowMs,
+    );
+  }
+  return enabled;
+}

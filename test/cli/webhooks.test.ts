@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../clients/typescript/src/index.js';
+import { loadConfig } from '../../src/config.js';
 import { channelIdFor } from '../../src/domain/catalogue-ids.js';
+import { openStore } from '../../src/open-store.js';
 import { fixturePath } from '../ingest/ingest-helpers.js';
 import { itWithoutDatabase, openCliSandbox, type EngineCliSandbox } from '../helpers/cli-runner.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
@@ -51,7 +53,7 @@ describe('onair webhooks', () => {
   itWithoutDatabase('has help listing its sub-commands', async () => {
     const result = await cli.run(['webhooks', '--help']);
     expect(result.code).toBe(0);
-    for (const sub of ['create', 'list', 'show', 'delete', 'test']) {
+    for (const sub of ['create', 'list', 'show', 'enable', 'delete', 'test']) {
       expect(result.stdout).toMatch(new RegExp(`^  ${sub}\\b`, 'm'));
     }
   });
@@ -151,6 +153,51 @@ describe('onair webhooks', () => {
     expect(deleted.stdout.trim()).toBe(`Webhook ${created.id} deleted.`);
     await fails(['webhooks', 'show', created.id], /^onair: error: no webhook with id /);
     expect(await cli.json<WebhookJson[]>(['webhooks', 'list'])).toHaveLength(1);
+  });
+
+  it('turns a disabled webhook back on, and says so when it was not disabled', async () => {
+    const created = await cli.json<WebhookJson>([
+      ...['webhooks', 'create', '--email', 'ann@example.com'],
+      ...['--url', receiver.url, '--country', 'IE', '--json'],
+    ]);
+    await fails(
+      ['webhooks', 'enable', created.id],
+      new RegExp(`^onair: error: webhook ${created.id} is not disabled$`),
+    );
+    // Disabled as the delivery disables it after a day of failures.
+    const store = await openStore(loadConfig({ DATABASE_URL: cli.env.DATABASE_URL }));
+    try {
+      const now = Date.now();
+      expect(
+        await store.webhooks.claimWebhook(created.id, { holder: 't', nowMs: now, leaseMs: 1000 }),
+      ).not.toBeNull();
+      await store.webhooks.finishDelivery(
+        created.id,
+        't',
+        {
+          deliveredSeq: created.deliveredSeq,
+          failures: 40,
+          firstFailureAt: now - 86_400_000,
+          nextAttemptAt: now,
+          disabledAt: now,
+          disabledReason: 'failed for 24 hours',
+        },
+        null,
+      );
+    } finally {
+      await store.close();
+    }
+    expect((await cli.json<WebhookJson>(['webhooks', 'show', created.id, '--json'])).state).toMatch(
+      /^disabled/,
+    );
+    const enabled = await cli.run(['webhooks', 'enable', created.id]);
+    expect(enabled.code, enabled.stderr).toBe(0);
+    expect(enabled.stdout.trim()).toBe(`Webhook ${created.id} is on again: it is tried at once.`);
+    expect(await cli.json<WebhookJson>(['webhooks', 'show', created.id, '--json'])).toMatchObject({
+      state: 'active',
+      deliveredSeq: created.deliveredSeq,
+    });
+    await cli.run(['webhooks', 'delete', created.id]);
   });
 
   it('refuses bad input in one line, changing nothing', async () => {

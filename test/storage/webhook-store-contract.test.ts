@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { channelIdFor } from '../../src/domain/catalogue-ids.js';
 import type { WebhookAttempt } from '../../src/domain/webhook.js';
@@ -228,6 +229,28 @@ describe.each(ENGINES)('webhooks: %s', (engine) => {
     expect(
       await webhooks.claimWebhook(hook.id, { holder: 'h', nowMs: NOW + 10_000, leaseMs: 1 }),
     ).toBeNull();
+
+    // Turned back on: due at once, failures forgotten, from where it stopped.
+    expect(await webhooks.enableWebhook(hook.id, NOW + 20_000)).toBe(true);
+    expect(await webhooks.findWebhook(hook.id)).toMatchObject({
+      deliveredSeq: 14,
+      failures: 0,
+      firstFailureAt: null,
+      nextAttemptAt: NOW + 20_000,
+      disabledAt: null,
+      disabledReason: null,
+    });
+    expect(await webhooks.dueWebhooks(NOW + 20_000, 99, 10)).toEqual([hook.id]);
+    // An enabled webhook is left as it is, its lease too; an unknown one is not found.
+    const claimed = await webhooks.claimWebhook(hook.id, {
+      holder: 'h2',
+      nowMs: NOW + 20_000,
+      leaseMs: 1000,
+    });
+    expect(claimed).not.toBeNull();
+    expect(await webhooks.enableWebhook(hook.id, NOW + 20_001)).toBe(false);
+    expect(await webhooks.findWebhook(hook.id)).toMatchObject({ nextAttemptAt: NOW + 20_000 });
+    expect(await webhooks.enableWebhook(randomUUID(), NOW)).toBe(false);
     await webhooks.deleteWebhook(hook.id);
   });
 

@@ -192,6 +192,63 @@ describe(`webhook pages (${TEST_ENGINE})`, () => {
       await t.temp.store.webhooks.deleteWebhook(hook.id);
   });
 
+  it('turns a disabled webhook back on from its page, and offers it only when disabled', async () => {
+    await post(
+      '/account/webhooks',
+      [
+        ['url', receiver.url],
+        ['filter', 'country'],
+        ['country', 'IE'],
+      ],
+      ann,
+    );
+    const [hook] = await hooksOf('ann@example.com');
+    const id = hook?.id ?? '';
+    const button = `action="/account/webhooks/${id}/enable"`;
+    expect((await getPage(t, `/account/webhooks/${id}`, ann)).body).not.toContain(button);
+
+    // Disabled as the delivery disables it after a day of failures.
+    const { webhooks } = t.temp.store;
+    await webhooks.claimWebhook(id, { holder: 't', nowMs: t.clock.ms, leaseMs: 1000 });
+    await webhooks.finishDelivery(
+      id,
+      't',
+      {
+        deliveredSeq: hook?.deliveredSeq ?? 0,
+        failures: 40,
+        firstFailureAt: t.clock.ms - 86_400_000,
+        nextAttemptAt: t.clock.ms,
+        disabledAt: t.clock.ms,
+        disabledReason: 'failed for 24 hours',
+      },
+      null,
+    );
+    const disabled = await getPage(t, `/account/webhooks/${id}`, ann);
+    expect(disabled.body).toContain('<strong class="error">Disabled</strong>');
+    expect(disabled.body).toContain(button);
+
+    // Other sites cannot turn it on.
+    const cross = await post(`/account/webhooks/${id}/enable`, [], ann, {
+      origin: 'https://evil.example',
+      'sec-fetch-site': 'cross-site',
+    });
+    expect(cross.statusCode).toBe(403);
+    expect((await webhooks.findWebhook(id))?.disabledAt).not.toBeNull();
+
+    const enabled = await post(`/account/webhooks/${id}/enable`, [], ann);
+    expect(enabled.statusCode).toBe(303);
+    expect(enabled.headers.location).toBe(`/account/webhooks/${id}?notice=enabled`);
+    const shown = await getPage(t, `/account/webhooks/${id}?notice=enabled`, ann);
+    expect(shown.body).toContain('The webhook is on again');
+    expect(shown.body).toContain('<strong>Active</strong>');
+    expect(shown.body).not.toContain(button);
+    expect(await webhooks.findWebhook(id)).toMatchObject({ failures: 0, disabledAt: null });
+    // A second click (another tab): the page, without a notice.
+    const again = await post(`/account/webhooks/${id}/enable`, [], ann);
+    expect(again.headers.location).toBe(`/account/webhooks/${id}`);
+    await post(`/account/webhooks/${id}/delete`, [], ann);
+  });
+
   it("refuses other sites' forms and answers another account's webhook as missing", async () => {
     const cross = await post(
       '/account/webhooks',
@@ -222,6 +279,7 @@ describe(`webhook pages (${TEST_ENGINE})`, () => {
     }
     expect((await post(`/account/webhooks/${bobs?.id}/delete`, [], ann)).statusCode).toBe(404);
     expect((await post(`/account/webhooks/${bobs?.id}/test`, [], ann)).statusCode).toBe(404);
+    expect((await post(`/account/webhooks/${bobs?.id}/enable`, [], ann)).statusCode).toBe(404);
     expect(await hooksOf('bob@example.com')).toHaveLength(1);
     // Signed out: to the sign-in page.
     expect((await getPage(t, '/account/webhooks/new')).headers.location).toBe('/signin');

@@ -11,7 +11,11 @@ import {
 } from '../../domain/webhook.js';
 import { WebhookLimitError } from '../../storage/errors.js';
 import type { Store } from '../../storage/store.js';
-import { createAuditedWebhook, deleteAuditedWebhook } from '../../webhooks/webhook-admin.js';
+import {
+  createAuditedWebhook,
+  deleteAuditedWebhook,
+  enableAuditedWebhook,
+} from '../../webhooks/webhook-admin.js';
 import { sendTestRequest } from '../../webhooks/webhook-delivery.js';
 import {
   CliError,
@@ -220,6 +224,29 @@ export function webhooksCommand(ctx: CliContext): Command {
               : `Last ${attempts.length} attempts, newest first:`,
             ...attempts.map((a) => `  ${attemptLine(a)}`),
           ].join('\n'),
+        );
+      });
+    });
+
+  webhooks
+    .command('enable')
+    .description(
+      'turn a disabled webhook back on: it is tried at once and sends what it missed that the change log still holds',
+    )
+    .argument('<id>', 'id of the webhook (see webhooks list)')
+    .option('--json', 'print JSON')
+    .action(async (id: string, opts: { json?: boolean }) => {
+      await withStore(ctx, async (store) => {
+        const webhook = await requireWebhook(store, id);
+        if (!(await enableAuditedWebhook(store, webhook, 'operator', ctx.now()))) {
+          ctx.stderr.write(`onair: error: webhook ${webhook.id} is not disabled\n`);
+          throw new ReportedFailure('webhook not disabled');
+        }
+        printResult(
+          ctx,
+          opts.json === true,
+          { id: webhook.id, enabled: true },
+          () => `Webhook ${webhook.id} is on again: it is tried at once.`,
         );
       });
     });

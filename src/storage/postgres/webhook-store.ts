@@ -113,6 +113,15 @@ export function createPostgresWebhookStore(pool: pg.Pool): WebhookStore {
       );
       return rows.map(toWebhook);
     },
+    async enableWebhook(id, nowMs) {
+      const { rowCount } = await pool.query(
+        `UPDATE webhooks SET disabled_at = NULL, disabled_reason = NULL, failures = 0,
+           first_failure_at = NULL, next_attempt_at = $1
+         WHERE id = $2 AND disabled_at IS NOT NULL`,
+        [nowMs, id],
+      );
+      return (rowCount ?? 0) > 0;
+    },
     async deleteWebhook(id) {
       const { rowCount } = await pool.query('DELETE FROM webhooks WHERE id = $1', [id]);
       return (rowCount ?? 0) > 0;

@@ -37,6 +37,11 @@ export function createSqliteWebhookStore(db: SqliteDatabase): WebhookStore {
     `SELECT ${WEBHOOK_COLUMNS} FROM webhooks ORDER BY created_at, id`,
   );
   const remove = db.prepare<[string]>('DELETE FROM webhooks WHERE id = ?');
+  const enable = db.prepare<[number, string]>(
+    `UPDATE webhooks SET disabled_at = NULL, disabled_reason = NULL, failures = 0,
+       first_failure_at = NULL, next_attempt_at = ?
+     WHERE id = ? AND disabled_at IS NOT NULL`,
+  );
   const secretOf = db.prepare<[string], string>('SELECT secret FROM webhooks WHERE id = ?').pluck();
   const due = db
     .prepare<[number, number, number, number], string>(
@@ -138,6 +143,9 @@ export function createSqliteWebhookStore(db: SqliteDatabase): WebhookStore {
     },
     async listAllWebhooks() {
       return all.all().map(toWebhook);
+    },
+    async enableWebhook(id, nowMs) {
+      return enable.run(nowMs, id).changes > 0;
     },
     async deleteWebhook(id) {
       return remove.run(id).changes > 0;

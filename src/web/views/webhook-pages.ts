@@ -282,6 +282,17 @@ export function webhookPage(
           <dt>Delivered</dt>
           <dd>every change up to number ${webhook.deliveredSeq}</dd>
         </dl>
+        ${
+          webhook.disabledAt === null
+            ? ''
+            : html`<form method="post" action="/account/webhooks/${webhook.id}/enable">
+                <p>
+                  Fixed what made it fail? Turn it back on: it is tried at once and sends the
+                  changes it missed, those the change log still holds.
+                </p>
+                <button type="submit">Turn back on</button>
+              </form>`
+        }
         <form method="post" action="/account/webhooks/${webhook.id}/test" class="actions-row">
           <button type="submit" class="secondary">Send a test request</button>
           <a class="button danger" href="/account/webhooks/${webhook.id}/delete">Delete</a>
