@@ -1,4 +1,4 @@
-import type { AuditActor } from '../domain/account.js';
+import type { AuditActor, AuditEvent } from '../domain/account.js';
 import { isoCountryNote } from '../domain/country.js';
 import {
   checkWebhookFilter,
@@ -78,11 +78,23 @@ export async function createAuditedWebhook(
     { accountId, url: target.url.href, secret, filter, deliveredSeq: bounds.newest },
     nowMs,
   );
-  await deps.store.accounts.recordAudit(
-    { accountId, actor, action: 'webhook.created', details: { webhookId: webhook.id } },
+  await auditWebhook(deps.store, webhook, actor, 'webhook.created', nowMs);
+  return { webhook, secret };
+}
+
+/** Records `action` on `webhook` in its account's audit log. */
+function auditWebhook(
+  store: Pick<Store, 'accounts'>,
+  webhook: Webhook,
+  actor: AuditActor,
+  action: string,
+  nowMs: number,
+): Promise<AuditEvent> {
+  const details = { webhookId: webhook.id };
+  return store.accounts.recordAudit(
+    { accountId: webhook.accountId, actor, action, details },
     nowMs,
   );
-  return { webhook, secret };
 }
 
 export async function deleteAuditedWebhook(
@@ -92,17 +104,7 @@ export async function deleteAuditedWebhook(
   nowMs: number,
 ): Promise<boolean> {
   const deleted = await store.webhooks.deleteWebhook(webhook.id);
-  if (deleted) {
-    await store.accounts.recordAudit(
-      {
-        accountId: webhook.accountId,
-        actor,
-        action: 'webhook.deleted',
-        details: { webhookId: webhook.id },
-      },
-      nowMs,
-    );
-  }
+  if (deleted) await auditWebhook(store, webhook, actor, 'webhook.deleted', nowMs);
   return deleted;
 }
 
@@ -117,16 +119,6 @@ export async function enableAuditedWebhook(
   nowMs: number,
 ): Promise<boolean> {
   const enabled = await store.webhooks.enableWebhook(webhook.id, nowMs);
-  if (enabled) {
-    await store.accounts.recordAudit(
-      {
-        accountId: webhook.accountId,
-        actor,
-        action: 'webhook.enabled',
-        details: { webhookId: webhook.id },
-      },
-      nowMs,
-    );
-  }
+  if (enabled) await auditWebhook(store, webhook, actor, 'webhook.enabled', nowMs);
   return enabled;
 }
