@@ -10,7 +10,12 @@ import { apiGuard } from './http/api-guard.js';
 import { createAuthorize } from './http/authorize.js';
 import { clientAddressOf } from './http/client-address.js';
 import { applyCors, createCors, registerCors } from './http/cors.js';
-import { clientErrorHandler, registerErrorHandling, sendError } from './http/error-handler.js';
+import {
+  clientErrorHandler,
+  isJsonArea,
+  registerErrorHandling,
+  sendError,
+} from './http/error-handler.js';
 import { registerOpenApi } from './http/openapi/openapi-document.js';
 import { registerOpsRoutes } from './http/ops-routes.js';
 import { registerPlaygroundApi } from './http/playground/playground-routes.js';
@@ -46,7 +51,7 @@ import type { Metrics } from './metrics.js';
 import type { RateLimiter } from './ratelimit/types.js';
 import type { Store } from './storage/store.js';
 import { registerDeveloperPages } from './web/developer-pages.js';
-import { createNotFoundPage } from './web/not-found-page.js';
+import { createErrorPages } from './web/error-pages.js';
 import { registerWebRoutes } from './web/web-routes.js';
 
 /** Everything the HTTP app needs, built once at start-up (or by a test). */
@@ -138,6 +143,8 @@ export async function buildApp(deps: AppDeps, loggerInstance?: Logger): Promise<
       maxParamLength: 2048,
     },
     frameworkErrors: (error, request, reply) => {
+      // An address of the pages answers as a page (the error pages set their own headers).
+      if (!isJsonArea(request.url)) return errorPages.badAddress(request, reply);
       // Fastify's messages quote the URL, which may hold a secret pasted by mistake.
       const message =
         error.code === 'FST_ERR_MAX_PARAM_LENGTH'
@@ -145,7 +152,7 @@ export async function buildApp(deps: AppDeps, loggerInstance?: Logger): Promise<
           : 'Malformed request: the URL is not validly percent-encoded';
       applySecurityHeaders(reply, security);
       applyCors(cors, request, reply);
-      sendError(reply, errors.badRequest(message));
+      return sendError(reply, errors.badRequest(message));
     },
   });
   const signIn = createSignInService({
@@ -155,8 +162,9 @@ export async function buildApp(deps: AppDeps, loggerInstance?: Logger): Promise<
     log: app.log,
     siteUrl: () => deps.site.url,
   });
-  // Unknown paths outside /api/, /playground/api/ and /feeds/ get the site's 404 page.
-  registerErrorHandling(app, createNotFoundPage({ signIn, site: deps.site }));
+  // Outside /api/, /playground/api/ and /feeds/: the site's 404 and 400 pages.
+  const errorPages = createErrorPages({ signIn, site: deps.site });
+  registerErrorHandling(app, errorPages);
   // Before any route: the document is made from the routes as they are registered.
   await registerOpenApi(app, { site: deps.site });
   registerSecurityHeaders(app, security);

@@ -60,14 +60,20 @@ export function isJsonArea(url: string): boolean {
   return JSON_AREAS.some((area) => path === area || path.startsWith(`${area}/`));
 }
 
-/** Answers an unknown path outside the JSON areas: the site's 404 page. */
-export type NotFoundPage = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
+/** An answer outside the JSON areas: one of the site's error pages. */
+export type ErrorPage = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
+
+/** The site's error pages (web/error-pages.ts): an unknown path, an unreadable address. */
+export interface ErrorPages {
+  notFound: ErrorPage;
+  badAddress: ErrorPage;
+}
 
 /**
  * Installs the one place where errors become HTTP responses. Unknown paths get the JSON error
- * in the JSON areas, and `notFoundPage` elsewhere (when given).
+ * in the JSON areas, and the site's 404 page elsewhere (when given).
  */
-export function registerErrorHandling(app: FastifyInstance, notFoundPage?: NotFoundPage): void {
+export function registerErrorHandling(app: FastifyInstance, pages?: ErrorPages): void {
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const appError = toAppError(error);
     if (appError.status >= 500 && appError.code === 'INTERNAL_ERROR') {
@@ -78,9 +84,9 @@ export function registerErrorHandling(app: FastifyInstance, notFoundPage?: NotFo
     return sendError(reply, appError);
   });
   app.setNotFoundHandler((request, reply) =>
-    notFoundPage === undefined || isJsonArea(request.url)
+    pages === undefined || isJsonArea(request.url)
       ? sendError(reply, errors.notFound())
-      : notFoundPage(request, reply),
+      : pages.notFound(request, reply),
   );
 }
 

@@ -1,7 +1,7 @@
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSiteAddress } from '../../src/http/site-address.js';
-import { createNotFoundPage } from '../../src/web/not-found-page.js';
+import { createErrorPages } from '../../src/web/error-pages.js';
 import { TEST_ENGINE } from '../helpers/engines.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { getPage, postForm, signIn } from './web-harness.js';
@@ -119,16 +119,42 @@ describe(`unknown paths (${TEST_ENGINE})`, () => {
   });
 });
 
+describe(`unreadable addresses (${TEST_ENGINE})`, () => {
+  it('outside /api/ are an HTML 400 page with a way home; inside, the JSON error as before', async () => {
+    for (const url of ['/account/%zz', '/%E0%A4%A', '/account/webhooks/%zz', '/docs/%ff']) {
+      const res = await getPage(t, url, ann);
+      expect(res.statusCode, url).toBe(400);
+      expect(res.headers['content-type'], url).toBe('text/html; charset=utf-8');
+      expect(res.headers['cache-control'], url).toBe('no-store');
+      expect(res.body, url).toContain('<h1>Address not understood</h1>');
+      expect(res.body, url).toContain('<a class="button" href="/">Go to the start</a>');
+      expect(res.body, url).toContain('href="/account">Your account</a>');
+      // The same security headers as the 404 page.
+      expect(securityHeadersOf(res.headers), url).toEqual(
+        securityHeadersOf((await getPage(t, '/nowhere')).headers),
+      );
+    }
+    for (const url of ['/api/v1/channels/%zz/programmes', '/feeds/%zz/guide.xml']) {
+      const res = await t.inject({ method: 'GET', url });
+      expect(res.statusCode, url).toBe(400);
+      expect(JSON.parse(res.body), url).toEqual({
+        error: 'Malformed request: the URL is not validly percent-encoded',
+        code: 'BAD_REQUEST',
+      });
+    }
+  });
+});
+
 describe('the 404 page without its database', () => {
   it('still answers, as signed out, when the session cannot be read', async () => {
     const app = Fastify();
     app.setNotFoundHandler(
-      createNotFoundPage({
+      createErrorPages({
         signIn: {
           findSignedIn: () => Promise.reject(new Error('the database is down')),
         },
         site: createSiteAddress('http://127.0.0.1:8080'),
-      }),
+      }).notFound,
     );
     try {
       const res = await app.inject({

@@ -138,6 +138,24 @@ export function messagePage(title: string, message: string, signedIn = false): S
 }
 
 /** The site's 404: in the site's look, with a way home (and to the account when signed in). */
+export function badAddressPage(signedIn: boolean): SafeHtml {
+  return page(
+    { title: 'Address not understood', signedIn },
+    html`<section class="card narrow">
+      <h1>Address not understood</h1>
+      <p>
+        This address has a broken %-escape (a <code>%</code> not followed by two hexadecimal digits,
+        or bytes that are not UTF-8), so it cannot be read. The link may have been cut or changed on
+        its way.
+      </p>
+      <p class="actions-row">
+        <a class="button" href="/">Go to the start</a>
+        ${signedIn ? html`<a class="button secondary" href="/account">Your account</a>` : ''}
+      </p>
+    </section>`,
+  );
+}
+
 export function notFoundPage(signedIn: boolean): SafeHtml {
   return page(
     { title: 'Page not found', signedIn },
