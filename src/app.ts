@@ -143,6 +143,17 @@ export async function buildApp(deps: AppDeps, loggerInstance?: Logger): Promise<
       maxParamLength: 2048,
     },
     frameworkErrors: (error, request, reply) => {
+      // Fastify runs no hooks for these answers: logged and counted here, like every other.
+      reply.raw.once('finish', () =>
+        answered({
+          reqId: request.id,
+          req: request.raw,
+          route: undefined,
+          statusCode: reply.statusCode,
+          responseTime: reply.elapsedTime,
+          accountId: undefined,
+        }),
+      );
       // An address of the pages answers as a page (the error pages set their own headers).
       if (!isJsonArea(request.url)) return errorPages.badAddress(request, reply);
       // Fastify's messages quote the URL, which may hold a secret pasted by mistake.

@@ -124,6 +124,27 @@ describe('createLogger formats', () => {
     });
   });
 
+  it('writes valid JSON whatever the numbers: null where pino would write null', () => {
+    const out = capture();
+    // An injected request's socket counts no bytes.
+    const req = Object.assign(new IncomingMessage({} as Socket), { method: 'GET', url: '/' });
+    createRequestLog(
+      createLogger('info', out.stream),
+      () => undefined,
+    )({
+      reqId: 'req-1',
+      req,
+      route: undefined,
+      statusCode: 400,
+      responseTime: Number.NaN,
+      accountId: undefined,
+    });
+    expect(JSON.parse(out.lines()[0] ?? '')).toMatchObject({
+      res: { statusCode: 400, bytes: null },
+      responseTime: null,
+    });
+  });
+
   // The access line is written by hand (http/request-log.ts); pino must read it as its own.
   it('writes the access line as pino writes the same object, bindings and all', () => {
     const out = capture();

@@ -41,9 +41,10 @@ export function createRequestLog(
   const writtenBefore = new WeakMap<Socket, number>();
   return ({ reqId, req, route, statusCode, responseTime, accountId }) => {
     const { socket } = req;
-    const written = socket.bytesWritten;
+    // Injected requests (tests, light-my-request) have a socket that counts nothing.
+    const written = Number(socket?.bytesWritten);
     const bytes = written - (writtenBefore.get(socket) ?? 0);
-    writtenBefore.set(socket, written);
+    if (Number.isFinite(written)) writtenBefore.set(socket, written);
     if (!log.isLevelEnabled('info')) return;
     const address = clientAddress(req);
     write(
@@ -52,11 +53,17 @@ export function createRequestLog(
         `"url":${JSON.stringify(redactUrl(req.url ?? ''))}` +
         (address === undefined ? '' : `,"remoteAddress":${JSON.stringify(address)}`) +
         (route === undefined ? '' : `,"route":${JSON.stringify(route)}`) +
-        `},"res":{"statusCode":${statusCode},"bytes":${bytes}},"responseTime":${responseTime}` +
+        `},"res":{"statusCode":${statusCode},"bytes":${jsonNumber(bytes)}},` +
+        `"responseTime":${jsonNumber(responseTime)}` +
         (accountId === undefined ? '' : `,"accountId":${JSON.stringify(accountId)}`),
       REQUEST_COMPLETED,
     );
   };
+}
+
+/** A number in JSON as pino writes it: null when it is not finite (JSON has no NaN). */
+function jsonNumber(value: number): string {
+  return Number.isFinite(value) ? String(value) : 'null';
 }
 
 /**

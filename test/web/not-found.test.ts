@@ -142,6 +142,19 @@ describe(`unreadable addresses (${TEST_ENGINE})`, () => {
         code: 'BAD_REQUEST',
       });
     }
+    // Each logged once, as every answer is.
+    const lines = t
+      .logs()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { req?: { url: string }; res?: { statusCode: number } });
+    for (const url of ['/account/%zz', '/api/v1/channels/%zz/programmes']) {
+      const logged = lines.filter((line) => line.req?.url === url);
+      expect(
+        logged.map((line) => line.res?.statusCode),
+        url,
+      ).toEqual([400]);
+    }
   });
 });
 
