@@ -17,6 +17,7 @@
 // Options: --channels N (2000) --days N (30) --per-day N (30) --duration S (5)
 //          --connections N (32) --engines sqlite,postgres (both) --cases LIST (names' starts)
 //          --log-level L (the server's LOG_LEVEL; default as shipped) --paths N (150000 a case)
+//          --server-cpu-prof DIR (a V8 CPU profile of each Onair server, written to DIR)
 // PostgreSQL uses BENCH_POSTGRES_URL (default: database onair_bench_search on the local
 // server, created when missing) and Redis BENCH_REDIS_URL (default redis://127.0.0.1:6379).
 // The catalogue is cached (bench/out/, or that database) and regenerated when its day has passed.
@@ -49,6 +50,7 @@ const options = {
   engines: String(arg('--engines', 'sqlite,postgres')).split(','),
   cases: arg('--cases', null)?.split(',') ?? null,
   logLevel: arg('--log-level', null),
+  serverCpuProf: arg('--server-cpu-prof', null),
 };
 /** Distinct paths per case: more than the fastest case answers in a run (~20,000 req/s × 5 s). */
 const PATHS_PER_CASE = Number(arg('--paths', 150_000));
@@ -181,7 +183,13 @@ for (const engine of options.engines) {
   const port = await freePort();
   const server = await startProcess(
     process.execPath,
-    [join(ROOT, 'bin/onair'), 'serve'],
+    [
+      ...(options.serverCpuProf === null
+        ? []
+        : ['--cpu-prof', '--cpu-prof-dir', resolve(options.serverCpuProf)]),
+      join(ROOT, 'bin/onair'),
+      'serve',
+    ],
     {
       DATABASE_URL: databaseUrl,
       PORT: String(port),
