@@ -6,7 +6,12 @@ import { RATE_WINDOW_MS } from './domain/rate-window.js';
 import { createSiteAddress, type MutableSiteAddress } from './http/site-address.js';
 import { createMailer } from './mail/create-mailer.js';
 import type { MailLog, Mailer } from './mail/types.js';
-import { createMetrics, registerSourceMetrics, type Metrics } from './metrics.js';
+import {
+  createMetrics,
+  registerSourceMetrics,
+  registerWebhookMetrics,
+  type Metrics,
+} from './metrics.js';
 import { createMemoryRateLimiter } from './ratelimit/memory-limiter.js';
 import {
   connectRedis,
@@ -52,6 +57,7 @@ export async function createServices(
 ): Promise<Services> {
   const metrics = createMetrics();
   registerSourceMetrics(metrics.registry, () => store.sources.listSources(), now);
+  registerWebhookMetrics(metrics.registry, () => store.webhooks.listAllWebhooks());
   const redis = config.redisUrl === null ? null : await connectRedis(config.redisUrl);
   const limiter = (name: string, windowMs: number): RateLimiter => {
     const local = createMemoryRateLimiter(windowMs, now);

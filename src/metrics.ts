@@ -3,6 +3,7 @@ import { displayLocation } from './catalogue/ingest/guide-download.js';
 import { sourceFlags } from './domain/source-health.js';
 import type { LimiterMetrics } from './ratelimit/redis-limiter.js';
 import type { Source } from './domain/source.js';
+import { webhookState, type Webhook } from './domain/webhook.js';
 
 /** The Prometheus metrics of one process, served at /metrics. */
 export interface Metrics {
@@ -12,6 +13,8 @@ export interface Metrics {
   request(area: string, statusCode: number): void;
   /** Counts one v1 request answered beneath Fastify (see http/answers/fast-lane.ts); `request` too. */
   repeatAnswer(): void;
+  /** Counts one webhook delivery of this process by its outcome (webhooks/webhook-delivery.ts). */
+  webhookDelivery(outcome: string): void;
 }
 
 /** A registry of its own per app, so several apps in one test process do not collide. */
@@ -39,6 +42,12 @@ export function createMetrics(): Metrics {
     help: 'API requests answered from kept bodies before routing (also in onair_http_requests_total)',
     registers: [registry],
   });
+  const webhookDeliveries = new Counter({
+    name: 'onair_webhook_deliveries_total',
+    help: 'Webhook deliveries of this instance by outcome: delivered, failed, disabled (failed for the last time), skipped-ahead, nothing-new, paused (account may not call the API), busy (another instance had it)',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
   redisUp.set(1);
   return {
     registry,
@@ -48,7 +57,32 @@ export function createMetrics(): Metrics {
     },
     request: (area, statusCode) => requests.inc({ area, status: String(statusCode) }),
     repeatAnswer: () => repeatAnswers.inc(),
+    webhookDelivery: (outcome) => webhookDeliveries.inc({ outcome }),
   };
+}
+
+/**
+ * The fleet's webhooks by state (active, retrying, disabled), read from the database at each
+ * scrape: a disabled webhook waits for its account or the operator to turn it back on.
+ */
+export function registerWebhookMetrics(
+  registry: Registry,
+  listAllWebhooks: () => Promise<Webhook[]>,
+): void {
+  new Gauge({
+    name: 'onair_webhooks',
+    help: 'Webhooks by state: active, retrying (its last batch failed), disabled',
+    labelNames: ['state'],
+    registers: [registry],
+    async collect() {
+      const counts = { active: 0, retrying: 0, disabled: 0 };
+      for (const webhook of await listAllWebhooks().catch(() => [])) {
+        counts[webhookState(webhook).kind] += 1;
+      }
+      this.reset();
+      for (const [state, count] of Object.entries(counts)) this.set({ state }, count);
+    },
+  });
 }
 
 /**

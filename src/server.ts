@@ -89,6 +89,7 @@ export async function startServer(
             policy: config.webhooks,
             timeoutMs: config.webhooks.timeoutMs,
             retryBaseMs: config.webhooks.retryBaseMs,
+            observe: (outcome) => services.metrics.webhookDelivery(outcome),
           },
           {
             checkMs: config.webhooks.checkMs,

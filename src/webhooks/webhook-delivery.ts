@@ -39,6 +39,8 @@ export interface DeliveryDeps {
   retryBaseMs: number;
   /** Resolves receivers' names (tests give their own); node:dns `lookup` by default. */
   resolve?: Resolver;
+  /** Told the outcome of each delivery the scheduler makes (the server counts them). */
+  observe?: (outcome: DeliveryResult) => void;
 }
 
 /** A webhook's request body: its id and the records, exactly as `/api/v1/changes` gives them. */

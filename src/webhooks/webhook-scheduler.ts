@@ -47,12 +47,14 @@ export async function deliverDue(
     const worker = async () => {
       while (next < due.length && !stopped()) {
         const id = due[next++] as string;
+        let result: DeliveryResult = 'busy';
         try {
-          results.set(id, await deliverWebhook(deps, id));
+          result = await deliverWebhook(deps, id);
         } catch (error) {
-          results.set(id, 'busy');
           deps.log.error({ err: error, webhook: id }, 'webhook delivery failed in Onair');
         }
+        results.set(id, result);
+        deps.observe?.(result);
       }
     };
     await Promise.all(Array.from({ length: Math.min(PARALLEL_DELIVERIES, due.length) }, worker));

@@ -173,5 +173,22 @@ describe.runIf(ENGINES.includes('postgres'))('webhooks from two serve instances'
     }
     // The two failures were answered once each, and retried.
     expect(statuses.filter((status) => status !== 200).sort()).toEqual([500, 503]);
+
+    // Each instance counts its own deliveries in /metrics; together, every request sent.
+    const counted = { delivered: 0, failed: 0 };
+    for (const instance of instances) {
+      const text = await (await fetch(`${instance.url}/metrics`)).text();
+      for (const outcome of ['delivered', 'failed'] as const) {
+        const line = new RegExp(
+          `^onair_webhook_deliveries_total\\{outcome="${outcome}"\\} (\\d+)$`,
+          'm',
+        );
+        counted[outcome] += Number(line.exec(text)?.[1] ?? 0);
+      }
+    }
+    expect(counted).toEqual({
+      delivered: statuses.filter((status) => status === 200).length,
+      failed: 2,
+    });
   }, 120_000);
 });

@@ -226,6 +226,14 @@ describe(`webhook pages (${TEST_ENGINE})`, () => {
     const disabled = await getPage(t, `/account/webhooks/${id}`, ann);
     expect(disabled.body).toContain('<strong class="error">Disabled</strong>');
     expect(disabled.body).toContain(button);
+    // The operator sees it in /metrics.
+    const states = async () =>
+      Object.fromEntries(
+        [
+          ...(await t.get('/metrics')).body.matchAll(/^onair_webhooks\{state="(\w+)"\} (\d+)$/gm),
+        ].map((m) => [m[1], Number(m[2])]),
+      );
+    expect(await states()).toEqual({ active: 0, retrying: 0, disabled: 1 });
 
     // Other sites cannot turn it on.
     const cross = await post(`/account/webhooks/${id}/enable`, [], ann, {
@@ -243,6 +251,7 @@ describe(`webhook pages (${TEST_ENGINE})`, () => {
     expect(shown.body).toContain('<strong>Active</strong>');
     expect(shown.body).not.toContain(button);
     expect(await webhooks.findWebhook(id)).toMatchObject({ failures: 0, disabledAt: null });
+    expect(await states()).toEqual({ active: 1, retrying: 0, disabled: 0 });
     // A second click (another tab): the page, without a notice.
     const again = await post(`/account/webhooks/${id}/enable`, [], ann);
     expect(again.headers.location).toBe(`/account/webhooks/${id}`);

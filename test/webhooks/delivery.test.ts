@@ -123,14 +123,19 @@ describe.each(ENGINES)('webhook delivery: %s', (engine) => {
 
   it('delivers every change of three ingests once, in seq order, in signed batches of at most 1,000', async () => {
     const { webhook, secret } = await create({ kind: 'channels', channelIds: [BIG, SMALL] });
+    // Each delivery's outcome, as the server counts them in /metrics.
+    const outcomes: string[] = [];
+    const observed = deps({ observe: (outcome) => outcomes.push(outcome) });
     await ingest({ big: 'One', small: 'One', other: 'One' }); // 1,103 changes of the two
-    expect((await deliverDue(deps())).get(webhook.id)).toBe('delivered');
+    expect((await deliverDue(observed)).get(webhook.id)).toBe('delivered');
     await ingest({ big: 'One', small: 'Two', other: 'Two' }); // 3
-    await deliverDue(deps());
+    await deliverDue(observed);
     await ingest({ big: 'Three', small: 'Two', other: 'Two' }); // 1,100
-    await deliverDue(deps());
+    await deliverDue(observed);
     // Nothing new: no request.
-    await deliverDue(deps());
+    await deliverDue(observed);
+    expect(outcomes.filter((o) => o === 'delivered')).toHaveLength(5);
+    expect(outcomes.filter((o) => o !== 'delivered' && o !== 'nothing-new')).toEqual([]);
 
     const payloads: WebhookPayload[] = await verified(receiver.received, secret);
     const batches = payloads.map((p) => p.changes.length);
