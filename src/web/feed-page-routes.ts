@@ -18,11 +18,10 @@ import {
   type Feed,
   type FeedSettings,
 } from '../domain/feed.js';
-import { searchNeedle } from '../domain/search-folding.js';
 import { FeedLimitError } from '../storage/errors.js';
 import type { Store } from '../storage/store.js';
 import type { SiteAddress } from '../http/site-address.js';
-import { formField, formFields, sendPage } from './page-helpers.js';
+import { formField, sendPage } from './page-helpers.js';
 import type { ShownOnce } from './shown-once.js';
 import {
   deleteFeedConfirmPage,
@@ -31,10 +30,9 @@ import {
   newFeedUrlConfirmPage,
   type FeedFormView,
 } from './views/feed-pages.js';
+import { channelChoices, chosenChannelIds } from './channel-choice.js';
 import { messagePage } from './views/sign-in-pages.js';
 
-/** Channels a search on the feed form shows. */
-const SEARCH_RESULTS = 50;
 /** A lineup of 1,000 channel ids is about 45 kB of form; the pages' other forms stay at 8 kB. */
 const FEED_FORM_BYTES = 64 * 1024;
 
@@ -57,11 +55,7 @@ function typedForm(fields: unknown) {
     country: formField(fields, 'country'),
     daysAhead: formField(fields, 'days_ahead'),
     daysBack: formField(fields, 'days_back'),
-    // Ids only, at most one lineup's worth: anything else is no channel.
-    channelIds: [...new Set(formFields(fields, 'channel').filter(isUuid))].slice(
-      0,
-      MAX_LINEUP_CHANNELS,
-    ),
+    channelIds: chosenChannelIds(fields, MAX_LINEUP_CHANNELS),
     q: formField(fields, 'q'),
   };
 }
@@ -104,32 +98,16 @@ export async function registerFeedPages(web: FastifyInstance, deps: FeedPageDeps
     form: TypedForm,
     error?: string,
   ): Promise<FeedFormView> {
-    const countries = await store.catalogue.listCountries();
-    const chosen = await store.feeds.lineupChannels({
-      kind: 'channels',
-      channelIds: form.channelIds,
-    });
-    const needle = searchNeedle(form.q);
-    let found = null;
-    if (needle !== null) {
-      const matches = await store.catalogue.searchChannels(needle, null, SEARCH_RESULTS);
-      const taken = new Set(form.channelIds);
-      found = await store.feeds.lineupChannels({
-        kind: 'channels',
-        channelIds: matches.map((c) => c.id).filter((id) => !taken.has(id)),
-      });
-    }
+    const choices = await channelChoices(store, form.channelIds, form.q);
     return {
       feedId,
       name: form.name,
       lineupKind: form.lineupKind,
       country: form.country,
-      countries,
       daysAhead: form.daysAhead,
       daysBack: form.daysBack,
-      chosen,
+      ...choices,
       q: form.q,
-      found,
       ...(error === undefined ? {} : { error }),
     };
   }

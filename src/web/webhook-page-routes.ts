@@ -4,7 +4,6 @@ import type { SignedIn } from '../accounts/sign-in-service.js';
 import type { WebhookConfig } from '../config.js';
 import { decideAccess } from '../domain/access.js';
 import { isUuid } from '../domain/catalogue-ids.js';
-import { searchNeedle } from '../domain/search-folding.js';
 import {
   MAX_WEBHOOK_CHANNELS,
   WebhookSettingsError,
@@ -20,8 +19,9 @@ import {
 } from '../webhooks/webhook-admin.js';
 import { sendTestRequest, type DeliveryLog } from '../webhooks/webhook-delivery.js';
 import type { Resolver } from '../webhooks/webhook-target.js';
-import { formField, formFields, sendPage } from './page-helpers.js';
+import { formField, sendPage } from './page-helpers.js';
 import type { ShownOnce } from './shown-once.js';
+import { channelChoices, chosenChannelIds } from './channel-choice.js';
 import { messagePage } from './views/sign-in-pages.js';
 import {
   deleteWebhookConfirmPage,
@@ -31,8 +31,6 @@ import {
   type WebhookFormView,
 } from './views/webhook-pages.js';
 
-/** Channels a search on the webhook form shows. */
-const SEARCH_RESULTS = 50;
 /** 100 channel ids and a URL of 2,048 characters, percent-encoded, fit well within this. */
 const WEBHOOK_FORM_BYTES = 32 * 1024;
 
@@ -66,11 +64,7 @@ function typedForm(fields: unknown) {
     filterKind:
       formField(fields, 'filter') === 'country' ? ('country' as const) : ('channels' as const),
     country: formField(fields, 'country'),
-    // Ids only, at most a filter's worth: anything else is no channel.
-    channelIds: [...new Set(formFields(fields, 'channel').filter(isUuid))].slice(
-      0,
-      MAX_WEBHOOK_CHANNELS,
-    ),
+    channelIds: chosenChannelIds(fields, MAX_WEBHOOK_CHANNELS),
     q: formField(fields, 'q'),
   };
 }
@@ -100,29 +94,13 @@ export async function registerWebhookPages(
   };
 
   async function formView(form: TypedForm, error?: string): Promise<WebhookFormView> {
-    const countries = await store.catalogue.listCountries();
-    const chosen = await store.feeds.lineupChannels({
-      kind: 'channels',
-      channelIds: form.channelIds,
-    });
-    const needle = searchNeedle(form.q);
-    let found = null;
-    if (needle !== null) {
-      const matches = await store.catalogue.searchChannels(needle, null, SEARCH_RESULTS);
-      const taken = new Set(form.channelIds);
-      found = await store.feeds.lineupChannels({
-        kind: 'channels',
-        channelIds: matches.map((c) => c.id).filter((id) => !taken.has(id)),
-      });
-    }
+    const choices = await channelChoices(store, form.channelIds, form.q);
     return {
       url: form.url,
       filterKind: form.filterKind,
       country: form.country,
-      countries,
-      chosen,
+      ...choices,
       q: form.q,
-      found,
       ...(error === undefined ? {} : { error }),
     };
   }

@@ -1,4 +1,3 @@
-import type { CountryCount } from '../../domain/channel.js';
 import {
   DAYS_AHEAD,
   DAYS_BACK,
@@ -6,8 +5,8 @@ import {
   MAX_LINEUP_CHANNELS,
   type Feed,
 } from '../../domain/feed.js';
-import type { LineupChannel } from '../../storage/feed-store.js';
 import { html, type SafeHtml } from '../html.js';
+import { channelPicker, type ChannelPickerView } from './channel-picker.js';
 import { confirmStepPage } from './confirm-page.js';
 import { formatInstant } from './format.js';
 import { page } from './layout.js';
@@ -84,19 +83,13 @@ export function feedsSection(feeds: readonly Feed[], cap: number): SafeHtml {
 }
 
 /** What the feed form shows: the values typed so far, the channels chosen, a search's finds. */
-export interface FeedFormView {
+export interface FeedFormView extends Omit<ChannelPickerView, 'kind'> {
   /** Null for a new feed. */
   feedId: string | null;
   name: string;
-  lineupKind: 'country' | 'channels';
-  country: string;
-  countries: readonly CountryCount[];
+  lineupKind: ChannelPickerView['kind'];
   daysAhead: string;
   daysBack: string;
-  chosen: readonly LineupChannel[];
-  q: string;
-  /** Channels the search found that are not chosen yet; null before any search. */
-  found: readonly LineupChannel[] | null;
   error?: string;
 }
 
@@ -117,27 +110,6 @@ function dayField(
       value="${value}"
       required
     />`;
-}
-
-function lineupChoice(view: FeedFormView, kind: FeedFormView['lineupKind'], label: string) {
-  return html`<label class="check">
-    <input
-      type="radio"
-      name="lineup"
-      value="${kind}"
-      ${view.lineupKind === kind ? 'checked' : ''}
-    />
-    ${label}
-  </label>`;
-}
-
-function channelBox(channel: LineupChannel, checked: boolean): SafeHtml {
-  return html`<li>
-    <label class="check">
-      <input type="checkbox" name="channel" value="${channel.id}" ${checked ? 'checked' : ''} />
-      ${channel.name} <span class="muted">${channel.xmltvId}</span>
-    </label>
-  </li>`;
 }
 
 /**
@@ -167,46 +139,15 @@ export function feedFormPage(view: FeedFormView): SafeHtml {
           ${dayField('days-ahead', 'days_ahead', 'Days ahead', DAYS_AHEAD, view.daysAhead)}
           <fieldset>
             <legend>Channels</legend>
-            ${lineupChoice(view, 'country', 'Every channel of a country')}
-            <label for="feed-country" class="sr-only">Country</label>
-            <select id="feed-country" name="country">
-              ${view.countries.map(
-                (c) =>
-                  html`<option value="${c.country}" ${c.country === view.country ? 'selected' : ''}>
-                    ${c.country} (${c.channelCount} channels)
-                  </option>`,
-              )}
-            </select>
-            ${lineupChoice(
-              view,
-              'channels',
-              `Channels I choose (at most ${MAX_LINEUP_CHANNELS}, in this order)`,
+            ${channelPicker(
+              { ...view, kind: view.lineupKind },
+              {
+                choice: 'lineup',
+                countryId: 'feed-country',
+                channelsLabel: `Channels I choose (at most ${MAX_LINEUP_CHANNELS}, in this order)`,
+                searchAction: here,
+              },
             )}
-            <ul class="channel-picks" aria-label="Chosen channels">
-              ${view.chosen.map((c) => channelBox(c, true))}
-            </ul>
-            <div class="row">
-              <label for="channel-search" class="sr-only">Search channels</label>
-              <input id="channel-search" name="q" value="${view.q}" placeholder="Channel name" />
-              <button
-                type="submit"
-                class="secondary"
-                formmethod="get"
-                formaction="${here}"
-                formnovalidate
-              >
-                Search
-              </button>
-            </div>
-            ${
-              view.found === null
-                ? ''
-                : view.found.length === 0
-                  ? html`<p class="muted">No channel found by that name.</p>`
-                  : html`<ul class="channel-picks" aria-label="Channels found">
-                      ${view.found.map((c) => channelBox(c, false))}
-                    </ul>`
-            }
           </fieldset>
           <button type="submit">Save feed</button>
           <a class="button secondary" href="/account#feeds">Cancel</a>

@@ -1,4 +1,3 @@
-import type { CountryCount } from '../../domain/channel.js';
 import {
   MAX_WEBHOOK_CHANNELS,
   MAX_WEBHOOK_URL_LENGTH,
@@ -7,8 +6,8 @@ import {
   type Webhook,
   type WebhookAttempt,
 } from '../../domain/webhook.js';
-import type { LineupChannel } from '../../storage/feed-store.js';
 import { html, type SafeHtml } from '../html.js';
+import { channelPicker, type ChannelPickerView } from './channel-picker.js';
 import { confirmStepPage } from './confirm-page.js';
 import { formatInstant } from './format.js';
 import { page } from './layout.js';
@@ -127,37 +126,10 @@ export function webhooksSection(
 }
 
 /** What the webhook form shows: the values typed so far, the channels chosen, a search's finds. */
-export interface WebhookFormView {
+export interface WebhookFormView extends Omit<ChannelPickerView, 'kind'> {
   url: string;
-  filterKind: 'country' | 'channels';
-  country: string;
-  countries: readonly CountryCount[];
-  chosen: readonly LineupChannel[];
-  q: string;
-  /** Channels the search found that are not chosen yet; null before any search. */
-  found: readonly LineupChannel[] | null;
+  filterKind: ChannelPickerView['kind'];
   error?: string;
-}
-
-function filterChoice(view: WebhookFormView, kind: WebhookFormView['filterKind'], label: string) {
-  return html`<label class="check">
-    <input
-      type="radio"
-      name="filter"
-      value="${kind}"
-      ${view.filterKind === kind ? 'checked' : ''}
-    />
-    ${label}
-  </label>`;
-}
-
-function channelBox(channel: LineupChannel, checked: boolean): SafeHtml {
-  return html`<li>
-    <label class="check">
-      <input type="checkbox" name="channel" value="${channel.id}" ${checked ? 'checked' : ''} />
-      ${channel.name} <span class="muted">${channel.xmltvId}</span>
-    </label>
-  </li>`;
 }
 
 /**
@@ -187,42 +159,15 @@ export function webhookFormPage(view: WebhookFormView): SafeHtml {
           </p>
           <fieldset>
             <legend>Changes of</legend>
-            ${filterChoice(view, 'country', 'Every channel of a country')}
-            <label for="webhook-country" class="sr-only">Country</label>
-            <select id="webhook-country" name="country">
-              ${view.countries.map(
-                (c) =>
-                  html`<option value="${c.country}" ${c.country === view.country ? 'selected' : ''}>
-                    ${c.country} (${c.channelCount} channels)
-                  </option>`,
-              )}
-            </select>
-            ${filterChoice(view, 'channels', `Channels I choose (at most ${MAX_WEBHOOK_CHANNELS})`)}
-            <ul class="channel-picks" aria-label="Chosen channels">
-              ${view.chosen.map((c) => channelBox(c, true))}
-            </ul>
-            <div class="row">
-              <label for="channel-search" class="sr-only">Search channels</label>
-              <input id="channel-search" name="q" value="${view.q}" placeholder="Channel name" />
-              <button
-                type="submit"
-                class="secondary"
-                formmethod="get"
-                formaction="/account/webhooks/new"
-                formnovalidate
-              >
-                Search
-              </button>
-            </div>
-            ${
-              view.found === null
-                ? ''
-                : view.found.length === 0
-                  ? html`<p class="muted">No channel found by that name.</p>`
-                  : html`<ul class="channel-picks" aria-label="Channels found">
-                      ${view.found.map((c) => channelBox(c, false))}
-                    </ul>`
-            }
+            ${channelPicker(
+              { ...view, kind: view.filterKind },
+              {
+                choice: 'filter',
+                countryId: 'webhook-country',
+                channelsLabel: `Channels I choose (at most ${MAX_WEBHOOK_CHANNELS})`,
+                searchAction: '/account/webhooks/new',
+              },
+            )}
           </fieldset>
           <button type="submit">Create webhook</button>
           <a class="button secondary" href="/account#webhooks">Cancel</a>
