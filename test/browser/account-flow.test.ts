@@ -16,6 +16,7 @@ import {
   RESULTS,
   SKIP_BROWSER,
 } from '../helpers/chromium.js';
+import { disableWebhook } from '../helpers/disable-webhook.js';
 
 let dir: string;
 let sink: SmtpSink;
@@ -327,21 +328,7 @@ describe.skipIf(SKIP_BROWSER)('account pages in Chromium', () => {
       await page.screenshot({ path: join(RESULTS, 'account-webhooks.png'), fullPage: true });
 
       // Disabled after a day of failures (as the delivery does it), then turned back on.
-      const now = Date.now();
-      await server.store.webhooks.claimWebhook(id, { holder: 'b', nowMs: now, leaseMs: 1000 });
-      await server.store.webhooks.finishDelivery(
-        id,
-        'b',
-        {
-          deliveredSeq: (await server.store.webhooks.findWebhook(id))?.deliveredSeq ?? 0,
-          failures: 40,
-          firstFailureAt: now - 86_400_000,
-          nextAttemptAt: now,
-          disabledAt: now,
-          disabledReason: 'failed for 24 hours',
-        },
-        null,
-      );
+      await disableWebhook(server.store, id, Date.now());
       await page.goto(`${server.url}/account/webhooks/${id}`);
       expect(await page.locator('.facts').textContent()).toContain('Disabled');
       await page.getByRole('button', { name: 'Turn back on' }).click();

@@ -5,6 +5,7 @@ import { channelIdFor } from '../../src/domain/catalogue-ids.js';
 import { openStore } from '../../src/open-store.js';
 import { fixturePath } from '../ingest/ingest-helpers.js';
 import { itWithoutDatabase, openCliSandbox, type EngineCliSandbox } from '../helpers/cli-runner.js';
+import { disableWebhook } from '../helpers/disable-webhook.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 /** `onair webhooks …` as an operator runs it, on the vitest project's engine. */
@@ -167,23 +168,7 @@ describe('onair webhooks', () => {
     // Disabled as the delivery disables it after a day of failures.
     const store = await openStore(loadConfig({ DATABASE_URL: cli.env.DATABASE_URL }));
     try {
-      const now = Date.now();
-      expect(
-        await store.webhooks.claimWebhook(created.id, { holder: 't', nowMs: now, leaseMs: 1000 }),
-      ).not.toBeNull();
-      await store.webhooks.finishDelivery(
-        created.id,
-        't',
-        {
-          deliveredSeq: created.deliveredSeq,
-          failures: 40,
-          firstFailureAt: now - 86_400_000,
-          nextAttemptAt: now,
-          disabledAt: now,
-          disabledReason: 'failed for 24 hours',
-        },
-        null,
-      );
+      await disableWebhook(store, created.id, Date.now());
     } finally {
       await store.close();
     }

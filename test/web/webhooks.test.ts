@@ -5,6 +5,7 @@ import { channelIdFor } from '../../src/domain/catalogue-ids.js';
 import { fixturePath } from '../ingest/ingest-helpers.js';
 import { TEST_ENGINE } from '../helpers/engines.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { disableWebhook } from '../helpers/disable-webhook.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { getPage, sameSite, signIn } from './web-harness.js';
 
@@ -209,20 +210,7 @@ describe(`webhook pages (${TEST_ENGINE})`, () => {
 
     // Disabled as the delivery disables it after a day of failures.
     const { webhooks } = t.temp.store;
-    await webhooks.claimWebhook(id, { holder: 't', nowMs: t.clock.ms, leaseMs: 1000 });
-    await webhooks.finishDelivery(
-      id,
-      't',
-      {
-        deliveredSeq: hook?.deliveredSeq ?? 0,
-        failures: 40,
-        firstFailureAt: t.clock.ms - 86_400_000,
-        nextAttemptAt: t.clock.ms,
-        disabledAt: t.clock.ms,
-        disabledReason: 'failed for 24 hours',
-      },
-      null,
-    );
+    await disableWebhook(t.temp.store, id, t.clock.ms);
     const disabled = await getPage(t, `/account/webhooks/${id}`, ann);
     expect(disabled.body).toContain('<strong class="error">Disabled</strong>');
     expect(disabled.body).toContain(button);
