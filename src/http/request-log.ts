@@ -40,12 +40,12 @@ export function createRequestLog(
   // connection end one after another (HTTP/1.1), so the difference is this answer's bytes.
   const writtenBefore = new WeakMap<Socket, number>();
   return ({ reqId, req, route, statusCode, responseTime, accountId }) => {
+    if (!log.isLevelEnabled('info')) return;
     const { socket } = req;
     // Injected requests (tests, light-my-request) have a socket that counts nothing.
     const written = Number(socket?.bytesWritten);
     const bytes = written - (writtenBefore.get(socket) ?? 0);
     if (Number.isFinite(written)) writtenBefore.set(socket, written);
-    if (!log.isLevelEnabled('info')) return;
     const address = clientAddress(req);
     write(
       30,

@@ -144,9 +144,9 @@ export function badAddressPage(signedIn: boolean): SafeHtml {
     html`<section class="card narrow">
       <h1>Address not understood</h1>
       <p>
-        This address has a broken %-escape (a <code>%</code> not followed by two hexadecimal digits,
-        or bytes that are not UTF-8), so it cannot be read. The link may have been cut or changed on
-        its way.
+        This address cannot be read: it has a broken %-escape (a <code>%</code> not followed by two
+        hexadecimal digits, or bytes that are not UTF-8) or a part longer than 2,048 characters. The
+        link may have been cut or changed on its way.
       </p>
       <p class="actions-row">
         <a class="button" href="/">Go to the start</a>
