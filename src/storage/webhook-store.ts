@@ -28,14 +28,10 @@ export interface WebhookClaim {
 }
 
 /** The state a finished delivery writes back (and frees the lease). */
-export interface WebhookOutcome {
-  deliveredSeq: number;
-  failures: number;
-  firstFailureAt: number | null;
-  nextAttemptAt: number;
-  disabledAt: number | null;
-  disabledReason: string | null;
-}
+export type WebhookOutcome = Pick<
+  Webhook,
+  'deliveredSeq' | 'failures' | 'firstFailureAt' | 'nextAttemptAt' | 'disabledAt' | 'disabledReason'
+>;
 
 export type NewWebhookAttempt = WebhookAttempt;
 
