@@ -140,8 +140,12 @@ export interface SearchDialect {
   readonly position: 'instr' | 'strpos';
   /** The programme id as the order compares it (byte order on both engines). */
   readonly id: string;
-  /** FROM and the word index's condition, `query` being the index query text's parameter. */
-  indexed(query: string): { from: string; where: string };
+  /**
+   * FROM and WHERE of the programmes `p` of the search texts the word index matches (`query`
+   * being the index query text's parameter) that meet `selected` (conditions on `p`: the window,
+   * the page, the filters).
+   */
+  indexed(query: string, selected: string): { from: string; where: string };
   /** The index query text of `words` and `prefix`. */
   indexQuery(words: readonly string[], prefix: string | null): string;
   /**
@@ -199,8 +203,9 @@ export function searchStatement(
   const has = (text: string, pattern: string) => `${d.position}(${text}, ${p(pattern)}) > 0`;
   const limit = (n: number) => p(n);
   if (mode.kind === 'index') {
-    const index = d.indexed(p(d.indexQuery(mode.words, mode.prefix)));
-    const where = [index.where, ...selection()];
+    const query = p(d.indexQuery(mode.words, mode.prefix));
+    const index = d.indexed(query, selection().join(' AND '));
+    const where = [index.where];
     if (!mode.whole) where.push(has(`' ' || p.search_words`, patterns.prefix));
     const ordered = `${index.from} WHERE ${where.join(' AND ')}
       ORDER BY ${SEARCH_ORDER(d.id)} LIMIT ${limit(search.limit)}`;

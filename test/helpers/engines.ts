@@ -133,7 +133,7 @@ export function storeForEachTest(engine: EngineName, nowMs: number): () => Engin
     });
     afterEach(async () => {
       // What an ingest writes; CASCADE also empties what refers to it (playground channels).
-      await current?.sql('TRUNCATE channels, programmes, source_files CASCADE');
+      await current?.sql('TRUNCATE channels, programmes, source_files, search_texts CASCADE');
     });
     afterAll(async () => {
       await current?.dispose();

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PLAYGROUND_XMLTV_IDS } from '../../src/catalogue/demo-catalogue.js';
 import { ingestXmltv, type IngestSummary } from '../../src/catalogue/ingest/ingest-xmltv.js';
@@ -653,6 +654,60 @@ ${extra}
     expect(await search('gate')).toEqual(['Alpha: Gate']);
   });
 
+  it('keeps each search text once, pointed at by its programmes, and drops those left unused', async () => {
+    const t = (day: number, h: number) =>
+      `202606${String(day).padStart(2, '0')}${String(h).padStart(2, '0')}0000 +0000`;
+    const programme = (channel: string, day: number, h: number, title: string) =>
+      `<programme start="${t(day, h)}" stop="${t(day, h + 1)}" channel="${channel}"><title>${title}</title></programme>`;
+    const xml = (...programmes: string[]) =>
+      Buffer.from(`<tv>
+<channel id="r1.uk"><display-name>Repeats One</display-name></channel>
+<channel id="r2.uk"><display-name>Repeats Two</display-name></channel>
+${programmes.join('\n')}
+</tv>`);
+    const texts = async () =>
+      (
+        await s.sql(`SELECT t.words,
+            (SELECT count(*) FROM programmes AS p WHERE p.search_text = t.id) AS shown
+          FROM search_texts AS t WHERE t.words LIKE '%rerun%' ORDER BY t.words`)
+      ).map((r) => `${String(r['words'])} ×${Number(r['shown'])}`);
+    // Every programme points at the text of its own words.
+    const astray = async () =>
+      Number(
+        (
+          await s.sql(`SELECT count(*) AS n FROM programmes AS p
+            LEFT JOIN search_texts AS t ON t.id = p.search_text
+            WHERE t.words IS NULL OR t.words <> p.search_words`)
+        )[0]?.['n'],
+      );
+    const day1 = Date.UTC(2026, 5, 1);
+    const at = (ms: number) =>
+      ingestXmltv(
+        s.store.ingest,
+        {
+          name: 'guide.xml',
+          data: xml(
+            programme('r1.uk', 1, 6, 'Rerun Classic'),
+            programme('r1.uk', 1, 7, 'Rerun Classic'),
+            programme('r2.uk', 1, 6, 'Rerun classic'),
+            programme('r2.uk', 2, 6, ms === day1 ? 'Rerun Once' : 'Rerun Twice'),
+          ),
+        },
+        { country: null, assumeOffsetMinutes: 0, nowMs: ms, retentionDays: 2 },
+      );
+    await at(day1);
+    // Three programmes say the same words (case is not a word's): one text.
+    expect(await texts()).toEqual(['rerun classic ×3', 'rerun once ×1']);
+    expect(await astray()).toBe(0);
+    // A changed title points at another text; the one it left is dropped.
+    await at(day1 + 1);
+    expect(await texts()).toEqual(['rerun classic ×3', 'rerun twice ×1']);
+    // Pruned (two days' retention, three days on): the first day's programmes and their text go.
+    await at(day1 + 3 * DAY);
+    expect(await texts()).toEqual(['rerun twice ×1']);
+    expect(await astray()).toBe(0);
+  });
+
   it('answers every plan (index, walks, country, channels, pages) as a reading of all programmes would', async () => {
     // A catalogue for every way of the plan: 12 channels in three countries, whose names sort
     // otherwise than their ids, starting programmes together every half hour for four days
@@ -921,22 +976,27 @@ describe.each(ENGINES)('migration 3 on %s', (engine) => {
   });
 });
 
+/** Migrates a new database up to `version` and stores channel `c0` and source file `f1`. */
+async function oneChannelAndFileAt(pool: pg.Pool, version: number): Promise<void> {
+  await migratePostgres(
+    pool,
+    NOW,
+    POSTGRES_MIGRATIONS.filter((m) => m.version <= version),
+  );
+  await pool.query(`INSERT INTO channels (id, xmltv_id, name, name_key, name_folded, icon,
+      country, needs_review, created_at, updated_at)
+    VALUES ('c0', 'one.ie', 'One', 'one', 'one', '', 'IE', false, 0, 0);
+    INSERT INTO source_files (id, source, country, size_bytes, sha256, ingested_at, summary)
+      VALUES ('f1', 'guide.xml', 'IE', 10, 'abc', 0, '{}')`);
+}
+
 describe.runIf(ENGINES.includes('postgres'))('migration 9 on postgres', () => {
   it('gives each stored programme its search words, as an ingest would, and indexes them', async () => {
     const database = await freshPostgresDatabase();
     const pool = createPostgresPool({ url: database.url });
     try {
-      await migratePostgres(
-        pool,
-        NOW,
-        POSTGRES_MIGRATIONS.filter((m) => m.version <= 8),
-      );
-      await pool.query(`INSERT INTO channels (id, xmltv_id, name, name_key, name_folded, icon,
-          country, needs_review, created_at, updated_at)
-        VALUES ('c0', 'one.ie', 'One', 'one', 'one', '', 'IE', false, 0, 0);
-        INSERT INTO source_files (id, source, country, size_bytes, sha256, ingested_at, summary)
-          VALUES ('f1', 'guide.xml', 'IE', 10, 'abc', 0, '{}');
-        INSERT INTO programmes (id, channel_id, start, stop, start_ms, stop_ms, title,
+      await oneChannelAndFileAt(pool, 8);
+      await pool.query(`INSERT INTO programmes (id, channel_id, start, stop, start_ms, stop_ms, title,
           description, category, needs_review, source_file_id, updated_at, details)
         VALUES ('1', 'c0', '', '', ${NOW}, NULL, 'Télé News', 'The day', 'Current affairs', false,
           'f1', 0, ''),
@@ -958,6 +1018,59 @@ describe.runIf(ENGINES.includes('postgres'))('migration 9 on postgres', () => {
         limit: 5,
       });
       expect(hits.map((h) => h.programme.title)).toEqual(['Télé News']);
+    } finally {
+      await pool.end();
+      await database.drop();
+    }
+  });
+});
+
+describe.runIf(ENGINES.includes('postgres'))('migration 15 on postgres', () => {
+  it('keeps each distinct search text once, indexed, each programme pointing at its own', async () => {
+    const database = await freshPostgresDatabase();
+    const pool = createPostgresPool({ url: database.url });
+    try {
+      await oneChannelAndFileAt(pool, 14);
+      // A description longer than a B-tree key may be (about 2.7 KB): its text is keyed by MD5.
+      const long = Array.from({ length: 700 }, (_, i) => `w${i}`).join(' ');
+      await pool.query(
+        `INSERT INTO programmes (id, channel_id, start, stop, start_ms, stop_ms, title,
+          description, category, needs_review, source_file_id, updated_at, details, search_words,
+          channel_name_key, channel_country)
+        SELECT id, 'c0', '', '', ${NOW} + n * 60000, NULL, title, '', '', false, 'f1', 0, '',
+          words, 'one', 'IE'
+        FROM (VALUES ('1', 0, 'News at six', 'news at six'), ('2', 1, 'Film', 'film'),
+          ('3', 2, 'News at six', 'news at six'), ('4', 3, 'Long', '${long}'))
+          AS v (id, n, title, words)`,
+      );
+      await migratePostgres(pool, NOW);
+      const { rows } = await pool.query<{ id: string; words: string }>(
+        `SELECT p.id, t.words FROM programmes AS p JOIN search_texts AS t ON t.id = p.search_text
+         ORDER BY p.id`,
+      );
+      expect(rows.map((r) => [r.id, r.words.slice(0, 12)])).toEqual([
+        ['1', 'news at six'],
+        ['2', 'film'],
+        ['3', 'news at six'],
+        ['4', 'w0 w1 w2 w3 '],
+      ]);
+      const texts = await pool.query('SELECT count(*)::int AS n FROM search_texts');
+      expect(texts.rows).toEqual([{ n: 3 }]);
+      const reader = createPostgresCatalogueReader(pool);
+      const search = (prefix: string) =>
+        reader
+          .searchProgrammes({
+            terms: { words: [], prefix },
+            country: 'IE',
+            channels: null,
+            fromMs: NOW,
+            toMs: NOW + DAY,
+            after: null,
+            limit: 5,
+          })
+          .then((hits) => hits.map((h) => h.programme.id));
+      expect(await search('six')).toEqual(['1', '3']);
+      expect(await search('w699')).toEqual(['4']);
     } finally {
       await pool.end();
       await database.drop();
@@ -1191,7 +1304,7 @@ describe.runIf(ENGINES.includes('postgres'))('PostgreSQL search index', () => {
       await run(s.store, guide('Day', 1));
       // The number of pending-list pages a cleanup moves: none left by the ingest.
       expect(
-        await s.sql(`SELECT gin_clean_pending_list('programmes_words'::regclass) AS pages`),
+        await s.sql(`SELECT gin_clean_pending_list('search_texts_words'::regclass) AS pages`),
       ).toEqual([{ pages: 0 }]);
     } finally {
       await s.dispose();

@@ -62,6 +62,11 @@ export interface MergeDialect {
    * removal checks one by one, or null.
    */
   indexStagedIds(programmes: string): string | null;
+  /**
+   * What `search_texts` is unique on, of the text `words`: the text (SQLite), or its MD5
+   * (PostgreSQL, whose B-tree keys hold at most about 2.7 KB; a long description is more).
+   */
+  searchTextKey(words: string): string;
   /** Deletes the programmes that started before the parameter `before`. */
   prune(before: string): string;
   /** FROM and WHERE of the programmes `p` that prune deletes, for a SELECT of them. */

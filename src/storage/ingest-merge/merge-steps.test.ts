@@ -176,6 +176,7 @@ describe('the merge steps', () => {
       'logChannels',
       'updateChannels',
       'insertChannels',
+      'addSearchTexts',
       'plan',
       'logInsert if plan.separate',
       'insert if plan.separate',
@@ -184,12 +185,14 @@ describe('the merge steps', () => {
       'remove if match.remove',
       'logUpsert if plan.overlapping',
       'upsert if plan.overlapping',
+      'dropSearchTexts if plan.overlapping',
     ]);
+    // With pruning, the texts are looked at after every merge.
     expect(
       steps(d, true)
-        .map((s) => s.label)
-        .slice(-4),
-    ).toEqual(['logPrune', 'prune', 'changesHorizon', 'pruneChanges']);
+        .map((s) => `${s.label}${s.onlyIf ? ` if ${s.onlyIf.label}` : ''}`)
+        .slice(-5),
+    ).toEqual(['logPrune', 'prune', 'dropSearchTexts', 'changesHorizon', 'pruneChanges']);
     // PostgreSQL's merges take turns from the first step (the change log's order).
     expect(steps(d).some((s) => s.label === 'inCommitOrder')).toBe(d === POSTGRES_MERGE);
   });

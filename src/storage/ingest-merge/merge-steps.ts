@@ -115,9 +115,10 @@ const content = PROGRAMME_COLUMNS.filter((c) => c.role === 'content').map((c) =>
  * A programme is written with its channel's sort key and country (the copies search orders and
  * filters by: docs/catalogue.md, "The search index"), read from `channels` as the steps before
  * left them; when a channel changes later, a trigger of each engine updates its programmes'.
+ * And with its search text's id (`search_text`), which follows from its `search_words`.
  */
 const PROGRAMME_INSERT = `INSERT INTO programmes (${programmeNames.join(', ')}, source_file_id,
-  updated_at, channel_name_key, channel_country)`;
+  updated_at, channel_name_key, channel_country, search_text)`;
 const STAGED_PROGRAMME_VALUES = programmeNames.map((c) => `f.${c}`).join(', ');
 
 /** The staged programmes (alias `f`) that survive the collapse. */
@@ -345,15 +346,20 @@ export function mergeSteps(
       (p) => `${CHANGE_INSERT} SELECT 'programme', ${change}, ${a}.channel_id, ${a}.id, ${a}.start,
           ${p(now)} ${rows(p)}`,
     );
+  const sameText = (words: string) => `${d.searchTextKey('t.words')} = ${d.searchTextKey(words)}`;
   const insert = (stagedRows: string) =>
     bound(
       d,
       (p) => `${PROGRAMME_INSERT} SELECT ${STAGED_PROGRAMME_VALUES}, ${p(file.id)}, ${p(now)},
-          c.name_key, c.country
-        FROM ${t.programmes} AS f JOIN channels AS c ON c.id = f.channel_id WHERE ${stagedRows}`,
+          c.name_key, c.country, t.id
+        FROM ${t.programmes} AS f JOIN channels AS c ON c.id = f.channel_id
+          JOIN search_texts AS t ON ${sameText('f.search_words')}
+        WHERE ${stagedRows}`,
     );
   const update = `DO UPDATE SET
-      ${[...updatable, 'source_file_id', 'updated_at'].map((c) => `${c} = excluded.${c}`).join(', ')}
+      ${[...updatable, 'search_text', 'source_file_id', 'updated_at']
+        .map((c) => `${c} = excluded.${c}`)
+        .join(', ')}
     WHERE ${updatable.map((c) => d.isDistinct(`programmes.${c}`, `excluded.${c}`)).join(' OR ')}`;
   const onConflict = (i: (typeof SLOT_INDEXES)[number]) =>
     `ON CONFLICT ${d.conflictTarget(i.target)} ${i.partial} ${update}`;
@@ -454,6 +460,15 @@ export function mergeSteps(
       ),
     },
     {
+      label: 'addSearchTexts',
+      kind: 'run',
+      // Each distinct search text once (docs/catalogue.md, "The search index"): the file's
+      // new ones are added, and the full-text index follows them.
+      sql: `INSERT INTO search_texts (words) SELECT DISTINCT f.search_words
+        FROM ${t.programmes} AS f WHERE ${survivors}
+          AND NOT EXISTS (SELECT 1 FROM search_texts AS t WHERE ${sameText('f.search_words')})`,
+    },
+    {
       label: 'plan',
       kind: 'get',
       // MATERIALIZED: counted once (PostgreSQL would otherwise count for each of the two).
@@ -516,6 +531,15 @@ export function mergeSteps(
       { label: 'prune', kind: 'run', ...bound(d, (p) => d.prune(p(pruneBeforeMs))) },
     );
   }
+  // The texts no programme points at any more, once programmes may have been removed, changed
+  // or pruned: one probe of the programmes' index of texts per text.
+  steps.push({
+    label: 'dropSearchTexts',
+    kind: 'run',
+    sql: `DELETE FROM search_texts WHERE NOT EXISTS (SELECT 1 FROM programmes AS p
+        WHERE p.search_text = search_texts.id)`,
+    ...(pruneBeforeMs === null ? { onlyIf: overlapping } : {}),
+  });
   if (changesBeforeMs !== null) {
     // Records are written in time order, so those before the retention are a prefix of the
     // log: its end is found from the oldest record on, on the seq key (no index of the times,

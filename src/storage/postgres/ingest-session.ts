@@ -252,11 +252,11 @@ class PostgresIngestSession implements IngestSession {
         mergeStepOptions(file, options, this.staged.flagged > 0),
       );
       const results = await runSteps(this.client, steps);
-      // GIN adds the new programmes' words to a pending list that every search then reads
+      // GIN adds the new search texts' words to a pending list that every search then reads
       // through, unsorted, until autovacuum merges it (364 pages, 1.5 ms of a 0.2 ms rare-word
       // search after the bench catalogue's migration): merged now, in bulk, in the same
       // transaction, so searches after an ingest are as fast as before it.
-      await this.client.query(`SELECT gin_clean_pending_list('programmes_words'::regclass)`);
+      await this.client.query(`SELECT gin_clean_pending_list('search_texts_words'::regclass)`);
       await this.client.query('COMMIT');
       return mergeStats(steps, results, this.staged.count - this.losers);
     } catch (error) {

@@ -452,4 +452,32 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         DROP CONSTRAINT IF EXISTS programmes_source_file_id_fkey;
     `,
   },
+  {
+    version: 15,
+    name: 'the search index holds each distinct search text once',
+    // As on SQLite (catalogue-file.ts, version 8, where the reasons are). Unique on the text's
+    // MD5: a B-tree key holds at most about 2.7 KB, and a long description is more. The GIN
+    // index of the words moves from the programmes to the texts; each programme points at its
+    // text, indexed with its start. The default serves the rows stored before only: the merge
+    // writes every new programme's.
+    sql: `
+      CREATE TABLE search_texts (
+        id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        words TEXT NOT NULL
+      );
+      CREATE UNIQUE INDEX search_texts_by_words ON search_texts (md5(words));
+      INSERT INTO search_texts (words) SELECT DISTINCT search_words FROM programmes;
+      ALTER TABLE programmes ADD COLUMN search_text BIGINT NOT NULL DEFAULT 0;
+      UPDATE programmes AS p SET search_text = t.id
+        FROM search_texts AS t WHERE md5(t.words) = md5(p.search_words);
+      ALTER TABLE programmes ALTER COLUMN search_text DROP DEFAULT;
+      DROP INDEX programmes_words;
+      CREATE INDEX search_texts_words ON search_texts
+        USING gin (array_to_tsvector(string_to_array(words, ' ')));
+      CREATE INDEX programmes_by_search_text ON programmes (search_text, start_ms);
+      -- The search plan estimates a word's matches from the index's statistics: at once, not
+      -- when autovacuum comes to the new table.
+      ANALYZE search_texts;
+    `,
+  },
 ];

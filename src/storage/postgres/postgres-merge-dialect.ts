@@ -69,6 +69,7 @@ export const POSTGRES_MERGE: MergeDialect = {
   // `node bench/ingest.mjs --cases postgres-again`).
   analyseStaged: (programmes) => `ANALYZE ${programmes}`,
   indexStagedIds: () => null,
+  searchTextKey: (words) => `md5(${words})`,
   prune: (before) => `DELETE FROM programmes WHERE start_ms < ${before}`,
   prunedRows: (before) => `FROM programmes AS p WHERE p.start_ms < ${before}`,
   // An identity column numbers rows as they are written, not as their transactions commit: two

@@ -10,6 +10,7 @@ import {
   CATALOGUE_PAGE_SIZE,
   CATALOGUE_SCHEMA_VERSION,
   cataloguePathFor,
+  PROGRAMME_WORDS_SQL,
 } from './catalogue-file.js';
 import { currentSchemaVersion, migrateSqlite, openSqliteDatabase } from './database.js';
 import { CATALOGUE_FILE_VERSION, SQLITE_MIGRATIONS } from './migrations.js';
@@ -94,8 +95,22 @@ const ONE_CHANNEL_AND_FILE = `
   INSERT INTO source_files (id, source, country, size_bytes, sha256, ingested_at, summary)
     VALUES ('f1', 'guide.xml', 'IE', 10, 'abc', 0, '{}');`;
 
+/** Takes the catalogue file back to version 7: each programme's words in the full-text index. */
+function withoutSearchTexts(db: Database.Database): void {
+  db.exec(`
+    DROP TRIGGER catalogue.text_words_inserted;
+    DROP TRIGGER catalogue.text_words_deleted;
+    DROP TABLE catalogue.text_words;
+    DROP INDEX catalogue.programmes_by_search_text;
+    ALTER TABLE catalogue.programmes DROP COLUMN search_text;
+    DROP TABLE catalogue.search_texts;
+    ${PROGRAMME_WORDS_SQL}`);
+  db.pragma('catalogue.user_version = 7');
+}
+
 /** Takes the catalogue file back to version 6: no change log. */
 function withoutChangeLog(db: Database.Database): void {
+  withoutSearchTexts(db);
   db.exec(`DROP TABLE catalogue.changes; DROP TABLE catalogue.changes_horizon;`);
   db.pragma('catalogue.user_version = 6');
 }
@@ -160,16 +175,18 @@ describe('the catalogue file', () => {
         'changes_horizon',
         'channels',
         'playground_channels',
-        // The search words' full-text index (version 5) and its FTS5 tables.
-        'programme_words',
-        'programme_words_config',
-        'programme_words_data',
-        'programme_words_docsize',
-        'programme_words_idx',
         'programmes',
+        // Each distinct search text (version 8).
+        'search_texts',
         'source_files',
         // AUTOINCREMENT's counters (the change log's).
         'sqlite_sequence',
+        // The search texts' full-text index (version 8) and its FTS5 tables.
+        'text_words',
+        'text_words_config',
+        'text_words_data',
+        'text_words_docsize',
+        'text_words_idx',
       ]);
       expect(tables(store.db, 'main')).not.toContain('programmes');
       expect(tables(store.db, 'main')).toContain('accounts');
@@ -201,7 +218,8 @@ describe('the catalogue file', () => {
       expect(currentSchemaVersion(db)).toBe(LATEST_VERSION);
       expect(tables(db, 'main')).not.toContain('channels');
       // Moved as they were, then given the (empty) details of version 3, the search words of
-      // version 5 and the channel's sort key and country of version 6.
+      // version 5, the channel's sort key and country of version 6 and the search text of
+      // version 8 (the same words: one text).
       expect(db.prepare('SELECT * FROM catalogue.programmes ORDER BY id').all()).toEqual(
         programmes.map((row) => ({
           ...(row as object),
@@ -209,8 +227,12 @@ describe('the catalogue file', () => {
           search_words: 'news d c',
           channel_name_key: 'one',
           channel_country: 'IE',
+          search_text: 1,
         })),
       );
+      expect(db.prepare('SELECT id, words FROM search_texts').raw().all()).toEqual([
+        [1, 'news d c'],
+      ]);
       expect(
         db.prepare('SELECT name_fixed, reviewed_at FROM catalogue.channels WHERE id = ?').get('c0'),
       ).toEqual({ name_fixed: 1, reviewed_at: NOW });
@@ -386,17 +408,12 @@ describe('the catalogue file', () => {
           .then((hits) => hits.map((h) => h.programme.title));
       expect(await search(['zoe'], 'edition')).toEqual(['Cinéma']);
       expect(await search([], 'curr')).toEqual(['Télé News']);
-      // The index follows later writes (the triggers of version 5).
-      db.prepare(`UPDATE programmes SET search_words = 'other' WHERE title = 'Cinéma'`).run();
-      expect(await search([], 'zoe')).toEqual([]);
-      db.prepare(`DELETE FROM programmes WHERE title = 'Télé News'`).run();
-      expect(await search([], 'curr')).toEqual([]);
-      // A search for a word reads the word index; the walk reads the programmes by start.
+      // A search for a word reads the word index.
       const plan = (sql: string) =>
         (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[])
           .map((p) => p.detail)
           .join();
-      expect(plan(`SELECT rowid FROM programme_words WHERE programme_words MATCH 'news'`)).toMatch(
+      expect(plan(`SELECT rowid FROM text_words WHERE text_words MATCH 'news'`)).toMatch(
         /VIRTUAL TABLE INDEX/,
       );
       expect(db.prepare('SELECT version FROM catalogue_version').pluck().get()).toBe(version);
@@ -482,6 +499,79 @@ describe('the catalogue file', () => {
     }
   });
 
+  it('version 7 is upgraded on open: each distinct search text once, indexed, and each programme pointing at its own', async () => {
+    const old = openSqliteStore({ path, nowMs: NOW });
+    old.db.exec(ONE_CHANNEL_AND_FILE);
+    withoutSearchTexts(old.db);
+    const insert = old.db.prepare(
+      `INSERT INTO programmes (id, channel_id, start, stop, start_ms, stop_ms, title,
+         description, category, needs_review, source_file_id, updated_at, details, search_words,
+         channel_name_key, channel_country)
+       VALUES (?, 'c0', '', '', ?, NULL, ?, '', '', 0, 'f1', 0, '', ?, 'one', 'IE')`,
+    );
+    insert.run('1000000000000000001', NOW, 'News at six', 'news at six');
+    insert.run('1000000000000000002', NOW + 60_000, 'Film', 'film');
+    insert.run('1000000000000000003', NOW + 120_000, 'News at six', 'news at six');
+    insert.run('1000000000000000004', NOW + 180_000, '', '');
+    const version = old.db.prepare('SELECT version FROM catalogue_version').pluck().get();
+    await old.close();
+
+    const store = openSqliteStore({ path, nowMs: NOW });
+    try {
+      const db = store.db;
+      expect(db.pragma('catalogue.user_version', { simple: true })).toBe(CATALOGUE_SCHEMA_VERSION);
+      expect(
+        db
+          .prepare(
+            `SELECT p.id, t.words FROM programmes AS p JOIN search_texts AS t
+             ON t.id = p.search_text ORDER BY p.id`,
+          )
+          .raw()
+          .all(),
+      ).toEqual([
+        ['1000000000000000001', 'news at six'],
+        ['1000000000000000002', 'film'],
+        ['1000000000000000003', 'news at six'],
+        ['1000000000000000004', ''],
+      ]);
+      expect(db.prepare('SELECT count(*) FROM search_texts').pluck().get()).toBe(3);
+      expect(tables(db, 'catalogue')).not.toContain('programme_words');
+      const search = (prefix: string) =>
+        store.catalogue
+          .searchProgrammes({
+            terms: { words: [], prefix },
+            country: null,
+            channels: null,
+            fromMs: NOW,
+            toMs: NOW + 3_600_000,
+            after: null,
+            limit: 10,
+          })
+          .then((hits) => hits.map((h) => h.programme.id));
+      expect(await search('six')).toEqual(['1000000000000000001', '1000000000000000003']);
+      expect(await search('fi')).toEqual(['1000000000000000002']);
+      // A text's programmes in a window are one range of their index.
+      const plan = (
+        db
+          .prepare(
+            `EXPLAIN QUERY PLAN SELECT p.id FROM text_words CROSS JOIN programmes AS p
+             ON p.search_text = text_words.rowid
+             WHERE text_words MATCH 'six' AND p.start_ms >= 0 AND p.start_ms < 10`,
+          )
+          .all() as { detail: string }[]
+      )
+        .map((p) => p.detail)
+        .join();
+      expect(plan).toMatch(
+        /programmes_by_search_text \(search_text=\? AND start_ms>\? AND start_ms<\?\)/,
+      );
+      // No answer changed.
+      expect(db.prepare('SELECT version FROM catalogue_version').pluck().get()).toBe(version);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('version 1 is upgraded on open: programmes keyed by slot, not id, rows and answers kept', async () => {
     // A catalogue file as version 1 left it: programmes with their id as primary key.
     const old = openSqliteStore({ path, nowMs: NOW });
@@ -514,6 +604,7 @@ describe('the catalogue file', () => {
           search_words: words[(row as { title: keyof typeof words }).title],
           channel_name_key: 'one',
           channel_country: 'IE',
+          search_text: expect.any(Number) as number,
         })),
       );
       expect(await store.catalogue.listProgrammes('c0')).toEqual(answer);
@@ -527,6 +618,7 @@ describe('the catalogue file', () => {
         .all();
       expect(indexes).toEqual([
         { name: 'programmes_by_channel_start', unique: 1, partial: 0 },
+        { name: 'programmes_by_search_text', unique: 0, partial: 0 },
         { name: 'programmes_in_country_search_order', unique: 0, partial: 0 },
         { name: 'programmes_in_search_order', unique: 0, partial: 0 },
         { name: 'programmes_long', unique: 0, partial: 1 },
@@ -544,7 +636,7 @@ describe('the catalogue file', () => {
       const again = db.prepare(
         `INSERT INTO programmes SELECT id, channel_id, start, stop, start_ms, stop_ms, title,
            description, category, needs_review, source_file_id, updated_at, details, search_words,
-           channel_name_key, channel_country
+           channel_name_key, channel_country, search_text
          FROM programmes WHERE title = ?`,
       );
       for (const title of ['Earlier', 'Unparsed']) {

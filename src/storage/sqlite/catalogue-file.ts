@@ -24,8 +24,10 @@ export const CATALOGUE_SCHEMA = 'catalogue';
  * 5: the programmes' search words, their full-text index and an index by start (search).
  * 6: each programme carries its channel's sort key and country, indexed in search order.
  * 7: the change log (`changes`) and how far back it was pruned (`changes_horizon`).
+ * 8: the full-text index holds each distinct search text once (`search_texts`), not each
+ * programme's words.
  */
-export const CATALOGUE_SCHEMA_VERSION = 7;
+export const CATALOGUE_SCHEMA_VERSION = 8;
 
 /**
  * Page size of a new catalogue file. Programmes are long rows (descriptions) appended in
@@ -208,19 +210,13 @@ export function ensureCatalogueSchema(db: SqliteDatabase): void {
     if (catalogueVersion(db) === 4) indexProgrammeWords(db);
     if (catalogueVersion(db) === 5) indexSearchOrder(db);
     if (catalogueVersion(db) === 6) createChangeLog(db);
+    if (catalogueVersion(db) === 7) indexSearchTexts(db);
   }).immediate();
   // The old table's pages would stay in the file, free, doubling it (876 MB → 1.5 GB for 2
   // million programmes). VACUUM cannot run inside a transaction, so it follows the upgrade.
-  if (rebuilt) {
-    db.exec(`VACUUM ${CATALOGUE_SCHEMA}`);
-    // VACUUM may renumber the rowids of a table without an INTEGER PRIMARY KEY, and the
-    // full-text index refers to programmes by rowid.
-    db.transaction(() => {
-      db.exec(`DELETE FROM catalogue.programme_words;
-        INSERT INTO catalogue.programme_words (rowid, words)
-          SELECT rowid, search_words FROM catalogue.programmes;`);
-    }).immediate();
-  }
+  // (It keeps the ids of `search_texts`, an INTEGER PRIMARY KEY, which the full-text index and
+  // the programmes refer to.)
+  if (rebuilt) db.exec(`VACUUM ${CATALOGUE_SCHEMA}`);
 }
 
 /**
@@ -287,26 +283,35 @@ function indexProgrammeWords(db: SqliteDatabase): void {
       if (words !== '') update.run(words, row.rowid);
     }
   }
-  // The ascii tokenizer splits only at ASCII punctuation and spaces: the stored words, already
-  // folded and separated by single spaces, are its tokens as they are, and PostgreSQL indexes
-  // the same words (migration 9). Only whether a word is there counts (detail=none).
-  db.exec(`CREATE VIRTUAL TABLE catalogue.programme_words USING fts5 (
-      words, content = '', contentless_delete = 1, tokenize = 'ascii', prefix = '2 3 4',
-      detail = none);
-    INSERT INTO catalogue.programme_words (rowid, words)
-      SELECT rowid, search_words FROM catalogue.programmes;
-    CREATE TRIGGER catalogue.programme_words_inserted AFTER INSERT ON programmes BEGIN
-      INSERT INTO programme_words (rowid, words) VALUES (new.rowid, new.search_words); END;
-    CREATE TRIGGER catalogue.programme_words_deleted AFTER DELETE ON programmes BEGIN
-      DELETE FROM programme_words WHERE rowid = old.rowid; END;
-    CREATE TRIGGER catalogue.programme_words_updated AFTER UPDATE OF search_words ON programmes
-      BEGIN
-        DELETE FROM programme_words WHERE rowid = old.rowid;
-        INSERT INTO programme_words (rowid, words) VALUES (new.rowid, new.search_words);
-      END;
+  db.exec(`${PROGRAMME_WORDS_SQL}
     CREATE INDEX catalogue.programmes_by_start ON programmes (start_ms);`);
   db.pragma(`${CATALOGUE_SCHEMA}.user_version = 5`);
 }
+
+/**
+ * How both full-text indexes (versions 5 and 8) read the words. The ascii tokenizer splits only
+ * at ASCII punctuation and spaces: the stored words, already folded and separated by single
+ * spaces, are its tokens as they are, and PostgreSQL indexes the same words (migrations 9, 15).
+ * Prefixes of 2 to 4 characters are kept whole; only whether a word is there counts
+ * (detail=none).
+ */
+const WORDS_FTS5_OPTIONS = `words, content = '', contentless_delete = 1, tokenize = 'ascii',
+  prefix = '2 3 4', detail = none`;
+
+/** Version 5's full-text index of each programme's words, filled, and its triggers. */
+export const PROGRAMME_WORDS_SQL = `
+  CREATE VIRTUAL TABLE catalogue.programme_words USING fts5 (${WORDS_FTS5_OPTIONS});
+  INSERT INTO catalogue.programme_words (rowid, words)
+    SELECT rowid, search_words FROM catalogue.programmes;
+  CREATE TRIGGER catalogue.programme_words_inserted AFTER INSERT ON programmes BEGIN
+    INSERT INTO programme_words (rowid, words) VALUES (new.rowid, new.search_words); END;
+  CREATE TRIGGER catalogue.programme_words_deleted AFTER DELETE ON programmes BEGIN
+    DELETE FROM programme_words WHERE rowid = old.rowid; END;
+  CREATE TRIGGER catalogue.programme_words_updated AFTER UPDATE OF search_words ON programmes
+    BEGIN
+      DELETE FROM programme_words WHERE rowid = old.rowid;
+      INSERT INTO programme_words (rowid, words) VALUES (new.rowid, new.search_words);
+    END;`;
 
 /**
  * Version 5 → 6: search answers in (start, channel name, programme id) order, and each
@@ -365,6 +370,40 @@ function createChangeLog(db: SqliteDatabase): void {
     ) STRICT;
     INSERT INTO catalogue.changes_horizon (id, seq) VALUES (1, 0);`);
   db.pragma(`${CATALOGUE_SCHEMA}.user_version = 7`);
+}
+
+/**
+ * Version 7 → 8: the full-text index of version 5 held each programme's words, and a guide
+ * repeats its texts (98,098 programmes, 11,309 distinct search texts in the 30 MB corpus guide;
+ * every showing of a series episode says the same): each distinct text is now kept once in
+ * `search_texts`, indexed there, and each programme points at its own (`search_text`, indexed
+ * with the start so a text's programmes in a window are one range). An ingest adds the texts it
+ * brings and drops those no programme points at any more (ingest-merge/merge-steps.ts); the
+ * full-text index follows `search_texts` by triggers. The programmes' `search_words` stay: a
+ * walk tests them row by row. 1.8 million programmes: about 30 s, once.
+ */
+function indexSearchTexts(db: SqliteDatabase): void {
+  db.exec(`CREATE TABLE catalogue.search_texts (
+      id INTEGER PRIMARY KEY,
+      words TEXT NOT NULL UNIQUE
+    ) STRICT;
+    INSERT INTO catalogue.search_texts (words)
+      SELECT DISTINCT search_words FROM catalogue.programmes;
+    ALTER TABLE catalogue.programmes ADD COLUMN search_text INTEGER NOT NULL DEFAULT 0;
+    UPDATE catalogue.programmes SET search_text =
+      (SELECT t.id FROM catalogue.search_texts AS t WHERE t.words = programmes.search_words);
+    DROP TRIGGER catalogue.programme_words_inserted;
+    DROP TRIGGER catalogue.programme_words_deleted;
+    DROP TRIGGER catalogue.programme_words_updated;
+    DROP TABLE catalogue.programme_words;
+    CREATE VIRTUAL TABLE catalogue.text_words USING fts5 (${WORDS_FTS5_OPTIONS});
+    INSERT INTO catalogue.text_words (rowid, words) SELECT id, words FROM catalogue.search_texts;
+    CREATE TRIGGER catalogue.text_words_inserted AFTER INSERT ON search_texts BEGIN
+      INSERT INTO text_words (rowid, words) VALUES (new.id, new.words); END;
+    CREATE TRIGGER catalogue.text_words_deleted AFTER DELETE ON search_texts BEGIN
+      DELETE FROM text_words WHERE rowid = old.id; END;
+    CREATE INDEX catalogue.programmes_by_search_text ON programmes (search_text, start_ms);`);
+  db.pragma(`${CATALOGUE_SCHEMA}.user_version = 8`);
 }
 
 interface WordsSourceRow {

@@ -76,8 +76,9 @@ export function createSqliteCatalogueReader(db: SqliteDatabase): CatalogueReader
      ORDER BY start_ms, id LIMIT 1`,
   );
 
+  // The matching texts' programmes, counted in the programmes' index of texts.
   const matchCount = db.prepare<[string, number], { n: number }>(
-    `SELECT count(*) AS n FROM (SELECT rowid FROM programme_words WHERE programme_words MATCH ?
+    `SELECT count(*) AS n FROM (SELECT 1 FROM ${MATCHED_PROGRAMMES} WHERE text_words MATCH ?
      LIMIT ?)`,
   );
   // One statement per shape of search (words, filters, page), prepared once.
@@ -167,14 +168,22 @@ function ftsQuery(words: readonly string[], prefix: string | null): string {
  */
 const INDEXED_PREFIX = 4;
 
+/**
+ * The programmes of the search texts the full-text index matches (catalogue file version 8):
+ * the texts first, then each one's programmes on the (text, start) index, which also holds a
+ * search's window; named, as the planner might otherwise walk the programmes by start.
+ */
+const MATCHED_PROGRAMMES = `text_words CROSS JOIN programmes AS p
+  INDEXED BY programmes_by_search_text ON p.search_text = text_words.rowid`;
+
 /** The SQLite pieces of a search's statement: FTS5 and the indexes named. */
 const SQLITE_SEARCH: SearchDialect = {
   placeholder: () => '?',
   position: 'instr',
   id: 'p.id',
-  indexed: (query) => ({
-    from: 'programme_words JOIN programmes AS p ON p.rowid = programme_words.rowid',
-    where: `programme_words MATCH ${query}`,
+  indexed: (query, selected) => ({
+    from: MATCHED_PROGRAMMES,
+    where: `text_words MATCH ${query} AND ${selected}`,
   }),
   indexQuery: ftsQuery,
   // The index named: without statistics the planner might read another one.

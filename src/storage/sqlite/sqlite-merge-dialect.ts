@@ -63,6 +63,7 @@ export const SQLITE_MERGE: MergeDialect = {
   joinedRows: (spans, on, where) =>
     `FROM ${spans} AS s CROSS JOIN programmes AS p ON ${on} WHERE ${where}`,
   analyseStaged: () => null,
+  searchTextKey: (words) => words,
   // Only when the file drops programmes: each stored one is checked against the staged ids.
   indexStagedIds: (programmes) =>
     `CREATE INDEX IF NOT EXISTS temp.${programmes}_by_id ON ${programmes} (id)`,
