@@ -136,6 +136,11 @@ export function toSearchHit(row: SearchRow): ProgrammeSearchHit {
 export interface SearchDialect {
   /** The placeholder of the `n`th parameter (from 1). */
   placeholder(n: number): string;
+  /**
+   * A programme's words as a search's tests read them: in its search text (`t`, which inOrder
+   * joins) or in its own copy (`p`).
+   */
+  readonly words: string;
   /** The text function giving the position of `needle` in `haystack` (0: absent). */
   readonly position: 'instr' | 'strpos';
   /** The programme id as the order compares it (byte order on both engines). */
@@ -146,13 +151,15 @@ export interface SearchDialect {
    * the page, the filters).
    */
   indexed(query: string, selected: string): { from: string; where: string };
+  /** The words of a programme `indexed` gives, as a test of its rows reads them. */
+  readonly indexedWords: string;
   /** The index query text of `words` and `prefix`. */
   indexQuery(words: readonly string[], prefix: string | null): string;
   /**
    * A search's statement: `ordered` (FROM, WHERE, ORDER BY and LIMIT of programmes `p` in
-   * result order: the word index's matches, or a walk's programmes) read in that order, each
-   * full row with its channel `c`, `where` testing each, the first `limit` that pass. The rows
-   * and channels are read for those only, not for every match sorted.
+   * result order: the word index's matches, or a walk's programmes) read in that order, `where`
+   * testing each (it may read `words`), each of the first `limit` that pass read whole with its
+   * channel `c`. The rows and channels are read for those only, not for every match sorted.
    */
   inOrder(parts: { columns: string; ordered: string; where: string; limit: string }): string;
   /** FROM of a walk's subquery: the programmes in result order, in a country or by channel. */
@@ -206,7 +213,7 @@ export function searchStatement(
     const query = p(d.indexQuery(mode.words, mode.prefix));
     const index = d.indexed(query, selection().join(' AND '));
     const where = [index.where];
-    if (!mode.whole) where.push(has(`' ' || p.search_words`, patterns.prefix));
+    if (!mode.whole) where.push(has(`' ' || ${d.indexedWords}`, patterns.prefix));
     const ordered = `${index.from} WHERE ${where.join(' AND ')}
       ORDER BY ${SEARCH_ORDER(d.id)} LIMIT ${limit(search.limit)}`;
     const sql = d.inOrder({
@@ -221,8 +228,8 @@ export function searchStatement(
     search.channels !== null ? 'channels' : search.country !== null ? 'country' : 'all';
   const ordered = `${d.walked(filter)} WHERE ${selection().join(' AND ')}
     ORDER BY ${SEARCH_ORDER(d.id)} LIMIT ${limit(mode.budget)}`;
-  const tests = patterns.words.map((word) => has(`' ' || p.search_words || ' '`, word));
-  tests.push(has(`' ' || p.search_words`, patterns.prefix));
+  const tests = patterns.words.map((word) => has(`' ' || ${d.words} || ' '`, word));
+  tests.push(has(`' ' || ${d.words}`, patterns.prefix));
   const sql = d.inOrder({
     columns: SEARCH_COLUMNS,
     ordered,

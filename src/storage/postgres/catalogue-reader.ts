@@ -236,6 +236,9 @@ const BYTE_ORDER_ID = 'p.id COLLATE "C"';
 /** The PostgreSQL pieces of a search's statement: the GIN index's expression, byte order. */
 const POSTGRES_SEARCH: SearchDialect = {
   placeholder: (n) => `$${n}`,
+  // A walk reads each programme's row anyway (no index holds what it tests).
+  words: 'p.search_words',
+  indexedWords: 'p.search_words',
   position: 'strpos',
   id: BYTE_ORDER_ID,
   // The matches first, from the GIN index: left to itself, the planner walks the programmes

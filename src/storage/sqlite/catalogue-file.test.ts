@@ -102,6 +102,12 @@ function withoutSearchTexts(db: Database.Database): void {
     DROP TRIGGER catalogue.text_words_deleted;
     DROP TABLE catalogue.text_words;
     DROP INDEX catalogue.programmes_by_search_text;
+    DROP INDEX catalogue.programmes_in_search_order;
+    DROP INDEX catalogue.programmes_in_country_search_order;
+    CREATE INDEX catalogue.programmes_in_search_order
+      ON programmes (start_ms, channel_name_key, id);
+    CREATE INDEX catalogue.programmes_in_country_search_order
+      ON programmes (channel_country, start_ms, channel_name_key, id);
     ALTER TABLE catalogue.programmes DROP COLUMN search_text;
     DROP TABLE catalogue.search_texts;
     ${PROGRAMME_WORDS_SQL}`);
@@ -565,6 +571,24 @@ describe('the catalogue file', () => {
       expect(plan).toMatch(
         /programmes_by_search_text \(search_text=\? AND start_ms>\? AND start_ms<\?\)/,
       );
+      // A walk in result order reads only the index, which holds each programme's text.
+      for (const [index, where] of [
+        ['programmes_in_search_order', 'start_ms >= 0'],
+        ['programmes_in_country_search_order', `channel_country = 'IE' AND start_ms >= 0`],
+      ]) {
+        const walk = (
+          db
+            .prepare(
+              `EXPLAIN QUERY PLAN SELECT rowid, search_text FROM programmes INDEXED BY ${index}
+               WHERE ${where} ORDER BY start_ms, channel_name_key, id LIMIT 5`,
+            )
+            .all() as { detail: string }[]
+        )
+          .map((p) => p.detail)
+          .join();
+        expect(walk).toMatch(new RegExp(`USING COVERING INDEX ${index}`));
+        expect(walk).not.toMatch(/TEMP B-TREE/);
+      }
       // No answer changed.
       expect(db.prepare('SELECT version FROM catalogue_version').pluck().get()).toBe(version);
     } finally {

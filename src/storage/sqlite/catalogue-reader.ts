@@ -179,12 +179,14 @@ const MATCHED_PROGRAMMES = `text_words CROSS JOIN programmes AS p
 /** The SQLite pieces of a search's statement: FTS5 and the indexes named. */
 const SQLITE_SEARCH: SearchDialect = {
   placeholder: () => '?',
+  words: 't.words',
   position: 'instr',
   id: 'p.id',
   indexed: (query, selected) => ({
     from: MATCHED_PROGRAMMES,
     where: `text_words MATCH ${query} AND ${selected}`,
   }),
+  indexedWords: '(SELECT words FROM search_texts WHERE id = p.search_text)',
   indexQuery: ftsQuery,
   // The index named: without statistics the planner might read another one.
   walked: (filter) =>
@@ -195,15 +197,19 @@ const SQLITE_SEARCH: SearchDialect = {
         channels: 'programmes_by_channel_start',
       }[filter]
     }`,
-  // The rowids in result order (a walk's, or the matches sorted), then each row by its rowid.
-  // CROSS JOIN fixes the loop order, the subquery (a co-routine yielding rows in its ORDER BY)
-  // outside, so rows come in result order and the LIMIT stops a walk. An ORDER BY here would
-  // make SQLite read a walk's whole budget to sort it again (25 ms against 0.2 for a frequent
-  // word); test/storage/store-contract.test.ts checks the order of every kind of page.
+  // The rowids and texts in result order (a walk's, or the matches sorted), each text tested,
+  // then the row of each that passes by its rowid. CROSS JOIN fixes the loop order, the
+  // subquery (a co-routine yielding rows in its ORDER BY) outside, so rows come in result order
+  // and the LIMIT stops a walk; a walk reads only the index in search order (it holds the
+  // text) and the small table of texts, not each programme's row (catalogue file version 8).
+  // An ORDER BY here would make SQLite read a walk's whole budget to sort it again (25 ms
+  // against 0.2 for a frequent word); test/storage/store-contract.test.ts checks the order of
+  // every kind of page.
   inOrder: ({ columns, ordered, where, limit }) => `SELECT ${columns}
-    FROM (SELECT p.rowid AS ref FROM ${ordered}) AS w
-    CROSS JOIN programmes AS p CROSS JOIN channels AS c
-    WHERE p.rowid = w.ref AND c.id = p.channel_id AND ${where} LIMIT ${limit}`,
+    FROM (SELECT p.rowid AS ref, p.search_text AS text FROM ${ordered}) AS w
+    CROSS JOIN search_texts AS t CROSS JOIN programmes AS p CROSS JOIN channels AS c
+    WHERE t.id = w.text AND ${where} AND p.rowid = w.ref AND c.id = p.channel_id
+    LIMIT ${limit}`,
   channelIn: (ids) => `p.channel_id IN (SELECT value FROM json_each(${ids}))`,
   channelsValue: (ids) => JSON.stringify(ids),
 };
