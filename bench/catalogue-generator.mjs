@@ -74,6 +74,27 @@ export function rareWord(n) {
   return `kq${word}`;
 }
 
+/**
+ * The rare words (rareWord) of the catalogue `options` made whose programme starts between an
+ * hour and 13 days after `nowMs`: each is a query with one result in the default window.
+ * Programme `index` is ((channel × days) + day) × perDay + slot, as generateCatalogue counts.
+ */
+export function rareWordsAhead({ channels, days, perDay, futureDays, nowMs }) {
+  const firstDay = Math.floor(nowMs / DAY) * DAY - (days - futureDays) * DAY;
+  const slot = Math.floor(DAY / perDay);
+  const words = [];
+  const total = channels * days * perDay;
+  for (let index = 0; index < total; index += RARE_EVERY) {
+    const p = index % perDay;
+    const d = Math.floor(index / perDay) % days;
+    const startMs = firstDay + d * DAY + p * slot;
+    if (startMs > nowMs + 3_600_000 && startMs < nowMs + 13 * DAY) {
+      words.push(rareWord(index / RARE_EVERY));
+    }
+  }
+  return words;
+}
+
 /** @param {{ ids: any; time: any; details: any }} lib */
 export async function generateCatalogue(lib, store, options) {
   const { channels, days, perDay, futureDays, nowMs, rareTitles = false } = options;

@@ -34,7 +34,7 @@ import {
   startProcess,
   wrkLoad,
 } from './bench-support.mjs';
-import { generateCatalogue, RARE_EVERY, rareWord } from './catalogue-generator.mjs';
+import { generateCatalogue, rareWordsAhead } from './catalogue-generator.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = join(ROOT, 'bench/out');
@@ -123,27 +123,6 @@ async function prepare(engine, nowMs) {
 }
 
 /**
- * The rare words whose programme starts between an hour and 13 days from now: each is a query
- * with one result in the default window. Programme `index` is ((channel × days) + day) × perDay
- * + slot, as the generator counts.
- */
-function rareWordsAhead(nowMs) {
-  const firstDay = Math.floor(nowMs / DAY) * DAY - (options.days - FUTURE_DAYS) * DAY;
-  const slot = Math.floor(DAY / options.perDay);
-  const words = [];
-  const total = options.channels * options.days * options.perDay;
-  for (let index = 0; index < total; index += RARE_EVERY) {
-    const p = index % options.perDay;
-    const d = Math.floor(index / options.perDay) % options.days;
-    const startMs = firstDay + d * DAY + p * slot;
-    if (startMs > nowMs + 3_600_000 && startMs < nowMs + 13 * DAY) {
-      words.push(rareWord(index / RARE_EVERY));
-    }
-  }
-  return words;
-}
-
-/**
  * Loads `pathAt(0…)` with wrk, a different path per request: more paths than a run can ask for,
  * so none is answered twice (a repeat would come from the answer cache; `repeated` says if so).
  */
@@ -164,7 +143,7 @@ ensureWrk();
 const nowMs = Date.now();
 const startSecond = Math.floor(nowMs / 1000) * 1000 + 60_000;
 const fromAt = (i) => encodeURIComponent(new Date(startSecond + i * 1000).toISOString());
-const rare = rareWordsAhead(nowMs);
+const rare = rareWordsAhead({ ...options, futureDays: FUTURE_DAYS, nowMs });
 const base = '/api/v1/programmes/search';
 const cases = [
   // The word changes per request, and `from` each time the words come round: no pair repeats.
