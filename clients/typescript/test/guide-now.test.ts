@@ -26,6 +26,7 @@ import {
 } from '../src/index.js';
 
 const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
 const UNKNOWN = '6a3c1e9f-0000-5000-8000-000000000000';
 
 let dir: string;
@@ -75,8 +76,12 @@ async function failure(call: Promise<unknown>): Promise<OnairError> {
   return error as OnairError;
 }
 
-/** A whole minute near now, inside the demo guide's fortnight. */
-const aMinuteAgo = () => new Date(Math.floor(Date.now() / 60_000) * 60_000 - 60_000);
+/**
+ * Tomorrow at 10:00 UTC: inside the demo guide's fortnight, and daytime in every UK demo
+ * schedule, whatever the hour the test runs at (Kelpie Kids shows one programme from 19:00 to
+ * 06:00 London time, which a 3-hour grid from now, in the evening, would hold alone).
+ */
+const daytime = () => new Date((Math.floor(Date.now() / DAY_MS) + 1) * DAY_MS + 10 * HOUR_MS);
 
 /** The instant in the XMLTV form with a +02:00 offset: its `+` must reach the server intact. */
 function xmltvPlusTwo(instant: Date): string {
@@ -86,7 +91,7 @@ function xmltvPlusTwo(instant: Date): string {
 
 describe('guide()', () => {
   it("answers a country's grid as the route does: its channels in list order, the window's programmes", async () => {
-    const from = aMinuteAgo();
+    const from = daytime();
     const grid = await onair.guide({ country: 'uk', from });
     expect(grid).toEqual(await raw(`/guide?country=uk&from=${from.toISOString()}`));
     expect(grid.from).toBe(formatXmltvUtc(from.getTime()));
@@ -108,7 +113,7 @@ describe('guide()', () => {
   });
 
   it('pages a country with limit and offset; next is the next offset, null on the last page', async () => {
-    const from = aMinuteAgo();
+    const from = daytime();
     const second = await onair.guide({ country: 'UK', limit: 1, offset: 1, from });
     expect(second.channels.map((c) => c.channelId)).toEqual([uk[1]]);
     expect(second.next).toBe(2);
@@ -126,7 +131,7 @@ describe('guide()', () => {
   });
 
   it('takes from as a Date, ISO 8601 or XMLTV text alike, and hours for the length', async () => {
-    const from = aMinuteAgo();
+    const from = daytime();
     const channels = uk.slice(0, 2);
     const byDate = await onair.guide({ channels, from, hours: 5 });
     expect(byDate.to).toBe(formatXmltvUtc(from.getTime() + 5 * HOUR_MS));
@@ -167,7 +172,7 @@ describe('guide()', () => {
 
 describe('now()', () => {
   it('answers what runs at `at` and what follows, as the route and the detail route do', async () => {
-    const at = aMinuteAgo();
+    const at = daytime();
     const answer = await onair.now({ country: 'UK', at });
     expect(answer).toEqual(await raw(`/now?country=UK&at=${at.toISOString()}`));
     expect(answer.at).toBe(formatXmltvUtc(at.getTime()));
@@ -185,7 +190,7 @@ describe('now()', () => {
   });
 
   it('selects and pages as guide() does, with at in any form or now by default', async () => {
-    const at = aMinuteAgo();
+    const at = daytime();
     const [kids, news] = uk as [string, string];
     const picked = await onair.now({ channels: [news, UNKNOWN, kids], at });
     expect(picked.channels.map((c) => c.channelId)).toEqual([news, kids]);
