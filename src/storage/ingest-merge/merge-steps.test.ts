@@ -181,18 +181,27 @@ describe('the merge steps', () => {
       'logInsert if plan.separate',
       'insert if plan.separate',
       'match if plan.overlapping',
+      // Before anything is removed or changed: the texts that may be left unused.
+      'gatherTexts if plan.overlapping',
       'logRemove if match.remove',
       'remove if match.remove',
       'logUpsert if plan.overlapping',
       'upsert if plan.overlapping',
-      'dropSearchTexts if plan.overlapping',
+      'dropSearchTexts',
     ]);
-    // With pruning, the texts are looked at after every merge.
+    // With pruning, the pruned programmes' texts are gathered too, before they go.
     expect(
       steps(d, true)
-        .map((s) => `${s.label}${s.onlyIf ? ` if ${s.onlyIf.label}` : ''}`)
-        .slice(-5),
-    ).toEqual(['logPrune', 'prune', 'dropSearchTexts', 'changesHorizon', 'pruneChanges']);
+        .map((s) => s.label)
+        .slice(-6),
+    ).toEqual([
+      'logPrune',
+      'gatherTexts',
+      'prune',
+      'dropSearchTexts',
+      'changesHorizon',
+      'pruneChanges',
+    ]);
     // PostgreSQL's merges take turns from the first step (the change log's order).
     expect(steps(d).some((s) => s.label === 'inCommitOrder')).toBe(d === POSTGRES_MERGE);
   });

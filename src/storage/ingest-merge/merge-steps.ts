@@ -501,6 +501,15 @@ export function mergeSteps(
     ...(index === null
       ? []
       : [{ label: 'indexStaged', kind: 'exec' as const, sql: index, onlyIf: remove }]),
+    ...SLOT_INDEXES.map((i) => ({
+      label: 'gatherTexts',
+      kind: 'run' as const,
+      // The texts of the programmes the file replaces: removed or changed below, they may
+      // leave a text unused (dropSearchTexts), and only these can.
+      sql: `INSERT INTO ${t.texts} (id) SELECT DISTINCT p.search_text FROM ${t.spans} AS s
+        ${join} programmes AS p ON p.channel_id = s.channel_id AND ${i.replaced}`,
+      onlyIf: overlapping,
+    })),
     ...removals.map((on) => ({
       label: 'logRemove',
       kind: 'run' as const,
@@ -528,17 +537,26 @@ export function mergeSteps(
         kind: 'run',
         ...programmeChanges(`'removed'`, 'p', (p) => d.prunedRows(p(pruneBeforeMs))),
       },
+      {
+        label: 'gatherTexts',
+        kind: 'run',
+        ...bound(
+          d,
+          (p) => `INSERT INTO ${t.texts} (id)
+            SELECT DISTINCT p.search_text ${d.prunedRows(p(pruneBeforeMs))}`,
+        ),
+      },
       { label: 'prune', kind: 'run', ...bound(d, (p) => d.prune(p(pruneBeforeMs))) },
     );
   }
-  // The texts no programme points at any more, once programmes may have been removed, changed
-  // or pruned: one probe of the programmes' index of texts per text.
+  // Of the texts gathered, those no programme points at any more: one probe of the
+  // programmes' index of texts each. Not every stored text: on PostgreSQL each probe reads a
+  // programme's row, and 29,417 texts over 1.8 million programmes took 13 s from disk.
   steps.push({
     label: 'dropSearchTexts',
     kind: 'run',
-    sql: `DELETE FROM search_texts WHERE NOT EXISTS (SELECT 1 FROM programmes AS p
-        WHERE p.search_text = search_texts.id)`,
-    ...(pruneBeforeMs === null ? { onlyIf: overlapping } : {}),
+    sql: `DELETE FROM search_texts WHERE id IN (SELECT id FROM ${t.texts})
+      AND NOT EXISTS (SELECT 1 FROM programmes AS p WHERE p.search_text = search_texts.id)`,
   });
   if (changesBeforeMs !== null) {
     // Records are written in time order, so those before the retention are a prefix of the

@@ -90,6 +90,11 @@ export interface StagedTableNames {
   readonly repeats: string;
   /** Rows replaced by a later one with the same id (all but the last of each id). */
   readonly losers: string;
+  /**
+   * Search texts the merge may leave unused: those of the stored programmes it replaces or
+   * prunes (each perhaps more than once).
+   */
+  readonly texts: string;
 }
 
 export type StagedTableName = keyof StagedTableNames;
@@ -140,6 +145,7 @@ export const STAGED_TABLES: Readonly<Record<StagedTableName, StagedTable>> = {
     ],
   },
   losers: { columns: [{ name: 'seq', type: 'integer', key: true }] },
+  texts: { columns: [{ name: 'id', type: 'integer' }] },
 };
 
 /** The order in which the tables are created (and may be dropped in reverse). */
@@ -150,6 +156,7 @@ export const STAGED_TABLE_ORDER: readonly StagedTableName[] = [
   'spans',
   'repeats',
   'losers',
+  'texts',
 ];
 
 /** How a value travels to the staging thread or connection: booleans go as 1 or 0. */

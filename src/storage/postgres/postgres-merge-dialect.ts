@@ -35,6 +35,7 @@ export const POSTGRES_MERGE: MergeDialect = {
     spans: 'stage_spans',
     repeats: 'stage_repeats',
     losers: 'stage_losers',
+    texts: 'stage_texts',
   }),
   createStagedTable(name: string, table: StagedTable) {
     const columns = table.columns.map(

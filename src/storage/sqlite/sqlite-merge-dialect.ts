@@ -34,6 +34,7 @@ export const SQLITE_MERGE: MergeDialect = {
       spans: `${p}_spans`,
       repeats: `${p}_repeats`,
       losers: `${p}_losers`,
+      texts: `${p}_texts`,
     };
   },
   createStagedTable(name: string, table: StagedTable) {
