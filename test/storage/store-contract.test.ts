@@ -976,26 +976,37 @@ describe.each(ENGINES)('migration 3 on %s', (engine) => {
   });
 });
 
-/** Migrates a new database up to `version` and stores channel `c0` and source file `f1`. */
-async function oneChannelAndFileAt(pool: pg.Pool, version: number): Promise<void> {
-  await migratePostgres(
-    pool,
-    NOW,
-    POSTGRES_MIGRATIONS.filter((m) => m.version <= version),
-  );
-  await pool.query(`INSERT INTO channels (id, xmltv_id, name, name_key, name_folded, icon,
-      country, needs_review, created_at, updated_at)
-    VALUES ('c0', 'one.ie', 'One', 'one', 'one', '', 'IE', false, 0, 0);
-    INSERT INTO source_files (id, source, country, size_bytes, sha256, ingested_at, summary)
-      VALUES ('f1', 'guide.xml', 'IE', 10, 'abc', 0, '{}')`);
+/**
+ * Runs `body` over a new database migrated up to `version` that holds channel `c0` and source
+ * file `f1`, then drops the database.
+ */
+async function withOneChannelAt(
+  version: number,
+  body: (pool: pg.Pool) => Promise<void>,
+): Promise<void> {
+  const database = await freshPostgresDatabase();
+  const pool = createPostgresPool({ url: database.url });
+  try {
+    await migratePostgres(
+      pool,
+      NOW,
+      POSTGRES_MIGRATIONS.filter((m) => m.version <= version),
+    );
+    await pool.query(`INSERT INTO channels (id, xmltv_id, name, name_key, name_folded, icon,
+        country, needs_review, created_at, updated_at)
+      VALUES ('c0', 'one.ie', 'One', 'one', 'one', '', 'IE', false, 0, 0);
+      INSERT INTO source_files (id, source, country, size_bytes, sha256, ingested_at, summary)
+        VALUES ('f1', 'guide.xml', 'IE', 10, 'abc', 0, '{}')`);
+    await body(pool);
+  } finally {
+    await pool.end();
+    await database.drop();
+  }
 }
 
 describe.runIf(ENGINES.includes('postgres'))('migration 9 on postgres', () => {
   it('gives each stored programme its search words, as an ingest would, and indexes them', async () => {
-    const database = await freshPostgresDatabase();
-    const pool = createPostgresPool({ url: database.url });
-    try {
-      await oneChannelAndFileAt(pool, 8);
+    await withOneChannelAt(8, async (pool) => {
       await pool.query(`INSERT INTO programmes (id, channel_id, start, stop, start_ms, stop_ms, title,
           description, category, needs_review, source_file_id, updated_at, details)
         VALUES ('1', 'c0', '', '', ${NOW}, NULL, 'Télé News', 'The day', 'Current affairs', false,
@@ -1018,19 +1029,13 @@ describe.runIf(ENGINES.includes('postgres'))('migration 9 on postgres', () => {
         limit: 5,
       });
       expect(hits.map((h) => h.programme.title)).toEqual(['Télé News']);
-    } finally {
-      await pool.end();
-      await database.drop();
-    }
+    });
   });
 });
 
 describe.runIf(ENGINES.includes('postgres'))('migration 15 on postgres', () => {
   it('keeps each distinct search text once, indexed, each programme pointing at its own', async () => {
-    const database = await freshPostgresDatabase();
-    const pool = createPostgresPool({ url: database.url });
-    try {
-      await oneChannelAndFileAt(pool, 14);
+    await withOneChannelAt(14, async (pool) => {
       // A description longer than a B-tree key may be (about 2.7 KB): its text is keyed by MD5.
       const long = Array.from({ length: 700 }, (_, i) => `w${i}`).join(' ');
       await pool.query(
@@ -1071,10 +1076,7 @@ describe.runIf(ENGINES.includes('postgres'))('migration 15 on postgres', () => {
           .then((hits) => hits.map((h) => h.programme.id));
       expect(await search('six')).toEqual(['1', '3']);
       expect(await search('w699')).toEqual(['4']);
-    } finally {
-      await pool.end();
-      await database.drop();
-    }
+    });
   });
 });
 

@@ -147,6 +147,11 @@ function withoutSearchWords(db: Database.Database): void {
   db.pragma('catalogue.user_version = 4');
 }
 
+/** The catalogue's data version (what the read caches and ETags follow). */
+function dataVersion(db: Database.Database): number {
+  return db.prepare('SELECT version FROM catalogue_version').pluck().get() as number;
+}
+
 /** The catalogue file's schema as SQLite keeps it (a renamed table's name comes quoted). */
 function catalogueSchema(file: string): unknown[] {
   const db = new Database(join(dir, file), { readonly: true });
@@ -245,7 +250,7 @@ describe('the catalogue file', () => {
       expect(db.prepare('SELECT channel_id FROM playground_channels').pluck().all()).toEqual([
         'c0',
       ]);
-      const version = () => db.prepare('SELECT version FROM catalogue_version').pluck().get();
+      const version = () => dataVersion(db);
       const moved = version() as number;
       expect(moved).toBeGreaterThan(before);
       expect(db.prepare('SELECT name FROM data_versions').pluck().all()).toEqual(['auth']);
@@ -348,7 +353,7 @@ describe('the catalogue file', () => {
          'c', 0, 'f1', 0);`);
     old.db.pragma('catalogue.user_version = 2');
     const answer = await old.catalogue.listProgrammes('c0');
-    const version = old.db.prepare('SELECT version FROM catalogue_version').pluck().get();
+    const version = dataVersion(old.db);
     await old.close();
 
     const store = openSqliteStore({ path, nowMs: NOW });
@@ -362,7 +367,7 @@ describe('the catalogue file', () => {
         titles: [{ value: 'News', lang: '' }],
         credits: [],
       });
-      expect(db.prepare('SELECT version FROM catalogue_version').pluck().get()).toBe(version);
+      expect(dataVersion(db)).toBe(version);
     } finally {
       await store.close();
     }
@@ -389,7 +394,7 @@ describe('the catalogue file', () => {
       { title: 'Cinéma', desc: '', categories: [] },
     );
     insert.run('1000000000000000002', NOW + 60_000, 'Cinéma', '', '', rich);
-    const version = old.db.prepare('SELECT version FROM catalogue_version').pluck().get();
+    const version = dataVersion(old.db);
     await old.close();
 
     const store = openSqliteStore({ path, nowMs: NOW });
@@ -422,7 +427,7 @@ describe('the catalogue file', () => {
       expect(plan(`SELECT rowid FROM text_words WHERE text_words MATCH 'news'`)).toMatch(
         /VIRTUAL TABLE INDEX/,
       );
-      expect(db.prepare('SELECT version FROM catalogue_version').pluck().get()).toBe(version);
+      expect(dataVersion(db)).toBe(version);
     } finally {
       await store.close();
     }
@@ -443,7 +448,7 @@ describe('the catalogue file', () => {
     insert.run('1000000000000000001', 'c0', NOW, 'News one', 'news one');
     insert.run('1000000000000000002', 'c1', NOW, 'News two', 'news two');
     insert.run('1000000000000000003', 'c1', NOW + 60_000, 'Later news', 'later news');
-    const version = old.db.prepare('SELECT version FROM catalogue_version').pluck().get();
+    const version = dataVersion(old.db);
     await old.close();
 
     const store = openSqliteStore({ path, nowMs: NOW });
@@ -497,9 +502,7 @@ describe('the catalogue file', () => {
           ORDER BY start_ms, channel_name_key, id LIMIT 5`),
       ).toMatch(/programmes_in_country_search_order/);
       // The upgrade changed no answer (the rename after it did).
-      expect(version).toBeLessThan(
-        db.prepare('SELECT version FROM catalogue_version').pluck().get() as number,
-      );
+      expect(version).toBeLessThan(dataVersion(db));
     } finally {
       await store.close();
     }
@@ -519,7 +522,7 @@ describe('the catalogue file', () => {
     insert.run('1000000000000000002', NOW + 60_000, 'Film', 'film');
     insert.run('1000000000000000003', NOW + 120_000, 'News at six', 'news at six');
     insert.run('1000000000000000004', NOW + 180_000, '', '');
-    const version = old.db.prepare('SELECT version FROM catalogue_version').pluck().get();
+    const version = dataVersion(old.db);
     await old.close();
 
     const store = openSqliteStore({ path, nowMs: NOW });
@@ -590,7 +593,7 @@ describe('the catalogue file', () => {
         expect(walk).not.toMatch(/TEMP B-TREE/);
       }
       // No answer changed.
-      expect(db.prepare('SELECT version FROM catalogue_version').pluck().get()).toBe(version);
+      expect(dataVersion(db)).toBe(version);
     } finally {
       await store.close();
     }
@@ -611,7 +614,7 @@ describe('the catalogue file', () => {
     insert.run('1000000000000000003', 'sometime', null, 'Unparsed');
     const rows = old.db.prepare('SELECT * FROM programmes ORDER BY id').all();
     const answer = await old.catalogue.listProgrammes('c0');
-    const version = old.db.prepare('SELECT version FROM catalogue_version').pluck().get();
+    const version = dataVersion(old.db);
     await old.close();
 
     const store = openSqliteStore({ path, nowMs: NOW });
@@ -633,7 +636,7 @@ describe('the catalogue file', () => {
       );
       expect(await store.catalogue.listProgrammes('c0')).toEqual(answer);
       // Unchanged answers keep their version, so their ETags stay valid.
-      expect(db.prepare('SELECT version FROM catalogue_version').pluck().get()).toBe(version);
+      expect(dataVersion(db)).toBe(version);
       const indexes = db
         .prepare(
           `SELECT name, "unique", partial FROM pragma_index_list('programmes', 'catalogue')
