@@ -845,6 +845,37 @@ ${programmes.join('\n')}
       const got = await pages(search, limit);
       expect(got, `${q} ${JSON.stringify(more)}`).toEqual(want.slice(0, 60 * limit));
     }
+
+    // The guide again, its first day retitled: every other programme loses "show", the rest
+    // gain "showtime". A walk tests what it reads as of the catalogue after it (SQLite keeps the
+    // words' matching texts per catalogue version: they must be made again).
+    const retitled = ['<tv>'];
+    for (const c of channels) {
+      retitled.push(`<channel id="${c.xmltvId}"><display-name>${c.name}</display-name></channel>`);
+    }
+    let n = 0;
+    for (const p of stored.filter((p) => p.startMs >= start)) {
+      const c = channels.find((c) => channelIdFor(c.xmltvId) === p.channelId);
+      if (c === undefined) throw new Error('no channel');
+      if (p.startMs < start + DAY) {
+        p.title = n++ % 2 === 0 ? `Replay ${n}` : `News showtime ${n}`;
+        p.words = searchWordsOf(p.title);
+      }
+      const startText = formatXmltvUtc(p.startMs);
+      retitled.push(
+        `<programme start="${startText}" stop="${formatXmltvUtc(p.startMs + 1_800_000)}" channel="${c.xmltvId}"><title>${p.title}</title></programme>`,
+      );
+    }
+    retitled.push('</tv>');
+    await run(s.store, Buffer.from(retitled.join('\n')));
+    for (const q of ['show', 'news', 'showt']) {
+      const terms = searchTermsOf(q);
+      if (terms === null) throw new Error('blank');
+      const search = { terms, country: null, channels: null, fromMs: start, toMs: start + 2 * DAY };
+      expect(await pages(search, 50), `${q} after the second ingest`).toEqual(
+        expected(search).slice(0, 60 * 50),
+      );
+    }
   });
 
   it("orders and filters by the channel's name and country as they are now, after a rename or a move", async () => {

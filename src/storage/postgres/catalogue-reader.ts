@@ -253,6 +253,7 @@ const POSTGRES_SEARCH: SearchDialect = {
   placeholder: (n) => `$${n}`,
   // A walk reads each programme's row anyway (no index holds what it tests).
   words: 'p.search_words',
+  textId: 'p.search_text',
   indexedWords: 'p.search_words',
   position: 'strpos',
   id: BYTE_ORDER_ID,

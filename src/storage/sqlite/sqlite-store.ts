@@ -11,6 +11,9 @@ import { createSqliteCatalogueWriter } from './ingest-session.js';
 import { createSqlitePlaygroundStore } from './playground-store.js';
 import { createSqliteSignInStore } from './sign-in-store.js';
 import { createSqliteSourceStore } from './source-store.js';
+import { CATALOGUE_CACHE_KIB, cataloguePathFor } from './catalogue-file.js';
+import { createSqliteProgrammeSearch } from './programme-search.js';
+import { createSearchWorker } from './search-worker.js';
 import { createSqliteWebhookStore } from './webhook-store.js';
 
 export interface SqliteStoreOptions {
@@ -41,11 +44,18 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     throw error;
   }
   const ingest = createSqliteCatalogueWriter(db, options.path);
+  // Searches run in a thread of their own over the catalogue file; a database in memory cannot
+  // be opened twice, so there they run on the store's own connection.
+  const inMemory = options.path === ':memory:' || options.path === '' || db.memory;
+  const searchWorker = inMemory
+    ? null
+    : createSearchWorker(cataloguePathFor(options.path), [`cache_size = -${CATALOGUE_CACHE_KIB}`]);
+  const searchProgrammes = searchWorker?.search ?? createSqliteProgrammeSearch(db);
   const readVersions = createSqliteDataVersions(db);
   return {
     engine: 'sqlite',
     db,
-    catalogue: createSqliteCatalogueReader(db),
+    catalogue: createSqliteCatalogueReader(db, searchProgrammes),
     changes: createSqliteChangeLog(db),
     accounts: createSqliteAccountStore(db),
     signIn: createSqliteSignInStore(db),
@@ -62,6 +72,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       db.prepare('SELECT 1').get();
     },
     async close() {
+      await searchWorker?.close();
       if (db.open) db.close();
     },
   };

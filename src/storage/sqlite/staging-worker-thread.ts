@@ -8,12 +8,8 @@ import {
   statementCache,
   type SqlStepResult,
 } from './staging-runner.js';
-import {
-  errorInfo,
-  type WorkerInput,
-  type WorkerReply,
-  type WorkerRequest,
-} from './staging-worker-protocol.js';
+import type { WorkerInput, WorkerReply, WorkerRequest } from './staging-worker-protocol.js';
+import { errorInfo } from './thread-errors.js';
 
 // Required rather than imported: imported, the CommonJS driver goes through the ESM loader's
 // scan of its exports, which each new thread (one per ingest) paid again at its start.

@@ -7,12 +7,8 @@ import type {
   SqlStepResult,
   StagingRunner,
 } from './staging-runner.js';
-import {
-  errorFromInfo,
-  type WorkerInput,
-  type WorkerReply,
-  type WorkerRequest,
-} from './staging-worker-protocol.js';
+import type { WorkerInput, WorkerReply, WorkerRequest } from './staging-worker-protocol.js';
+import { errorFromInfo } from './thread-errors.js';
 
 /**
  * The staging thread's entry file, beside this module: `.js` once built. Under Vitest this
