@@ -2,7 +2,12 @@ import { createRequire } from 'node:module';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import type BetterSqlite3 from 'better-sqlite3';
 import { createSqliteProgrammeSearch } from './programme-search.js';
-import type { SearchReply, SearchRequest, SearchWorkerInput } from './search-worker-protocol.js';
+import {
+  hitValues,
+  type SearchReply,
+  type SearchRequest,
+  type SearchWorkerInput,
+} from './search-worker-protocol.js';
 import { errorInfo } from './thread-errors.js';
 
 // Required rather than imported, as in staging-worker-thread.ts: the ESM loader's scan of the
@@ -27,7 +32,7 @@ function serveSearches(port: MessagePort, input: SearchWorkerInput): void {
   const answer = async (request: SearchRequest): Promise<SearchReply> => {
     if (search === null) return { id: request.id, error: errorInfo(failure) };
     try {
-      return { id: request.id, hits: await search(request.search) };
+      return { id: request.id, hits: (await search(request.search)).map(hitValues) };
     } catch (error) {
       return { id: request.id, error: errorInfo(error) };
     }

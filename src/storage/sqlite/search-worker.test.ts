@@ -4,6 +4,7 @@ import { ingestXmltv } from '../../catalogue/ingest/ingest-xmltv.js';
 import { openTempStore, type TempStore } from '../../../test/helpers/temp-store.js';
 import type { ProgrammeSearch } from '../catalogue-reader.js';
 import { createSqliteProgrammeSearch } from './programme-search.js';
+import { hitFrom, hitValues } from './search-worker-protocol.js';
 
 // The real Worker, but the test keeps each search thread the store starts.
 const threads = vi.hoisted(() => ({
@@ -70,6 +71,12 @@ describe('the search thread', () => {
     expect((await temp.store.catalogue.searchProgrammes(search('show'))).length).toBe(5);
     expect(started).toHaveLength(1);
     expect(String(started[0]?.entry)).toMatch(/\/src\/storage\/sqlite\/search-worker-thread\.ts$/);
+  });
+
+  it('sends each hit whole, as the values of a fixed order', async () => {
+    const hits = await createSqliteProgrammeSearch(temp.store.db)(search('show'));
+    expect(hits.length).toBeGreaterThan(0);
+    for (const hit of hits) expect(hitFrom(hitValues(hit))).toStrictEqual(hit);
   });
 
   it('failing, fails the searches waiting for it; the next search starts another', async () => {

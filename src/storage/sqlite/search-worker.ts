@@ -1,6 +1,11 @@
 import { Worker } from 'node:worker_threads';
 import type { ProgrammeSearch, ProgrammeSearchHit } from '../catalogue-reader.js';
-import type { SearchReply, SearchRequest, SearchWorkerInput } from './search-worker-protocol.js';
+import {
+  hitFrom,
+  type SearchReply,
+  type SearchRequest,
+  type SearchWorkerInput,
+} from './search-worker-protocol.js';
 import { errorFromInfo } from './thread-errors.js';
 
 /** The search thread's entry file, beside this module (`.ts` under Vitest: staging-worker.ts). */
@@ -47,7 +52,7 @@ export function createSearchWorker(path: string, pragmas: readonly string[]): Se
       waiting.delete(reply.id);
       if (waiting.size === 0) started.unref();
       if ('error' in reply) waiter?.reject(errorFromInfo(reply.error));
-      else waiter?.resolve(reply.hits);
+      else waiter?.resolve(reply.hits.map(hitFrom));
     });
     started.on('error', stopped);
     started.on('exit', () => stopped(new Error('the programme search thread stopped')));
