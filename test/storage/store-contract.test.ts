@@ -846,8 +846,35 @@ ${programmes.join('\n')}
       expect(got, `${q} ${JSON.stringify(more)}`).toEqual(want.slice(0, 60 * limit));
     }
 
-    // The guide again, its first day retitled: every other programme loses "show", the rest
-    // gain "showtime". A walk tests what it reads as of the catalogue after it (SQLite keeps the
+    // First pages from many times of the window: a walk starts after the start times earlier
+    // walks of the same search found without a match (SQLite keeps them per catalogue
+    // version), and must find what a plain reading does.
+    const firstPagesOverTime = async (q: string, more: Partial<ProgrammeSearch>) => {
+      const terms = searchTermsOf(q);
+      if (terms === null) throw new Error('blank');
+      for (let k = 0; k < 40; k++) {
+        const search = {
+          terms,
+          country: null,
+          channels: null,
+          fromMs: start + k * 2_400_000 + (k % 7) * 60_000,
+          toMs: start + 4 * DAY,
+          ...more,
+        };
+        const got = (
+          await s.store.catalogue.searchProgrammes({ ...search, after: null, limit: 5 })
+        ).map((hit) => `${hit.key.startMs} ${hit.key.nameKey}: ${hit.programme.title}`);
+        expect(got, `${q} ${JSON.stringify(more)} from ${search.fromMs}`).toEqual(
+          expected(search).slice(0, 5),
+        );
+      }
+    };
+    await firstPagesOverTime('show', {});
+    await firstPagesOverTime('sport', {});
+    await firstPagesOverTime('sport', { country: 'UK' });
+
+    // The guide again, its first day retitled: every other programme loses "show" and gains
+    // "sport" (start times a walk found without it before), the rest gain "showtime". A walk tests what it reads as of the catalogue after it (SQLite keeps the
     // words' matching texts per catalogue version: they must be made again).
     const retitled = ['<tv>'];
     for (const c of channels) {
@@ -858,7 +885,7 @@ ${programmes.join('\n')}
       const c = channels.find((c) => channelIdFor(c.xmltvId) === p.channelId);
       if (c === undefined) throw new Error('no channel');
       if (p.startMs < start + DAY) {
-        p.title = n++ % 2 === 0 ? `Replay ${n}` : `News showtime ${n}`;
+        p.title = n++ % 2 === 0 ? `Sport replay ${n}` : `News showtime ${n}`;
         p.words = searchWordsOf(p.title);
       }
       const startText = formatXmltvUtc(p.startMs);
@@ -876,6 +903,8 @@ ${programmes.join('\n')}
         expected(search).slice(0, 60 * 50),
       );
     }
+    await firstPagesOverTime('sport', {});
+    await firstPagesOverTime('sport', { country: 'UK' });
   });
 
   it("orders and filters by the channel's name and country as they are now, after a rename or a move", async () => {
