@@ -1,8 +1,10 @@
+import type { ProgrammeSearch } from './catalogue-reader.js';
+
 /**
  * Spans of start times (ms, [from, to)) where a search is known to match no programme, learnt
- * from the walks of one catalogue version (sqlite/programme-search.ts): a later walk from inside
- * one starts at its end instead of reading its programmes again. Spans that overlap or touch
- * are merged; beyond `maxSpans`, all are forgotten.
+ * from the walks of one catalogue version (searchSpans): a later walk from inside one starts at
+ * its end instead of reading its programmes again. Spans that overlap or touch are merged;
+ * beyond `maxSpans`, all are forgotten.
  */
 export function createEmptySpans(maxSpans: number) {
   // Disjoint, in order: froms[i] < tos[i] < froms[i + 1].
@@ -58,3 +60,48 @@ export function createEmptySpans(maxSpans: number) {
 }
 
 export type EmptySpans = ReturnType<typeof createEmptySpans>;
+
+/** Spans kept at most for one search, and searches with spans kept. */
+const MAX_SPANS = 4_096;
+const MAX_KEPT_SEARCHES = 1_024;
+
+/**
+ * The empty spans of each search (its words, country and channels) for one catalogue version,
+ * which the caller clears when the version moves. docs/catalogue.md, "The search index".
+ */
+export function createSearchSpans() {
+  const kept = new Map<string, EmptySpans>();
+  return {
+    of(search: ProgrammeSearch): EmptySpans {
+      const { terms, country, channels } = search;
+      const key = JSON.stringify([terms.words, terms.prefix, country, channels]);
+      let spans = kept.get(key);
+      if (spans === undefined) {
+        if (kept.size >= MAX_KEPT_SEARCHES) kept.clear();
+        spans = createEmptySpans(MAX_SPANS);
+        kept.set(key, spans);
+      }
+      return spans;
+    },
+    clear(): void {
+      kept.clear();
+    },
+  };
+}
+
+/**
+ * What a walk's rows (their starts, in result order; from `from` unless null) show to have no
+ * match: the start times before its first row, and between each two of its rows. A walk reads
+ * every programme in between (in the search's index, of its filters), so none of them matches.
+ */
+export function learnEmptySpans(
+  spans: EmptySpans,
+  from: number | null,
+  starts: Iterable<number>,
+): void {
+  let previous = from === null ? null : from - 1;
+  for (const start of starts) {
+    if (previous !== null && previous < start) spans.learn(previous + 1, start);
+    previous = start;
+  }
+}

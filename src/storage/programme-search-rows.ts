@@ -54,6 +54,12 @@ export type SearchMode =
        * text's words, or null (SQLite's, kept per catalogue version: programme-search.ts).
        */
       matchingTexts: string | null;
+      /**
+       * Where to start instead, when the statement reads catalogue version `version`: what
+       * earlier walks of that version found without a match comes before it (PostgreSQL's
+       * empty spans, empty-spans.ts); null: from the search's own start.
+       */
+      startAt: { fromMs: number; version: number } | null;
     };
 
 /** The reads an engine gives the search plan. */
@@ -96,7 +102,7 @@ export async function planAndSearch(
     }
   }
   const walk = (budget: number) =>
-    reads.rows(search, { kind: 'walk', budget, matchingTexts: null });
+    reads.rows(search, { kind: 'walk', budget, matchingTexts: null, startAt: null });
   const walked = await walk(SEARCH_WALK_BUDGET);
   if (walked.length >= search.limit) return hits(walked);
   if (head === null && words.length === 0) return hits(await walk(Number.MAX_SAFE_INTEGER));
@@ -146,6 +152,11 @@ export interface SearchDialect {
    * joins) or in its own copy (`p`).
    */
   readonly words: string;
+  /**
+   * The start `fromMs` when the statement reads catalogue version `version`, else `otherwise`
+   * (each a placeholder): read once, in the statement's own snapshot.
+   */
+  startAt(version: string, fromMs: string, otherwise: string): string;
   /** A programme's search text id, as a walk's tests read it. */
   readonly textId: string;
   /** The text function giving the position of `needle` in `haystack` (0: absent). */
@@ -201,10 +212,11 @@ export function searchStatement(
   // order they are made, which is their order in the text (SQLite's are positional).
   const selection = () => {
     const after = search.after;
-    const selected = [
-      `p.start_ms >= ${p(Math.max(search.fromMs, after?.startMs ?? search.fromMs))}`,
-      `p.start_ms < ${p(search.toMs)}`,
-    ];
+    const lower = Math.max(search.fromMs, after?.startMs ?? search.fromMs);
+    const startAt = mode.kind === 'walk' ? mode.startAt : null;
+    const from =
+      startAt === null ? p(lower) : d.startAt(p(startAt.version), p(startAt.fromMs), p(lower));
+    const selected = [`p.start_ms >= ${from}`, `p.start_ms < ${p(search.toMs)}`];
     if (after !== null) {
       selected.push(`(p.start_ms > ${p(after.startMs)} OR p.channel_name_key > ${p(after.nameKey)}
         OR (p.channel_name_key = ${p(after.nameKey)} AND ${d.id} > ${p(after.id)}))`);

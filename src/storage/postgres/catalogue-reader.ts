@@ -14,12 +14,14 @@ import {
   type RichProgrammeRow,
   type TimedProgrammeRow,
 } from '../rows.js';
-import type { CatalogueReader } from '../catalogue-reader.js';
+import type { CatalogueReader, ProgrammeSearch } from '../catalogue-reader.js';
+import { createSearchSpans, learnEmptySpans } from '../empty-spans.js';
 import {
   planAndSearch,
   searchStatement,
   SEARCH_ORDER,
   type SearchDialect,
+  type SearchMode,
   type SearchRow,
 } from '../programme-search-rows.js';
 import type { TimedProgramme } from '../../domain/programme.js';
@@ -97,6 +99,34 @@ export function createPostgresCatalogueReader(pool: pg.Pool): CatalogueReader {
   // The name of each index read's statement, by its text: one per shape of search (words,
   // filters, page), hashed once rather than on every search.
   const statementNames = new Map<string, string>();
+  // What the walks of the latest catalogue version seen found: start times where a search has
+  // no match (empty-spans.ts), skipped by its later walks when they read that version.
+  const spans = createSearchSpans();
+  let spansVersion: number | null = null;
+  const walk = async (s: ProgrammeSearch, mode: SearchMode & { kind: 'walk' }) => {
+    const from = s.after === null && spansVersion !== null ? spans.of(s).skip(s.fromMs) : s.fromMs;
+    const startAt =
+      from > s.fromMs && spansVersion !== null
+        ? { fromMs: Math.min(from, s.toMs), version: spansVersion }
+        : null;
+    const { sql, params } = searchStatement(POSTGRES_SEARCH, s, { ...mode, startAt });
+    const rows = (await pool.query<SearchRow & { catalogue_version: string }>(sql, params)).rows;
+    const read = rows[0] === undefined ? null : Number(rows[0].catalogue_version);
+    // Learnt for the version the statement read; an answer of an older one teaches nothing.
+    if (read !== null && (spansVersion === null || read >= spansVersion)) {
+      if (read !== spansVersion) {
+        spans.clear();
+        spansVersion = read;
+      }
+      const walkedFrom = startAt !== null && read === startAt.version ? startAt.fromMs : s.fromMs;
+      learnEmptySpans(
+        spans.of(s),
+        s.after === null ? walkedFrom : null,
+        rows.map((row) => Number(row.start_ms)),
+      );
+    }
+    return rows;
+  };
   return {
     async searchProgrammes(search) {
       return planAndSearch(search, {
@@ -106,8 +136,8 @@ export function createPostgresCatalogueReader(pool: pg.Pool): CatalogueReader {
           return Math.min(cap, estimateMatches(await wordStats.get(), words, prefix));
         },
         async rows(s, mode) {
+          if (mode.kind === 'walk') return walk(s, mode);
           const { sql, params } = searchStatement(POSTGRES_SEARCH, s, mode);
-          if (mode.kind === 'walk') return (await pool.query<SearchRow>(sql, params)).rows;
           // An index read is named, so each connection plans it once: its fences fix the
           // plan's shape whatever the words, and planning took longer than running a rare
           // title's search (1.0–1.5 ms against 0.55–0.6 named, in process on the bench
@@ -245,6 +275,9 @@ async function readWordStats(pool: pg.Pool): Promise<WordStats> {
   return { programmes: Math.max(0, row?.n ?? 0), frequency };
 }
 
+/** The catalogue's version, read once by a statement in its own snapshot (migration 3). */
+const CATALOGUE_VERSION = '(SELECT version FROM catalogue_state)';
+
 /** The programme id in byte order, as SQLite compares it. */
 const BYTE_ORDER_ID = 'p.id COLLATE "C"';
 
@@ -254,6 +287,9 @@ const POSTGRES_SEARCH: SearchDialect = {
   // A walk reads each programme's row anyway (no index holds what it tests).
   words: 'p.search_words',
   textId: 'p.search_text',
+  startAt: (version, fromMs, otherwise) =>
+    `CASE WHEN ${CATALOGUE_VERSION} = ${version}::bigint THEN ${fromMs}::bigint
+      ELSE ${otherwise}::bigint END`,
   indexedWords: 'p.search_words',
   position: 'strpos',
   id: BYTE_ORDER_ID,
@@ -274,7 +310,9 @@ const POSTGRES_SEARCH: SearchDialect = {
   // is asked), and keeps the order of either subquery through the nested loop to channels: no
   // sort, and the outer LIMIT stops a walk.
   walked: () => 'programmes AS p',
-  inOrder: ({ columns, ordered, where, limit }) => `SELECT ${columns}
+  // Each row says the catalogue version the statement read, for the empty spans it shows.
+  inOrder: ({ columns, ordered, where, limit }) => `SELECT ${columns},
+      ${CATALOGUE_VERSION} AS catalogue_version
     FROM (SELECT p.* FROM ${ordered}) AS p JOIN channels AS c ON c.id = p.channel_id
     WHERE ${where} ORDER BY ${SEARCH_ORDER(BYTE_ORDER_ID)} LIMIT ${limit}`,
   channelIn: (ids) => `p.channel_id = ANY(${ids}::text[])`,

@@ -6,7 +6,7 @@ import {
   type SearchMode,
   type SearchRow,
 } from '../programme-search-rows.js';
-import { createEmptySpans, type EmptySpans } from '../empty-spans.js';
+import { createSearchSpans, learnEmptySpans } from '../empty-spans.js';
 import type { SqliteDatabase } from './connection.js';
 
 /**
@@ -68,17 +68,7 @@ export function createSqliteProgrammeSearch(
   // filters) has no match, skipped by its later walks (empty-spans.ts). A frequent word asked
   // from now reads the programmes up to its next match once per version, not on every search:
   // in the bench catalogue 2,000-4,000 programmes (1.8 million) or 11,000-22,000 (10 million).
-  const spans = new Map<string, EmptySpans>();
-  const spansOf = (s: ProgrammeSearch): EmptySpans => {
-    const key = JSON.stringify([s.terms.words, s.terms.prefix, s.country, s.channels]);
-    let found = spans.get(key);
-    if (found === undefined) {
-      if (spans.size >= MAX_KEPT_SPAN_SETS) spans.clear();
-      found = createEmptySpans(MAX_SPANS);
-      spans.set(key, found);
-    }
-    return found;
-  };
+  const spans = createSearchSpans();
   // One statement per shape of search (words, filters, page), prepared once.
   const searches = new Map<string, ReturnType<typeof db.prepare<unknown[], SearchRow>>>();
   const prepared = (sql: string) => {
@@ -124,11 +114,17 @@ export function createSqliteProgrammeSearch(
           if (!own) return read(s, walk);
           // A first page starts after what earlier walks found empty (a later one starts
           // within a start time, after the page before).
-          const known = spansOf(s);
+          const known = spans.of(s);
           const from = s.after === null ? known.skip(s.fromMs) : s.fromMs;
           if (from >= s.toMs) return [];
-          const rows = read(from === s.fromMs ? s : { ...s, fromMs: from }, walk);
-          learnEmptySpans(known, s.after === null ? from : null, rows);
+          // The version is this snapshot's: the start applies.
+          const startAt = from === s.fromMs || version === null ? null : { fromMs: from, version };
+          const rows = read(s, { ...walk, startAt });
+          learnEmptySpans(
+            known,
+            s.after === null ? from : null,
+            rows.map((row) => Number(row.start_ms)),
+          );
           return rows;
         },
       });
@@ -147,24 +143,6 @@ function ftsQuery(words: readonly string[], prefix: string | null): string {
   if (prefix !== null) terms.push(`"${prefix}"*`);
   return terms.join(' ');
 }
-
-/**
- * What a walk's rows (in result order, from `from` unless null) show to have no match: the
- * start times before its first row, and between each two of its rows. A walk reads every
- * programme in between (in the search's index, of its filters), so none of them matches.
- */
-function learnEmptySpans(known: EmptySpans, from: number | null, rows: readonly SearchRow[]) {
-  let previous = from === null ? null : from - 1;
-  for (const row of rows) {
-    const start = Number(row.start_ms);
-    if (previous !== null && previous < start) known.learn(previous + 1, start);
-    previous = start;
-  }
-}
-
-/** Spans kept at most for one search, and searches with spans kept (empty-spans.ts). */
-const MAX_SPANS = 4_096;
-const MAX_KEPT_SPAN_SETS = 1_024;
 
 /** Counts kept at most (a few hundred KB); all are forgotten when there are more. */
 const MAX_KEPT_COUNTS = 10_000;
@@ -194,6 +172,8 @@ const MATCHED_PROGRAMMES = `text_words CROSS JOIN programmes AS p
 const SQLITE_SEARCH: SearchDialect = {
   placeholder: () => '?',
   words: 't.words',
+  startAt: (version, fromMs, otherwise) =>
+    `CASE WHEN (SELECT version FROM catalogue_version) = ${version} THEN ${fromMs} ELSE ${otherwise} END`,
   // Tested before the text is joined.
   textId: 'w.text',
   position: 'instr',
