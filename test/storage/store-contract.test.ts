@@ -1030,31 +1030,18 @@ describe.each(ENGINES)('migration 3 on %s', (engine) => {
         rmSync(dir, { recursive: true, force: true });
       }
     } else {
-      const database = await freshPostgresDatabase();
-      const pool = createPostgresPool({ url: database.url });
-      try {
-        await migratePostgres(
-          pool,
-          NOW,
-          POSTGRES_MIGRATIONS.filter((m) => m.version <= 2),
-        );
+      await withPostgresAt(2, async (pool) => {
         for (const id of [...demoIds, ...others]) await pool.query(insert(id));
         await migratePostgres(pool, NOW);
         rows.push(...(await pool.query('SELECT channel_id FROM playground_channels')).rows);
-      } finally {
-        await pool.end();
-        await database.drop();
-      }
+      });
     }
     expect(rows.map((r) => r.channel_id).sort()).toEqual([...demoIds].sort());
   });
 });
 
-/**
- * Runs `body` over a new database migrated up to `version` that holds channel `c0` and source
- * file `f1`, then drops the database.
- */
-async function withOneChannelAt(
+/** Runs `body` over a new database migrated up to `version`, then drops the database. */
+async function withPostgresAt(
   version: number,
   body: (pool: pg.Pool) => Promise<void>,
 ): Promise<void> {
@@ -1066,16 +1053,29 @@ async function withOneChannelAt(
       NOW,
       POSTGRES_MIGRATIONS.filter((m) => m.version <= version),
     );
-    await pool.query(`INSERT INTO channels (id, xmltv_id, name, name_key, name_folded, icon,
-        country, needs_review, created_at, updated_at)
-      VALUES ('c0', 'one.ie', 'One', 'one', 'one', '', 'IE', false, 0, 0);
-      INSERT INTO source_files (id, source, country, size_bytes, sha256, ingested_at, summary)
-        VALUES ('f1', 'guide.xml', 'IE', 10, 'abc', 0, '{}')`);
     await body(pool);
   } finally {
     await pool.end();
     await database.drop();
   }
+}
+
+/**
+ * Runs `body` over a new database migrated up to `version` that holds channel `c0` and source
+ * file `f1`, then drops the database.
+ */
+async function withOneChannelAt(
+  version: number,
+  body: (pool: pg.Pool) => Promise<void>,
+): Promise<void> {
+  await withPostgresAt(version, async (pool) => {
+    await pool.query(`INSERT INTO channels (id, xmltv_id, name, name_key, name_folded, icon,
+          country, needs_review, created_at, updated_at)
+        VALUES ('c0', 'one.ie', 'One', 'one', 'one', '', 'IE', false, 0, 0);
+        INSERT INTO source_files (id, source, country, size_bytes, sha256, ingested_at, summary)
+          VALUES ('f1', 'guide.xml', 'IE', 10, 'abc', 0, '{}')`);
+    await body(pool);
+  });
 }
 
 describe.runIf(ENGINES.includes('postgres'))('migration 9 on postgres', () => {

@@ -74,6 +74,14 @@ function useWriteAheadLog(db: SqliteDatabase, schema: string, busyTimeoutMs: num
 const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 
 /**
+ * Whether the database at `path` lives in memory: it cannot be opened a second time, so work
+ * that would run on a connection of its own (staging, search) runs on the store's.
+ */
+export function isInMemory(db: SqliteDatabase, path: string): boolean {
+  return path === ':memory:' || path === '' || db.memory;
+}
+
+/**
  * Opens the catalogue file of the database at `path` on its own, as the main schema: an
  * ingest's connection, whose write transaction then locks the catalogue and nothing else.
  */

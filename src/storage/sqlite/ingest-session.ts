@@ -31,7 +31,7 @@ import {
 } from '../ingest-merge/staged-tables.js';
 import { cataloguePathFor } from './catalogue-file.js';
 import type { SqliteDatabase } from './connection.js';
-import { openCatalogueFile } from './database.js';
+import { isInMemory, openCatalogueFile } from './database.js';
 import { StagedProgrammes } from '../staged-programmes.js';
 import { rowInsertFor, SQLITE_MERGE } from './sqlite-merge-dialect.js';
 import {
@@ -302,7 +302,7 @@ export function createSqliteCatalogueWriter(
   return {
     async beginIngest() {
       let runner: StagingRunner;
-      if (path === ':memory:' || path === '' || db.memory) {
+      if (isInMemory(db, path)) {
         runner = createInThreadRunner(db, false);
       } else if (options.staging === 'in-thread') {
         runner = createInThreadRunner(openStagingConnection(path), true);

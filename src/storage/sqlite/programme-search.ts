@@ -105,13 +105,13 @@ export function createSqliteProgrammeSearch(
         indexedPrefix: INDEXED_PREFIX,
         count: async (w, p, cap) => count(w, p, cap),
         rows: async (s, mode) => {
-          const read = (search: ProgrammeSearch, how: SearchMode) => {
-            const { sql, params } = searchStatement(SQLITE_SEARCH, search, how);
+          const read = (how: SearchMode) => {
+            const { sql, params } = searchStatement(SQLITE_SEARCH, s, how);
             return prepared(sql).all(...params);
           };
-          if (mode.kind !== 'walk') return read(s, mode);
+          if (mode.kind !== 'walk') return read(mode);
           const walk = query !== null ? { ...mode, matchingTexts: matchingTable(query) } : mode;
-          if (!own) return read(s, walk);
+          if (!own) return read(walk);
           // A first page starts after what earlier walks found empty (a later one starts
           // within a start time, after the page before).
           const known = spans.of(s);
@@ -119,7 +119,7 @@ export function createSqliteProgrammeSearch(
           if (from >= s.toMs) return [];
           // The version is this snapshot's: the start applies.
           const startAt = from === s.fromMs || version === null ? null : { fromMs: from, version };
-          const rows = read(s, { ...walk, startAt });
+          const rows = read({ ...walk, startAt });
           learnEmptySpans(
             known,
             s.after === null ? from : null,

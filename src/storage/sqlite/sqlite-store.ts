@@ -6,7 +6,7 @@ import { createSqliteChangeLog } from './change-log.js';
 import { createSqliteDataVersions } from './data-versions.js';
 import { createSqliteChannelAdminStore } from './channel-admin-store.js';
 import type { SqliteDatabase } from './connection.js';
-import { migrateSqlite, openSqliteDatabase } from './database.js';
+import { isInMemory, migrateSqlite, openSqliteDatabase } from './database.js';
 import { createSqliteCatalogueWriter } from './ingest-session.js';
 import { createSqlitePlaygroundStore } from './playground-store.js';
 import { createSqliteSignInStore } from './sign-in-store.js';
@@ -44,10 +44,8 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     throw error;
   }
   const ingest = createSqliteCatalogueWriter(db, options.path);
-  // Searches run in a thread of their own over the catalogue file; a database in memory cannot
-  // be opened twice, so there they run on the store's own connection.
-  const inMemory = options.path === ':memory:' || options.path === '' || db.memory;
-  const searchWorker = inMemory
+  // Searches run in a thread of their own over the catalogue file (but in memory: isInMemory).
+  const searchWorker = isInMemory(db, options.path)
     ? null
     : createSearchWorker(cataloguePathFor(options.path), [`cache_size = -${CATALOGUE_CACHE_KIB}`]);
   const searchProgrammes = searchWorker?.search ?? createSqliteProgrammeSearch(db);
