@@ -28,10 +28,13 @@ export function parseIsoInstantOrNone(text: string): number | 'none' {
   return text.trim().toLowerCase() === 'none' ? 'none' : parseIsoInstant(text);
 }
 
+/** The highest per-account limit an operator can set (requests per second). */
+export const MAX_RATE_LIMIT = 1_000_000;
+
 export function parseRateLimit(text: string): number {
-  if (!/^\d+$/.test(text.trim()) || Number(text) < 1 || Number(text) > 1_000_000) {
+  if (!/^\d+$/.test(text.trim()) || Number(text) < 1 || Number(text) > MAX_RATE_LIMIT) {
     throw new InvalidArgumentError(
-      `"${text}" is not a whole number of requests per second (1 or more)`,
+      `"${text}" is not a whole number of requests per second from 1 to ${MAX_RATE_LIMIT}`,
     );
   }
   return Number(text);

@@ -245,6 +245,24 @@ describe('accounts', () => {
     }
   });
 
+  // The message names the allowed range, not only "1 or more": 10,000,000 is a whole number.
+  itWithoutDatabase('names the allowed range of a rate limit', async () => {
+    for (const value of ['0', '10000000', '2.5']) {
+      const result = await cli.run([
+        'accounts',
+        'create',
+        '--email',
+        'x@example.com',
+        '--rate-limit',
+        value,
+      ]);
+      expect(result.code, value).toBe(2);
+      expect(result.stderr).toContain(
+        `"${value}" is not a whole number of requests per second from 1 to 1000000`,
+      );
+    }
+  });
+
   it('answers unknown accounts with exit 1', async () => {
     const unknown = await cli.run(['accounts', 'show', '--email', 'nobody@example.com']);
     expect(unknown.code).toBe(1);
