@@ -7,7 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { generateApiKey } from './domain/api-key.js';
 import { generateFeedToken } from './domain/feed.js';
 import { createRequestLog } from './http/request-log.js';
-import { createLogger, lineWriterOf, redactUrl } from './logger.js';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { createLogger, lineWriterOf, linesPerTurn, redactUrl } from './logger.js';
 
 describe('redactUrl', () => {
   it('hides sign-in tokens in any case of the parameter name', () => {
@@ -65,6 +67,47 @@ describe('createLogger', () => {
     expect(pipe.writes()).toBeGreaterThanOrEqual(1);
     expect(pipe.stream.listenerCount('error')).toBeGreaterThan(0);
   });
+});
+
+describe('linesPerTurn', () => {
+  const destination = () => {
+    const writes: string[] = [];
+    return { writes, write: (chunk: string) => writes.push(chunk), flushSync: () => undefined };
+  };
+
+  it('hands the lines of one turn over together, at its end, in order', async () => {
+    const to = destination();
+    const lines = linesPerTurn(to, -1);
+    lines.write('a\n');
+    lines.write('b\n');
+    lines.write('c\n');
+    expect(to.writes).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(to.writes).toEqual(['a\nb\nc\n']);
+    lines.write('d\n');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(to.writes).toEqual(['a\nb\nc\n', 'd\n']);
+  });
+
+  // As `onair serve` logs: JSON to standard output through pino's asynchronous destination.
+  it.each(['exit', 'end'])(
+    'loses no line when the process ends in the turn that wrote it (%s)',
+    async (how) => {
+      const run = promisify(execFile);
+      const { stdout } = await run(process.execPath, [
+        '--import',
+        'tsx',
+        'test/helpers/log-then-exit.ts',
+        '5000',
+        how,
+      ]);
+      const lines = stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { i: number });
+      expect(lines.map((line) => line.i)).toEqual(Array.from({ length: 5000 }, (_, i) => i));
+    },
+  );
 });
 
 describe('createLogger formats', () => {

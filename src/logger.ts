@@ -1,3 +1,4 @@
+import { writeSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pino, stdSerializers, symbols, type Logger } from 'pino';
 import { isColorSupported, prettyFactory } from 'pino-pretty';
@@ -90,6 +91,80 @@ function prettyDestination(destination: NodeJS.WritableStream): { write(line: st
   return { write: (line) => destination.write(format(line)) };
 }
 
+/** What linesPerTurn needs of pino's asynchronous destination (sonic-boom). */
+export interface LineDestination {
+  write(chunk: string): unknown;
+  /** Writes what it holds, synchronously (throws once it is closed). */
+  flushSync(): void;
+}
+
+/** The exit flushes of the destinations holding lines, run by one exit listener. */
+const heldAtExit = new Set<() => void>();
+let exitListener = false;
+
+/**
+ * The lines written during one turn of the event loop, handed to `destination` as one string
+ * at the end of the turn. sonic-boom appends each line written while one of its writes is under
+ * way to a string and measures that whole string's UTF-8 length again for every line, a cost
+ * that grows with what waits: under load, 4–5 % of a server answering `/countries`; joined here,
+ * a turn's lines are measured once (`node bench/http.mjs --routes countries`, server CPU per
+ * request; bench/RESULTS.md). Every line of the logger comes through here, so their order
+ * holds. At exit, what the destination holds is written, then the lines of the last turn, both
+ * synchronously: handed over then, they would start an asynchronous write the exit cuts short.
+ */
+export function linesPerTurn(
+  destination: LineDestination,
+  /** The file descriptor `destination` writes. */
+  fd: number,
+): { write(line: string): void } {
+  let held: string[] = [];
+  const take = (): string => {
+    heldAtExit.delete(atExit);
+    const chunk = held.length === 1 ? (held[0] as string) : held.join('');
+    held = [];
+    return chunk;
+  };
+  const handOver = (): void => {
+    if (held.length > 0) destination.write(take());
+  };
+  function atExit(): void {
+    try {
+      destination.flushSync();
+      writeAllSync(fd, take());
+    } catch {
+      // The destination is closed (its reader went away): these lines are lost, as any after.
+    }
+  }
+  if (!exitListener) {
+    exitListener = true;
+    process.on('exit', () => {
+      for (const flush of [...heldAtExit]) flush();
+    });
+  }
+  return {
+    write(line) {
+      held.push(line);
+      if (held.length === 1) {
+        heldAtExit.add(atExit);
+        setImmediate(handOver);
+      }
+    },
+  };
+}
+
+/** Writes all of `text` to `fd` now, waiting out a full pipe (a non-blocking descriptor). */
+function writeAllSync(fd: number, text: string): void {
+  let bytes = Buffer.from(text);
+  while (bytes.length > 0) {
+    try {
+      bytes = bytes.subarray(writeSync(fd, bytes));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+    }
+  }
+}
+
 /**
  * The process logger (pino), shared by Fastify and the services: JSON lines, or with `pretty`
  * short lines for a person at a terminal. Requests are logged with method, redacted URL and
@@ -118,7 +193,7 @@ export function createLogger(
   // synchronously, a system call per line). pino flushes what is left when the process exits,
   // and stops writing (the lines are lost, the server goes on) when the reader goes away.
   if (destination === 'stdout' && format === 'json') {
-    return pino(options, pino.destination({ dest: 1, sync: false }));
+    return pino(options, linesPerTurn(pino.destination({ dest: 1, sync: false }), 1));
   }
   const stream = destination === 'stdout' ? process.stdout : destination;
   // A reader of the log that goes away (a closed pipe) must not take the server down: its
