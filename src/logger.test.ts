@@ -1,14 +1,15 @@
+import { execFile } from 'node:child_process';
 import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import { hostname } from 'node:os';
 import { Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { isColorSupported } from 'pino-pretty';
 import { describe, expect, it } from 'vitest';
 import { generateApiKey } from './domain/api-key.js';
 import { generateFeedToken } from './domain/feed.js';
 import { createRequestLog } from './http/request-log.js';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { createLogger, lineWriterOf, linesPerTurn, redactUrl } from './logger.js';
 
 describe('redactUrl', () => {
@@ -97,7 +98,7 @@ describe('linesPerTurn', () => {
       const { stdout } = await run(process.execPath, [
         '--import',
         'tsx',
-        'test/helpers/log-then-exit.ts',
+        fileURLToPath(new URL('../test/helpers/log-then-exit.ts', import.meta.url)),
         '5000',
         how,
       ]);
