@@ -165,6 +165,19 @@ describe('the merge steps', () => {
     expect(unparsed).toContain('ON CONFLICT (channel_id, id COLLATE "C") WHERE start_ms IS NULL');
   });
 
+  it.each(DIALECTS)('upsert and log only the rows gathered as added or changed (%s)', (_, d) => {
+    const all = steps(d);
+    const gathered = sqlOf(all, 'gatherUpserts');
+    expect(gathered.length).toBeGreaterThan(0);
+    const table = /INSERT INTO (\S+) \(seq, added\)/.exec(gathered[0] ?? '')?.[1];
+    expect(table).toMatch(/upserts$/);
+    for (const label of ['logUpsert', 'upsert']) {
+      const statements = sqlOf(all, label);
+      expect(statements.length).toBeGreaterThan(0);
+      for (const sql of statements) expect(sql).toContain(`FROM ${table} AS u`);
+    }
+  });
+
   it.each(DIALECTS)('take the same steps on the same conditions (%s)', (_, d) => {
     const extra = new Set(['analyseStaged', 'indexStaged', 'inCommitOrder']);
     const order = steps(d, false)
@@ -185,6 +198,8 @@ describe('the merge steps', () => {
       'gatherTexts if plan.overlapping',
       'logRemove if match.remove',
       'remove if match.remove',
+      // The rows to add or change, found once: the records and the upsert are made of them.
+      'gatherUpserts if plan.overlapping',
       'logUpsert if plan.overlapping',
       'upsert if plan.overlapping',
       'dropSearchTexts',

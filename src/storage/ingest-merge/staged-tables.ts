@@ -95,6 +95,12 @@ export interface StagedTableNames {
    * prunes (each perhaps more than once).
    */
   readonly texts: string;
+  /**
+   * The staged rows the merge adds or changes (`added` when their slot holds no programme),
+   * found once by comparing each staged row with the stored one: the change records and the
+   * upsert are both made from it.
+   */
+  readonly upserts: string;
 }
 
 export type StagedTableName = keyof StagedTableNames;
@@ -146,6 +152,12 @@ export const STAGED_TABLES: Readonly<Record<StagedTableName, StagedTable>> = {
   },
   losers: { columns: [{ name: 'seq', type: 'integer', key: true }] },
   texts: { columns: [{ name: 'id', type: 'integer' }] },
+  upserts: {
+    columns: [
+      { name: 'seq', type: 'integer', key: true },
+      { name: 'added', type: 'boolean' },
+    ],
+  },
 };
 
 /** The order in which the tables are created (and may be dropped in reverse). */
@@ -157,6 +169,7 @@ export const STAGED_TABLE_ORDER: readonly StagedTableName[] = [
   'repeats',
   'losers',
   'texts',
+  'upserts',
 ];
 
 /** How a value travels to the staging thread or connection: booleans go as 1 or 0. */

@@ -36,6 +36,7 @@ export const POSTGRES_MERGE: MergeDialect = {
     repeats: 'stage_repeats',
     losers: 'stage_losers',
     texts: 'stage_texts',
+    upserts: 'stage_upserts',
   }),
   createStagedTable(name: string, table: StagedTable) {
     const columns = table.columns.map(

@@ -35,6 +35,7 @@ export const SQLITE_MERGE: MergeDialect = {
       repeats: `${p}_repeats`,
       losers: `${p}_losers`,
       texts: `${p}_texts`,
+      upserts: `${p}_upserts`,
     };
   },
   createStagedTable(name: string, table: StagedTable) {
