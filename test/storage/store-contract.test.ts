@@ -708,6 +708,32 @@ ${programmes.join('\n')}
     expect(await astray()).toBe(0);
   });
 
+  it('drops the search text of a programme the file no longer has, and keeps those still shown', async () => {
+    const t = (h: number) => `20260601${String(h).padStart(2, '0')}0000 +0000`;
+    const guide = (...titles: string[]) =>
+      Buffer.from(`<tv>
+<channel id="d1.uk"><display-name>Dropping One</display-name></channel>
+${titles.map((title, h) => `<programme start="${t(h + 6)}" stop="${t(h + 7)}" channel="d1.uk"><title>${title}</title></programme>`).join('\n')}
+</tv>`);
+    const texts = async () =>
+      (
+        await s.sql(`SELECT t.words FROM search_texts AS t
+          WHERE t.words LIKE '%dropped%' OR t.words LIKE '%kept%' ORDER BY t.words`)
+      ).map((r) => String(r['words']));
+    const ingest = (data: Buffer) =>
+      ingestXmltv(
+        s.store.ingest,
+        { name: 'guide.xml', data },
+        { country: null, assumeOffsetMinutes: 0, nowMs: Date.UTC(2026, 5, 1) },
+      );
+    await ingest(guide('Kept Show', 'Dropped Show', 'Kept Show'));
+    expect(await texts()).toEqual(['dropped show', 'kept show']);
+    // The same first start, the 07:00 programme gone: it is removed, and its text with it.
+    const summary = await ingest(guide('Kept Show'));
+    expect(summary.merge.programmesRemoved).toBe(2);
+    expect(await texts()).toEqual(['kept show']);
+  });
+
   it('answers every plan (index, walks, country, channels, pages) as a reading of all programmes would', async () => {
     // A catalogue for every way of the plan: 12 channels in three countries, whose names sort
     // otherwise than their ids, starting programmes together every half hour for four days

@@ -31,6 +31,7 @@ const DIALECTS: [string, MergeDialect][] = [
 function steps(d: MergeDialect, prune = true): MergeStep[] {
   return mergeSteps(d, d.stagedTableNames(), FILE, {
     collapsed: true,
+    winners: 0,
     pruneBeforeMs: prune ? 0 : null,
     changesBeforeMs: prune ? 0 : null,
   });
@@ -169,13 +170,17 @@ describe('the merge steps', () => {
     const all = steps(d);
     const gathered = sqlOf(all, 'gatherUpserts');
     expect(gathered.length).toBeGreaterThan(0);
-    const table = /INSERT INTO (\S+) \(seq, added\)/.exec(gathered[0] ?? '')?.[1];
+    const table = /INSERT INTO (\S+) \(seq, added, old_text\)/.exec(gathered[0] ?? '')?.[1];
     expect(table).toMatch(/upserts$/);
-    for (const label of ['logUpsert', 'upsert']) {
+    for (const label of ['match', 'logUpsert', 'upsert']) {
       const statements = sqlOf(all, label);
       expect(statements.length).toBeGreaterThan(0);
       for (const sql of statements) expect(sql).toContain(`FROM ${table} AS u`);
     }
+    // The texts changes may leave unused are the changed rows' old ones, not every replaced one.
+    expect(
+      sqlOf(all, 'gatherTexts').filter((sql) => sql.includes(`FROM ${table} AS u`)),
+    ).toHaveLength(1);
   });
 
   it.each(DIALECTS)('take the same steps on the same conditions (%s)', (_, d) => {
@@ -193,13 +198,15 @@ describe('the merge steps', () => {
       'plan',
       'logInsert if plan.separate',
       'insert if plan.separate',
+      // The rows to add or change, found once: the count of stored ones, the texts they may
+      // leave unused, the records and the upsert are made of them.
+      'gatherUpserts if plan.overlapping',
       'match if plan.overlapping',
       // Before anything is removed or changed: the texts that may be left unused.
+      'gatherTexts if match.remove',
       'gatherTexts if plan.overlapping',
       'logRemove if match.remove',
       'remove if match.remove',
-      // The rows to add or change, found once: the records and the upsert are made of them.
-      'gatherUpserts if plan.overlapping',
       'logUpsert if plan.overlapping',
       'upsert if plan.overlapping',
       'dropSearchTexts',

@@ -260,6 +260,8 @@ export function stagingStats(
 export interface MergeStepOptions {
   /** True when the staged rows were collapsed (collapseSteps ran). */
   collapsed: boolean;
+  /** The staged programmes left once repeats are collapsed. */
+  winners: number;
   /** Programmes that started before this instant (epoch ms) are pruned; null: none are. */
   pruneBeforeMs: number | null;
   /** Change records written before this instant (epoch ms) are pruned; null: none are. */
@@ -271,11 +273,13 @@ export function mergeStepOptions(
   file: SourceFileRecord,
   options: CommitOptions,
   collapsed: boolean,
+  winners: number,
 ): MergeStepOptions {
   const before = (days: number | null | undefined) =>
     days === null || days === undefined ? null : file.ingestedAt - days * DAY_MS;
   return {
     collapsed,
+    winners,
     pruneBeforeMs: before(options.retentionDays),
     changesBeforeMs: before(options.changesRetentionDays),
   };
@@ -291,10 +295,12 @@ const CHANGE_INSERT = 'INSERT INTO changes (kind, change, channel_id, programme_
  * start never parsed), on the (channel, start) index. Then either:
  *
  * - none (a first ingest, or new channels): the programmes are inserted;
- * - some: `match` counts the staged programmes that are stored (`existing`): the same id in the
- *   same channel and slot, all among the replaced ones. When `stored > existing` the file drops
- *   programmes, which are removed. The staged programmes are then upserted on their slot,
- *   unchanged rows left alone (keeping `updated_at` and `source_file_id`).
+ * - some: each staged programme is compared with the stored one in its slot, once
+ *   (`gatherUpserts`), keeping those to add or change; `match` counts the staged programmes
+ *   that are stored (`existing`: the same id in the same channel and slot, all among the
+ *   replaced ones), the others. When `stored > existing` the file drops programmes, which are
+ *   removed. The rows kept are then upserted on their slot; unchanged rows are not touched
+ *   (keeping `updated_at` and `source_file_id`).
  *
  * Programmes are keyed by slot, (channel, start), not by id alone: an id another channel holds
  * (63 bits of a hash: never by chance) is that channel's, and both stay.
@@ -305,7 +311,7 @@ export function mergeSteps(
   d: MergeDialect,
   t: StagedTableNames,
   file: SourceFileRecord,
-  { collapsed, pruneBeforeMs, changesBeforeMs }: MergeStepOptions,
+  { collapsed, winners: winnerCount, pruneBeforeMs, changesBeforeMs }: MergeStepOptions,
 ): MergeStep[] {
   const now = file.ingestedAt;
   const join = d.outerLoopJoin;
@@ -316,17 +322,6 @@ export function mergeSteps(
     (i) => `(SELECT count(*) FROM ${t.spans} AS s
       ${join} programmes AS p ON p.channel_id = s.channel_id AND ${i.replaced})`,
   ).join('\n    + ')})`;
-  // The staged programmes stored in their slot: one probe of an index each.
-  const existingIn = (stagedRows: string, storedSlot: string) => `SELECT count(*) AS existing
-      FROM ${t.programmes} AS f ${join} programmes AS p ON p.channel_id = f.channel_id
-        AND ${storedSlot} AND p.id = f.id
-      WHERE ${stagedRows}`;
-  const existingPerIndex = SLOT_INDEXES.map(
-    (i) => `(${existingIn(`${survivors} AND ${i.staged}`, i.stored)})`,
-  );
-  const existing = d.indexesNullSafeEquality
-    ? existingIn(survivors, d.isNotDistinct('p.start_ms', 'f.start_ms'))
-    : `SELECT ${existingPerIndex.join(' + ')} AS existing`;
   /** The stored channel `c` differs from the staged `s` in what the file may change. */
   const channelChanges = (c: string) => `(
       (s.declared AND (${d.isDistinct(`${c}.icon`, 's.icon')}
@@ -389,7 +384,7 @@ export function mergeSteps(
   // records and 0.57 s in the upsert (per-statement timing of `node bench/ingest.mjs --child
   // again FILE`, bench/INGEST.md).
   const gather = (stagedRows: string, storedSlot: string) =>
-    `INSERT INTO ${t.upserts} (seq, added) SELECT f.seq, p.id IS NULL
+    `INSERT INTO ${t.upserts} (seq, added, old_text) SELECT f.seq, p.id IS NULL, p.search_text
       FROM ${t.programmes} AS f LEFT JOIN programmes AS p ON p.channel_id = f.channel_id
         AND ${storedSlot} AND p.id = f.id
       WHERE ${stagedRows} AND (p.id IS NULL
@@ -501,25 +496,45 @@ export function mergeSteps(
     ...(analyse === null
       ? []
       : [{ label: 'analyseStaged', kind: 'exec' as const, sql: analyse, onlyIf: overlapping }]),
+    // No staged row shares its slot with a programme removed below (the id follows from the
+    // slot), so the rows to add or change are found first, and what `match` counts with them.
+    ...gatherUpserts.map((sql) => ({
+      label: 'gatherUpserts',
+      kind: 'run' as const,
+      sql,
+      onlyIf: overlapping,
+    })),
     {
       label: 'match',
       kind: 'get',
-      sql: `WITH matched AS MATERIALIZED (${existing})
-        SELECT existing, ${stored} > existing AS remove FROM matched`,
+      // The staged programmes stored in their slot: all those not added.
+      ...bound(
+        d,
+        (p) => `WITH matched AS MATERIALIZED (SELECT ${p(winnerCount)}
+            - (SELECT count(*) FROM ${t.upserts} AS u WHERE u.added) AS existing)
+          SELECT existing, ${stored} > existing AS remove FROM matched`,
+      ),
       onlyIf: overlapping,
     },
     ...(index === null
       ? []
       : [{ label: 'indexStaged', kind: 'exec' as const, sql: index, onlyIf: remove }]),
-    ...SLOT_INDEXES.map((i) => ({
+    // The texts of the programmes removed or changed below: they may leave a text unused
+    // (dropSearchTexts), and only these can. Unchanged programmes keep theirs.
+    ...removals.map((on) => ({
       label: 'gatherTexts',
       kind: 'run' as const,
-      // The texts of the programmes the file replaces: removed or changed below, they may
-      // leave a text unused (dropSearchTexts), and only these can.
-      sql: `INSERT INTO ${t.texts} (id) SELECT DISTINCT p.search_text FROM ${t.spans} AS s
-        ${join} programmes AS p ON p.channel_id = s.channel_id AND ${i.replaced}`,
-      onlyIf: overlapping,
+      sql: `INSERT INTO ${t.texts} (id) SELECT DISTINCT p.search_text
+        ${d.joinedRows(t.spans, on, dropped)}`,
+      onlyIf: remove,
     })),
+    {
+      label: 'gatherTexts',
+      kind: 'run',
+      sql: `INSERT INTO ${t.texts} (id) SELECT DISTINCT u.old_text FROM ${t.upserts} AS u
+        WHERE u.old_text IS NOT NULL`,
+      onlyIf: overlapping,
+    },
     ...removals.map((on) => ({
       label: 'logRemove',
       kind: 'run' as const,
@@ -531,12 +546,6 @@ export function mergeSteps(
       kind: 'run' as const,
       sql: d.deleteJoined(t.spans, on, dropped),
       onlyIf: remove,
-    })),
-    ...gatherUpserts.map((sql) => ({
-      label: 'gatherUpserts',
-      kind: 'run' as const,
-      sql,
-      onlyIf: overlapping,
     })),
     { label: 'logUpsert', kind: 'run', ...upsertedChanges, onlyIf: overlapping },
     ...upserts.map((s) => ({ label: 'upsert', kind: 'run' as const, ...s, onlyIf: overlapping })),

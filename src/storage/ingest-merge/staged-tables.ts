@@ -96,9 +96,10 @@ export interface StagedTableNames {
    */
   readonly texts: string;
   /**
-   * The staged rows the merge adds or changes (`added` when their slot holds no programme),
-   * found once by comparing each staged row with the stored one: the change records and the
-   * upsert are both made from it.
+   * The staged rows the merge adds or changes (`added` when their slot holds no programme, else
+   * `old_text`: the search text of the programme it changes), found once by comparing each
+   * staged row with the stored one: the count of stored ones, the texts the changes may leave
+   * unused, the change records and the upsert are all made from it.
    */
   readonly upserts: string;
 }
@@ -156,6 +157,7 @@ export const STAGED_TABLES: Readonly<Record<StagedTableName, StagedTable>> = {
     columns: [
       { name: 'seq', type: 'integer', key: true },
       { name: 'added', type: 'boolean' },
+      { name: 'old_text', type: 'integer', nullable: true },
     ],
   },
 };

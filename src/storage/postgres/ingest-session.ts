@@ -249,7 +249,7 @@ class PostgresIngestSession implements IngestSession {
         POSTGRES_MERGE,
         TABLES,
         file,
-        mergeStepOptions(file, options, this.staged.flagged > 0),
+        mergeStepOptions(file, options, this.staged.flagged > 0, this.staged.count - this.losers),
       );
       const results = await runSteps(this.client, steps);
       // GIN adds the new search texts' words to a pending list that every search then reads

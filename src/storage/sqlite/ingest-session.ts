@@ -75,6 +75,7 @@ export function stageMergeForPlanCheck(db: SqliteDatabase, file: SourceFileRecor
   return toScript(
     mergeSteps(SQLITE_MERGE, tables, file, {
       collapsed: true,
+      winners: 0,
       pruneBeforeMs: file.ingestedAt,
       changesBeforeMs: file.ingestedAt,
     }),
@@ -169,7 +170,7 @@ class SqliteIngestSession implements IngestSession {
         SQLITE_MERGE,
         this.tables,
         file,
-        mergeStepOptions(file, options, this.staged.flagged > 0),
+        mergeStepOptions(file, options, this.staged.flagged > 0, this.staged.count - this.losers),
       );
       // The whole merge is one script: one round trip to the staging thread, one BEGIN IMMEDIATE.
       const results = await this.runner.script(toScript(steps), 'immediate');
