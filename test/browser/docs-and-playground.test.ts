@@ -275,10 +275,11 @@ describe.skipIf(SKIP_BROWSER)('developer pages in Chromium', () => {
     // demo guide runs without gaps), as the API answered them.
     const names = page.locator('#pg-now .pg-now-name');
     await expect.poll(() => names.allTextContents()).toEqual(['Kelpie Kids', 'Onair News']);
+    type Slot = { title: string; start: string } | null;
     const answer = await page.evaluate(async () => {
       const response = await fetch('/playground/api/now?country=UK');
       return (await response.json()) as {
-        channels: { now: { title: string } | null; next: { title: string } | null }[];
+        channels: { channelId: string; now: Slot; next: Slot }[];
       };
     });
     const shown = await page
@@ -290,8 +291,20 @@ describe.skipIf(SKIP_BROWSER)('developer pages in Chromium', () => {
           ),
         ),
       );
-    expect(shown).toEqual(answer.channels.map((c) => [c.now?.title, c.next?.title]));
-    expect(shown.flat().every((title) => typeof title === 'string')).toBe(true);
+    expect(shown).toEqual(
+      answer.channels.map((c) => [c.now?.title ?? null, c.next?.title ?? null]),
+    );
+    // The preview lists programmes starting today or tomorrow (UTC): just after midnight the
+    // one running began yesterday and is not shown, and next is then the day's first.
+    for (const channel of answer.channels) {
+      expect(channel.next).not.toBeNull();
+      if (channel.now !== null) continue;
+      const today = await page.evaluate(async (id) => {
+        const response = await fetch(`/playground/api/channels/${id}/programmes?days=today`);
+        return ((await response.json()) as { programmes: Slot[] }).programmes[0];
+      }, channel.channelId);
+      expect(today).toMatchObject({ title: channel.next?.title, start: channel.next?.start });
+    }
     expect(await page.locator('#pg-on-request').textContent()).toBe(
       '/playground/api/now?country=UK',
     );
