@@ -728,7 +728,8 @@ ${titles.map((title, h) => `<programme start="${t(h + 6)}" stop="${t(h + 7)}" ch
       );
     await ingest(guide('Kept Show', 'Dropped Show', 'Kept Show'));
     expect(await texts()).toEqual(['dropped show', 'kept show']);
-    // The same first start, the 07:00 programme gone: it is removed, and its text with it.
+    // The same first start and only the 06:00 programme: 07:00 and 08:00 are removed, and the
+    // text only 07:00 had goes with them; 06:00 keeps the other.
     const summary = await ingest(guide('Kept Show'));
     expect(summary.merge.programmesRemoved).toBe(2);
     expect(await texts()).toEqual(['kept show']);

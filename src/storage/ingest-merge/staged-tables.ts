@@ -91,8 +91,8 @@ export interface StagedTableNames {
   /** Rows replaced by a later one with the same id (all but the last of each id). */
   readonly losers: string;
   /**
-   * Search texts the merge may leave unused: those of the stored programmes it replaces or
-   * prunes (each perhaps more than once).
+   * Search texts the merge may leave unused: those of the stored programmes it removes,
+   * changes or prunes (each perhaps more than once).
    */
   readonly texts: string;
   /**
