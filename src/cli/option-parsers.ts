@@ -29,7 +29,7 @@ export function parseIsoInstantOrNone(text: string): number | 'none' {
 }
 
 /** The highest per-account limit an operator can set (requests per second). */
-export const MAX_RATE_LIMIT = 1_000_000;
+const MAX_RATE_LIMIT = 1_000_000;
 
 export function parseRateLimit(text: string): number {
   if (!/^\d+$/.test(text.trim()) || Number(text) < 1 || Number(text) > MAX_RATE_LIMIT) {

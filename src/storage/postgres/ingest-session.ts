@@ -199,6 +199,10 @@ class PostgresIngestSession implements IngestSession {
   private readonly staged = new StagedProgrammes();
   /** Staged rows replaced by a later one with the same id, once the file is read. */
   private losers = 0;
+  /** The staged programmes left once repeats are collapsed (losers known after prepareMerge). */
+  private get winners(): number {
+    return this.staged.count - this.losers;
+  }
   /** Staging statements run one after another; a failure is kept and rethrown. */
   private pending: Promise<void> = Promise.resolve();
   private failure: unknown = null;
@@ -236,7 +240,7 @@ class PostgresIngestSession implements IngestSession {
       countOverlaps,
     });
     const results = await runSteps(this.client, steps);
-    return stagingStats(steps, results, this.staged.count - this.losers);
+    return stagingStats(steps, results, this.winners);
   }
 
   /** The merge (merge-steps.ts), its statements one by one in the session's transaction. */
@@ -249,7 +253,7 @@ class PostgresIngestSession implements IngestSession {
         POSTGRES_MERGE,
         TABLES,
         file,
-        mergeStepOptions(file, options, this.staged.flagged > 0, this.staged.count - this.losers),
+        mergeStepOptions(file, options, this.staged.flagged > 0, this.winners),
       );
       const results = await runSteps(this.client, steps);
       // GIN adds the new search texts' words to a pending list that every search then reads
@@ -258,7 +262,7 @@ class PostgresIngestSession implements IngestSession {
       // transaction, so searches after an ingest are as fast as before it.
       await this.client.query(`SELECT gin_clean_pending_list('search_texts_words'::regclass)`);
       await this.client.query('COMMIT');
-      return mergeStats(steps, results, this.staged.count - this.losers);
+      return mergeStats(steps, results, this.winners);
     } catch (error) {
       await this.client.query('ROLLBACK').catch(() => {});
       throw error;

@@ -102,6 +102,10 @@ class SqliteIngestSession implements IngestSession {
   private readonly stagedChannels = new Set<string>();
   /** Staged rows replaced by a later one with the same id, once the file is read. */
   private losers = 0;
+  /** The staged programmes left once repeats are collapsed (losers known after prepareMerge). */
+  private get winners(): number {
+    return this.staged.count - this.losers;
+  }
   private closed = false;
   private prepared = false;
 
@@ -150,7 +154,7 @@ class SqliteIngestSession implements IngestSession {
     });
     const results =
       steps.length === 0 ? [] : await this.runner.script(toScript(steps), 'transaction');
-    return stagingStats(steps, results, this.staged.count - this.losers);
+    return stagingStats(steps, results, this.winners);
   }
 
   async commit(file: SourceFileRecord, options: CommitOptions = {}): Promise<MergeStats> {
@@ -170,11 +174,11 @@ class SqliteIngestSession implements IngestSession {
         SQLITE_MERGE,
         this.tables,
         file,
-        mergeStepOptions(file, options, this.staged.flagged > 0, this.staged.count - this.losers),
+        mergeStepOptions(file, options, this.staged.flagged > 0, this.winners),
       );
       // The whole merge is one script: one round trip to the staging thread, one BEGIN IMMEDIATE.
       const results = await this.runner.script(toScript(steps), 'immediate');
-      return mergeStats(steps, results, this.staged.count - this.losers);
+      return mergeStats(steps, results, this.winners);
     } finally {
       await this.release();
     }
