@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clipToPreview } from './preview-window.js';
+import { clipToPreview, showsInPreview } from './preview-window.js';
 import { DAY_MS, parseScheduleWindow } from './schedule-window.js';
 
 const NOW = Date.UTC(2026, 7, 22, 10, 30);
@@ -42,5 +42,22 @@ describe('preview window', () => {
     const far = clipToPreview({ kind: 'range', fromMs: TODAY + 5 * DAY_MS }, NOW);
     expect(far.toMs - far.fromMs).toBe(0);
     expect(far.fromMs).toBe(TODAY + 2 * DAY_MS);
+  });
+
+  it('shows on air the programmes starting in its days and the one on as today begins', () => {
+    const preview = clipToPreview({ kind: 'all' }, NOW);
+    const HOUR = 3_600_000;
+    const cases: [start: number, stop: number | null, shown: boolean][] = [
+      [TODAY, TODAY + HOUR, true],
+      [TODAY + 2 * DAY_MS - HOUR, null, true],
+      [TODAY - HOUR, TODAY + HOUR, true], // still on at midnight
+      [TODAY - HOUR, TODAY, false], // ended as today began
+      [TODAY - HOUR, null, false], // no stop: not known to be on
+      [TODAY - DAY_MS, TODAY - DAY_MS + HOUR, false],
+      [TODAY + 2 * DAY_MS, TODAY + 2 * DAY_MS + HOUR, false],
+    ];
+    for (const [start, stop, shown] of cases) {
+      expect([start, stop, showsInPreview(preview, start, stop)]).toEqual([start, stop, shown]);
+    }
   });
 });

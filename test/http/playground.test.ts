@@ -349,11 +349,11 @@ describe('playground API', () => {
 
 /**
  * /playground/api/guide and /now: the v1 parameters and answers, over the preview channels and
- * the programmes the preview schedule lists. The choice for windows and instants outside today
- * and tomorrow (UTC) is the one `days=yesterday` makes for a schedule: not an error, an empty
- * answer. A guide window is clipped to the preview days (its `from` and `to` say the part
- * answered, empty at the nearer edge when it lies wholly outside); `now` and `next` are only
- * programmes starting today or tomorrow, and an `at` outside has neither.
+ * the programmes the preview schedule lists, and the one on air as today begins (UTC). The
+ * choice for windows and instants outside today and tomorrow is the one `days=yesterday` makes
+ * for a schedule: not an error, an empty answer. A guide window is clipped to the preview days
+ * (its `from` and `to` say the part answered, empty at the nearer edge when it lies wholly
+ * outside); `now` and `next` are those programmes, and an `at` outside has neither.
  */
 describe('playground guide and now/next', () => {
   let g: TestApp;
@@ -383,7 +383,8 @@ describe('playground guide and now/next', () => {
         { xmltvId: 'hidden.uk', name: 'Hidden News', country: 'UK' },
       ],
       [
-        // Starts yesterday, runs into today: v1 shows it, the preview schedule does not list it.
+        // Starts yesterday, runs into today: the preview schedule does not list it (it lists by
+        // start, as v1 does), but it is on air as the preview begins, so its grid and now show it.
         news('before midnight', TODAY - HOUR, 180),
         news('morning', TODAY + 9 * HOUR, 60),
         news('on now', TODAY + 10 * HOUR, 60), // TEST_NOW is 10:30
@@ -393,6 +394,8 @@ describe('playground guide and now/next', () => {
         news('tomorrow late', TOMORROW + 23 * HOUR, 120),
         news('day after', TOMORROW + DAY_MS + HOUR / 2, 30),
         { channel: 'news.uk', rawStart: 'sometime', title: 'unparsed' },
+        // Ends as today begins: not on air in the preview.
+        { channel: 'kids.uk', title: 'kids last night', startMs: TODAY - HOUR, durationMin: 60 },
         { channel: 'kids.uk', title: 'kids now', startMs: TODAY + 10.25 * HOUR, durationMin: 30 },
         { channel: 'kids.uk', title: 'kids next', startMs: TODAY + 11.5 * HOUR, durationMin: 30 },
         { channel: 'hidden.uk', title: 'hidden now', startMs: TODAY + 10 * HOUR, durationMin: 60 },
@@ -484,7 +487,7 @@ describe('playground guide and now/next', () => {
     expect([v1.missing, v1.channels[0].now.title]).toEqual([[], 'hidden now']);
   });
 
-  it('clips a guide window to today and tomorrow, and lists only programmes starting then', async () => {
+  it('clips a guide window to today and tomorrow, and lists the programmes on air then', async () => {
     // Into the day after tomorrow: cut at its midnight; "day after" is v1's only.
     const late = await guide(`country=UK&from=${iso(TOMORROW + 22 * HOUR)}&hours=4`);
     expect([late.from, late.to]).toEqual([utc(TOMORROW + 22 * HOUR), utc(TOMORROW + DAY_MS)]);
@@ -494,14 +497,19 @@ describe('playground guide and now/next', () => {
     ).json();
     expect(grid(v1Late)['Onair News']).toEqual(['tomorrow late', 'day after']);
 
-    // From yesterday evening: only today's part, without the programme that began yesterday.
+    // From yesterday evening: only today's part, with the programme still on air at midnight
+    // but not one that ended then.
     const early = await guide(`country=UK&from=20260821220000%20%2B0000&hours=4`);
     expect([early.from, early.to]).toEqual([utc(TODAY), utc(TODAY + 2 * HOUR)]);
-    expect(grid(early)['Onair News']).toEqual([]);
+    expect(grid(early)).toEqual({ 'Kelpie Kids': [], 'Onair News': ['before midnight'] });
     const v1Early = (
       await g.get('/api/v1/guide?country=UK&from=20260821220000%20%2B0000&hours=4', gKey)
     ).json();
-    expect(grid(v1Early)['Onair News']).toEqual(['before midnight']);
+    expect(grid(v1Early)).toEqual({
+      'Hidden News': [],
+      'Kelpie Kids': ['kids last night'],
+      'Onair News': ['before midnight'],
+    });
 
     // Wholly outside (yesterday's 24 hours end where today begins): an empty window at the
     // nearer edge, channels listed, no programmes.
@@ -516,6 +524,7 @@ describe('playground guide and now/next', () => {
     // The whole preview in one request: 48 hours from today's midnight.
     const all = await guide(`country=UK&from=${iso(TODAY)}&hours=48`);
     expect(grid(all)['Onair News']).toEqual([
+      'before midnight',
       'morning',
       'on now',
       'late morning',
@@ -540,8 +549,8 @@ describe('playground guide and now/next', () => {
     expect(nowNext(await now('country=FR'))).toEqual({ 'Télé Lumière': [null, null] });
 
     const cases: [at: number, preview: Pair, v1: Pair][] = [
-      // Just after midnight: the programme from yesterday is not the preview's.
-      [TODAY + HOUR / 2, [null, 'morning'], ['before midnight', 'morning']],
+      // Just after midnight: the programme from yesterday is still on.
+      [TODAY + HOUR / 2, ['before midnight', 'morning'], ['before midnight', 'morning']],
       // Late tomorrow: the day after's programme is not the preview's `next`.
       [TOMORROW + 23.5 * HOUR, ['tomorrow late', null], ['tomorrow late', 'day after']],
       // Outside today and tomorrow: nothing of the preview.
@@ -648,6 +657,13 @@ describe('playground guide and now/next', () => {
         expect(detail.body.programme).toEqual(programme);
       }
     }
+    // "before midnight" is in that grid; a programme that ended as today began is v1's only.
+    expect(grid(body)['Onair News']?.[0]).toBe('before midnight');
+    const v1 = (await g.get(`/api/v1/channels/${gid('kids.uk')}/programmes?days=all`, gKey)).json();
+    const ended = v1.programmes.find((p: { title: string }) => p.title === 'kids last night');
+    const url = `/channels/${gid('kids.uk')}/programmes/${ended.id}`;
+    expect((await g.get(`/api/v1${url}`, gKey)).statusCode).toBe(200);
+    expect((await ask(url)).body.code).toBe('PROGRAMME_NOT_FOUND');
   });
 });
 

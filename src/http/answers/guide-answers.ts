@@ -128,8 +128,10 @@ export function createGuideAnswers(
       const spanMs = hours * HOUR_MS;
       const { fromMs, toMs } = scope.window(instantMs, spanMs);
       const readToMs = Math.min(toMs + LOOK_AHEAD_MS, scope.toMs);
+      // An empty window (a preview's, wholly outside its days) shows nothing, not even the
+      // programme on air at its instant.
       const read =
-        selected.channels.length === 0 || fromMs >= readToMs
+        selected.channels.length === 0 || fromMs >= toMs || fromMs >= readToMs
           ? new Map<string, TimedProgramme[]>()
           : await catalogue.programmesBetween(
               selected.channels.map((c) => c.id),

@@ -13,7 +13,7 @@ import {
   type ChannelSelection,
 } from '../../domain/guide.js';
 import { parseProgrammeSearchQuery, searchWindow } from '../../domain/programme-search.js';
-import { clipToPreview, type PreviewWindow } from '../../domain/preview-window.js';
+import { clipToPreview, showsInPreview, type PreviewWindow } from '../../domain/preview-window.js';
 import { isProgrammeId } from '../../domain/programme-id.js';
 import { retryAfterSeconds } from '../../domain/rate-window.js';
 import { parseScheduleWindow } from '../../domain/schedule-window.js';
@@ -171,8 +171,8 @@ function clipGuideWindow(
  * The keyless preview API under `/playground/api`: the v1 routes with the same parameters,
  * rules, response schemas and caches, over the channels the operator marked for the playground
  * and only today and tomorrow of their schedules (a programme's details, the guide grid and
- * now/next too). Limited per client IP; every answer carries
- * the `Onair-Preview` header and every 200 body says `"preview": true`.
+ * now/next too, with the programme on air as today begins). Limited per client IP; every answer
+ * carries the `Onair-Preview` header and every 200 body says `"preview": true`.
  */
 export async function registerPlaygroundApi(
   app: FastifyInstance,
@@ -210,7 +210,7 @@ export async function registerPlaygroundApi(
     fromMs: preview.fromMs,
     toMs: preview.toMs,
     window: (fromMs, spanMs) => clipGuideWindow(fromMs, spanMs, preview),
-    shows: (p) => p.startMs >= preview.fromMs,
+    shows: (p) => showsInPreview(preview, p.startMs, p.stopMs),
   });
 
   await app.register(
@@ -357,7 +357,8 @@ export async function registerPlaygroundApi(
           },
         },
         async (request, reply) => {
-          // Exactly the programmes the preview schedule lists: a parsed start today or tomorrow.
+          // The programmes the preview schedule lists (a parsed start today or tomorrow) and
+          // the one on air at today's midnight, which its now/next and guide grid show.
           const preview = clipToPreview({ kind: 'all' }, deps.now());
           const channelId = request.params.channelId.toLowerCase();
           const { programmeId } = request.params;
@@ -375,7 +376,8 @@ export async function registerPlaygroundApi(
                 ? await deps.catalogue.findProgramme(channelId, programmeId)
                 : null;
               const startMs = programme === null ? null : parseXmltvTime(programme.start);
-              if (startMs === null || startMs < preview.fromMs || startMs >= preview.toMs) {
+              const stopMs = programme === null ? null : parseXmltvTime(programme.stop);
+              if (startMs === null || !showsInPreview(preview, startMs, stopMs)) {
                 throw errors.programmeNotFound();
               }
               return programmeJson({ programme });
