@@ -63,6 +63,13 @@ export interface MergeDialect {
    */
   indexStagedIds(programmes: string): string | null;
   /**
+   * Run once the file's distinct texts (`fileTexts`) have their ids, before each staged
+   * programme finds its text's id there by its words: an index on the words (SQLite probes it
+   * per row) or statistics (PostgreSQL then hashes the small table; without them it expects
+   * each text to match many rows and sorts both sides instead).
+   */
+  prepareFileTexts(fileTexts: string): string;
+  /**
    * What `search_texts` is unique on, of the text `words`: the text (SQLite), or its MD5
    * (PostgreSQL, whose B-tree keys hold at most about 2.7 KB; a long description is more).
    */

@@ -194,7 +194,11 @@ describe('the merge steps', () => {
       'logChannels',
       'updateChannels',
       'insertChannels',
+      // The file's distinct texts, its new ones stored, each with its id for the programmes.
+      'fileTexts',
       'addSearchTexts',
+      'fileTextIds',
+      'prepareFileTexts',
       'plan',
       'logInsert if plan.separate',
       'insert if plan.separate',

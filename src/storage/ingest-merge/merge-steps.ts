@@ -348,7 +348,7 @@ export function mergeSteps(
       (p) => `${PROGRAMME_INSERT} SELECT ${STAGED_PROGRAMME_VALUES}, ${p(file.id)}, ${p(now)},
           c.name_key, c.country, t.id
         FROM ${staged} JOIN channels AS c ON c.id = f.channel_id
-          JOIN search_texts AS t ON ${sameText('f.search_words')}
+          JOIN ${t.fileTexts} AS t ON t.words = f.search_words
         WHERE ${stagedRows}`,
     );
   const update = `DO UPDATE SET
@@ -464,19 +464,30 @@ export function mergeSteps(
           WHERE NOT EXISTS (SELECT 1 FROM channels AS c WHERE c.id = s.id)`,
       ),
     },
+    // Each distinct search text once (docs/catalogue.md, "The search index"): the file's texts
+    // are made distinct, its new ones added (the full-text index follows them), and each gets
+    // its id; the programmes written below find theirs among these. PostgreSQL finds a text
+    // by its MD5, and hashing every staged row's words took 0.89 s of the 92 MB guide's
+    // re-ingest, its 11,309 distinct texts 0.2 s in all (`EXPLAIN ANALYZE`; bench/INGEST.md).
+    {
+      label: 'fileTexts',
+      kind: 'run',
+      sql: `INSERT INTO ${t.fileTexts} (words)
+        SELECT DISTINCT f.search_words FROM ${t.programmes} AS f WHERE ${survivors}`,
+    },
     {
       label: 'addSearchTexts',
       kind: 'run',
-      // Each distinct search text once (docs/catalogue.md, "The search index"): the file's
-      // new ones are added, and the full-text index follows them. The file's texts are made
-      // distinct first, then looked up: PostgreSQL finds a text by its MD5, and hashing every
-      // staged row's words took 0.89 s of the 92 MB guide's re-ingest, its 11,309 distinct
-      // texts 0.2 s in all (`EXPLAIN ANALYZE`; SQLite alike either way; bench/INGEST.md).
-      sql: `INSERT INTO search_texts (words) SELECT n.words
-        FROM (SELECT DISTINCT f.search_words AS words FROM ${t.programmes} AS f
-          WHERE ${survivors}) AS n
+      sql: `INSERT INTO search_texts (words) SELECT n.words FROM ${t.fileTexts} AS n
         WHERE NOT EXISTS (SELECT 1 FROM search_texts AS t WHERE ${sameText('n.words')})`,
     },
+    {
+      label: 'fileTextIds',
+      kind: 'run',
+      sql: `UPDATE ${t.fileTexts} SET id = (SELECT t.id FROM search_texts AS t
+        WHERE ${sameText(`${t.fileTexts}.words`)})`,
+    },
+    { label: 'prepareFileTexts', kind: 'exec', sql: d.prepareFileTexts(t.fileTexts) },
     {
       label: 'plan',
       kind: 'get',

@@ -102,6 +102,12 @@ export interface StagedTableNames {
    * unused, the change records and the upsert are all made from it.
    */
   readonly upserts: string;
+  /**
+   * The file's distinct search texts with the id of each in `search_texts`: what the staged
+   * programmes find their text's id in, so that each staged row's words are looked up in this
+   * small table rather than hashed for the catalogue's index of texts.
+   */
+  readonly fileTexts: string;
 }
 
 export type StagedTableName = keyof StagedTableNames;
@@ -160,6 +166,14 @@ export const STAGED_TABLES: Readonly<Record<StagedTableName, StagedTable>> = {
       { name: 'old_text', type: 'integer', nullable: true },
     ],
   },
+  // No key: PostgreSQL's B-tree keys hold at most about 2.7 KB, and a text may be longer (each
+  // dialect makes the table findable by its words: MergeDialect.prepareFileTexts).
+  fileTexts: {
+    columns: [
+      { name: 'words', type: 'text' },
+      { name: 'id', type: 'integer', nullable: true },
+    ],
+  },
 };
 
 /** The order in which the tables are created (and may be dropped in reverse). */
@@ -172,6 +186,7 @@ export const STAGED_TABLE_ORDER: readonly StagedTableName[] = [
   'losers',
   'texts',
   'upserts',
+  'fileTexts',
 ];
 
 /** How a value travels to the staging thread or connection: booleans go as 1 or 0. */

@@ -36,6 +36,7 @@ export const SQLITE_MERGE: MergeDialect = {
       losers: `${p}_losers`,
       texts: `${p}_texts`,
       upserts: `${p}_upserts`,
+      fileTexts: `${p}_file_texts`,
     };
   },
   createStagedTable(name: string, table: StagedTable) {
@@ -65,6 +66,8 @@ export const SQLITE_MERGE: MergeDialect = {
   joinedRows: (spans, on, where) =>
     `FROM ${spans} AS s CROSS JOIN programmes AS p ON ${on} WHERE ${where}`,
   analyseStaged: () => null,
+  prepareFileTexts: (fileTexts) =>
+    `CREATE INDEX temp.${fileTexts}_by_words ON ${fileTexts} (words)`,
   searchTextKey: (words) => words,
   // Only when the file drops programmes: each stored one is checked against the staged ids.
   indexStagedIds: (programmes) =>
