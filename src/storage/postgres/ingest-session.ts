@@ -2,7 +2,6 @@ import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import type pg from 'pg';
 import { from as copyFrom, type CopyStreamQuery } from 'pg-copy-streams';
-import { programmeIdFor } from '../../domain/programme-id.js';
 import type {
   AnalyseOptions,
   CatalogueWriter,
@@ -30,21 +29,28 @@ import {
 import {
   STAGED_TABLES,
   stagedInsert,
+  valueKind,
   writeStagedChannel,
   writeStagedProgramme,
   writeStagedSpan,
   type StagedRowSink,
 } from '../ingest-merge/staged-tables.js';
+import { RowPacker } from '../packed-rows.js';
 import { StagedProgrammes } from '../staged-programmes.js';
+import { createCopyEncoder } from './copy-encoder.js';
+import type { CopyShape } from './copy-text.js';
 import { POSTGRES_MERGE, unnestInsertFor } from './postgres-merge-dialect.js';
 
 /** Rows sent to PostgreSQL per staging statement (one `unnest` of column arrays each). */
 const CHANNEL_BATCH_ROWS = 1_000;
 /**
- * Characters of COPY text gathered before they are written to the connection: large enough
- * that a write's overhead is spread over a few hundred programmes.
+ * Programmes gathered before they go to the COPY encoder (about 256 KB of COPY text for the
+ * guides of bench/INGEST.md): enough that a message's and a write's overhead is spread over
+ * hundreds of rows.
  */
-const COPY_CHUNK_CHARS = 256 * 1024;
+const COPY_BATCH_ROWS = 512;
+/** Batches of programmes the reader may run ahead of (about 1 MB of COPY text). */
+const MAX_BATCHES_IN_FLIGHT = 4;
 
 const TABLES = POSTGRES_MERGE.stagedTableNames();
 
@@ -54,9 +60,13 @@ const CREATE_STAGING = createStagedTablesSql(POSTGRES_MERGE, TABLES);
 
 // Programmes, nearly all of a file's rows, are streamed in with COPY as the file is read: 5.6 s
 // of a 26 s ingest of the 92 MB guide were the `unnest` inserts that staged them before.
-const COPY_PROGRAMMES = `COPY ${TABLES.programmes} (${stagedInsert(
-  STAGED_TABLES.programmes,
-).columnNames.join(', ')}) FROM STDIN`;
+const PROGRAMMES_INSERT = stagedInsert(STAGED_TABLES.programmes);
+const COPY_PROGRAMMES = `COPY ${TABLES.programmes} (${PROGRAMMES_INSERT.columnNames.join(', ')}) FROM STDIN`;
+/** The programmes' values as the session packs them, and their id's inputs. */
+const PROGRAMME_COPY: CopyShape = {
+  columns: PROGRAMMES_INSERT.written.map(valueKind),
+  programmeIdOf: PROGRAMMES_INSERT.programmeId?.from ?? null,
+};
 const INSERT_CHANNELS = unnestInsertFor(TABLES.channels, STAGED_TABLES.channels);
 const INSERT_CANDIDATES = unnestInsertFor(TABLES.candidates, STAGED_TABLES.candidates);
 const INSERT_SPANS = unnestInsertFor(TABLES.spans, STAGED_TABLES.spans);
@@ -103,57 +113,6 @@ function emptyColumns(n: number): unknown[][] {
   return Array.from({ length: n }, () => []);
 }
 
-/** What COPY's text format escapes in a value: the backslash, and tab and line breaks. */
-const COPY_SPECIAL = /[\\\t\n\r]/;
-const COPY_ESCAPES: Readonly<Record<string, string>> = {
-  '\\': '\\\\',
-  '\t': '\\t',
-  '\n': '\\n',
-  '\r': '\\r',
-};
-
-/** A value in COPY's text format. */
-function copyText(value: string): string {
-  return COPY_SPECIAL.test(value)
-    ? value.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c] ?? c)
-    : value;
-}
-
-/**
- * Staged rows as COPY text (tab-separated columns, `\N` for NULL, one line a row), gathered
- * into chunks; booleans come as 1 and 0, which COPY reads as booleans.
- */
-class CopyRows implements StagedRowSink {
-  chunk = '';
-  private line = '';
-
-  text(value: string): void {
-    this.line += `${copyText(value)}\t`;
-  }
-
-  nullableText(value: string | null): void {
-    this.line += value === null ? '\\N\t' : `${copyText(value)}\t`;
-  }
-
-  number(value: number | null): void {
-    this.line += value === null ? '\\N\t' : `${value}\t`;
-  }
-
-  /** Ends a row (its last tab becomes the line's end); returns the characters gathered. */
-  endRow(): number {
-    this.chunk += `${this.line.slice(0, -1)}\n`;
-    this.line = '';
-    return this.chunk.length;
-  }
-
-  /** The gathered text, and an empty chunk. */
-  take(): string {
-    const chunk = this.chunk;
-    this.chunk = '';
-    return chunk;
-  }
-}
-
 /** Runs merge steps one by one on `client`, skipping those whose `onlyIf` does not hold. */
 async function runSteps(
   client: pg.Client,
@@ -185,8 +144,9 @@ async function runSteps(
  * (StagedProgrammes), as in the SQLite session.
  */
 class PostgresIngestSession implements IngestSession {
-  // The programme's staged values, then its id.
-  private readonly programmes = new CopyRows();
+  // The programmes' staged values, packed for the encoder, which adds their ids.
+  private readonly programmes = new RowPacker(PROGRAMME_COPY.columns, COPY_BATCH_ROWS);
+  private readonly encoder = createCopyEncoder(PROGRAMME_COPY);
   /** The COPY of the programmes, opened with the first chunk and ended before the merge. */
   private copy: CopyStreamQuery | null = null;
   /**
@@ -205,6 +165,8 @@ class PostgresIngestSession implements IngestSession {
   }
   /** Staging statements run one after another; a failure is kept and rethrown. */
   private pending: Promise<void> = Promise.resolve();
+  /** The programmes' batches on their way, oldest first: each one's end in `pending`. */
+  private readonly inFlight: Promise<void>[] = [];
   private failure: unknown = null;
   private prepared = false;
   private closed = false;
@@ -221,18 +183,31 @@ class PostgresIngestSession implements IngestSession {
   stageProgramme(p: ProgrammeRecord): void {
     this.assertOpen();
     writeStagedProgramme(this.programmes, this.staged.add(p, this.addCandidate), p);
-    this.programmes.text(programmeIdFor(p.channelId, p.start));
-    if (this.programmes.endRow() >= COPY_CHUNK_CHARS) this.flushProgrammes();
+    if (this.programmes.endRow()) this.flushProgrammes();
   }
 
+  /**
+   * Lets the reader go on while at most MAX_BATCHES_IN_FLIGHT batches of programmes are being
+   * encoded or written, so the encoder works beside the parser (waiting for every batch after
+   * each input chunk kept them taking turns).
+   */
   async drain(): Promise<void> {
     this.assertOpen();
     this.flush();
+    while (this.inFlight.length > MAX_BATCHES_IN_FLIGHT) await this.inFlight.shift();
+    if (this.failure !== null) throw this.failure;
+  }
+
+  /** Stages everything gathered and waits until it is staged. */
+  private async stageAll(): Promise<void> {
+    this.assertOpen();
+    this.flush();
+    this.inFlight.length = 0;
     await this.settled();
   }
 
   async analyse({ maxSamples, countOverlaps }: AnalyseOptions): Promise<StagingStats> {
-    await this.drain();
+    await this.stageAll();
     await this.prepareMerge();
     const steps = analyseSteps(POSTGRES_MERGE, TABLES, {
       collapsed: this.staged.flagged > 0,
@@ -247,7 +222,7 @@ class PostgresIngestSession implements IngestSession {
   async commit(file: SourceFileRecord, options: CommitOptions = {}): Promise<MergeStats> {
     this.assertOpen();
     try {
-      await this.drain();
+      await this.stageAll();
       await this.prepareMerge();
       const steps = mergeSteps(
         POSTGRES_MERGE,
@@ -326,6 +301,7 @@ class PostgresIngestSession implements IngestSession {
   private async release(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.encoder.close();
     await this.client.end().catch(() => {});
   }
 
@@ -355,16 +331,20 @@ class PostgresIngestSession implements IngestSession {
   }
 
   /**
-   * Writes the gathered programmes to the COPY, opening it with the first chunk; the next
-   * statement waits until the connection has taken them (so memory stays bounded).
+   * Hands the gathered programmes to the encoder at once, and writes their COPY text in turn,
+   * opening the COPY with the first batch; the next statement waits until the connection has
+   * taken them, and `drain` until few batches are left (so memory stays bounded).
    */
   private flushProgrammes(): void {
-    const chunk = this.programmes.take();
-    if (chunk === '') return;
+    if (this.programmes.rows === 0) return;
+    const encoded = this.encoder.encode(this.programmes.take());
+    // Its failure is kept in turn below; until then it is not an unhandled rejection.
+    encoded.catch(() => {});
     this.copying = true;
     this.pending = this.pending.then(async () => {
       if (this.failure !== null) return;
       try {
+        const chunk = await encoded;
         if (this.copy === null) {
           this.copy = this.client.query(copyFrom(COPY_PROGRAMMES));
           // A COPY refused fails its stream: kept, and thrown at the next drain.
@@ -377,6 +357,7 @@ class PostgresIngestSession implements IngestSession {
         this.failure = error;
       }
     });
+    this.inFlight.push(this.pending);
   }
 
   private flushChannels(): void {

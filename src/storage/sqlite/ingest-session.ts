@@ -32,10 +32,10 @@ import {
 import { cataloguePathFor } from './catalogue-file.js';
 import type { SqliteDatabase } from './connection.js';
 import { isInMemory, openCatalogueFile } from './database.js';
+import { RowPacker } from '../packed-rows.js';
 import { StagedProgrammes } from '../staged-programmes.js';
 import { rowInsertFor, SQLITE_MERGE } from './sqlite-merge-dialect.js';
 import {
-  RowPacker,
   createInThreadRunner,
   type RowInsert,
   type SqlStep,

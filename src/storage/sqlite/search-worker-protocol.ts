@@ -1,5 +1,5 @@
 import type { ProgrammeSearch, ProgrammeSearchHit } from '../catalogue-reader.js';
-import type { ErrorInfo } from './thread-errors.js';
+import type { ErrorInfo } from '../thread-errors.js';
 
 // The messages between the store's search client (search-worker.ts) and its search thread
 // (search-worker-thread.ts), both sides typed by this one file.

@@ -8,7 +8,7 @@ import {
   type SearchRequest,
   type SearchWorkerInput,
 } from './search-worker-protocol.js';
-import { errorInfo } from './thread-errors.js';
+import { errorInfo } from '../thread-errors.js';
 
 // Required rather than imported, as in staging-worker-thread.ts: the ESM loader's scan of the
 // CommonJS driver's exports would be paid again at each thread's start.

@@ -6,7 +6,7 @@ import {
   type SearchRequest,
   type SearchWorkerInput,
 } from './search-worker-protocol.js';
-import { errorFromInfo } from './thread-errors.js';
+import { errorFromInfo } from '../thread-errors.js';
 
 /** The search thread's entry file, beside this module (`.ts` under Vitest: staging-worker.ts). */
 const WORKER_ENTRY = import.meta.url.endsWith('.ts')

@@ -1,6 +1,12 @@
 import type Database from 'better-sqlite3';
 import { programmeIdFor } from '../../domain/programme-id.js';
 import type { SqliteDatabase } from './connection.js';
+import {
+  unpackRows,
+  type PackedColumn,
+  type PackedRows,
+  type PackedValue,
+} from '../packed-rows.js';
 
 /** A value bound to a statement parameter. */
 export type SqlValue = string | number | bigint | null;
@@ -31,23 +37,6 @@ export type SqlStepResult =
 
 /** How a script's statements are grouped. */
 export type ScriptMode = 'plain' | 'transaction' | 'immediate';
-
-/** How a column's values travel in PackedRows. */
-export type PackedColumn = 'text' | 'nullable-text' | 'number';
-
-/**
- * Rows packed for a cheap hand-over to the staging thread. Structured cloning an array of
- * values costs about a microsecond per value (measured: most of the parser thread's staging
- * cost), while one string and two typed arrays, moved rather than copied, cost a fraction of
- * that. Row-major: every text value, in column order, is concatenated into `text` with its
- * length in `textLengths` (-1 for null); number columns are in `numbers` (NaN for null).
- */
-export interface PackedRows {
-  rows: number;
-  text: string;
-  textLengths: Int32Array;
-  numbers: Float64Array;
-}
 
 /** A multi-row INSERT: `head` is `INSERT INTO t (a, b)`, `tail` an optional ON CONFLICT clause. */
 export interface RowInsert {
@@ -80,64 +69,6 @@ export interface StagingRunner {
 /** Rows per multi-row INSERT statement: fewer statement calls, well under the parameter limit. */
 export const ROWS_PER_STATEMENT = 64;
 
-/** Collects rows into PackedRows of at most `capacity` rows, column by column. */
-export class RowPacker {
-  rows = 0;
-  private texts: string[] = [];
-  private textLengths: Int32Array;
-  private numbers: Float64Array;
-  private textAt = 0;
-  private numberAt = 0;
-  private readonly textColumns: number;
-  private readonly numberColumns: number;
-
-  constructor(
-    columns: readonly PackedColumn[],
-    readonly capacity: number,
-  ) {
-    this.numberColumns = columns.filter((c) => c === 'number').length;
-    this.textColumns = columns.length - this.numberColumns;
-    this.textLengths = new Int32Array(capacity * this.textColumns);
-    this.numbers = new Float64Array(capacity * this.numberColumns);
-  }
-
-  text(value: string): void {
-    this.texts.push(value);
-    this.textLengths[this.textAt++] = value.length;
-  }
-
-  nullableText(value: string | null): void {
-    if (value === null) this.textLengths[this.textAt++] = -1;
-    else this.text(value);
-  }
-
-  number(value: number | null): void {
-    this.numbers[this.numberAt++] = value ?? Number.NaN;
-  }
-
-  /** Ends a row; true when the packer is full and should be taken. */
-  endRow(): boolean {
-    return ++this.rows >= this.capacity;
-  }
-
-  /** The rows packed so far (fresh arrays, ready to be moved), and a clean packer. */
-  take(): PackedRows {
-    const packed: PackedRows = {
-      rows: this.rows,
-      text: this.texts.join(''),
-      textLengths: this.textLengths,
-      numbers: this.numbers,
-    };
-    this.rows = 0;
-    this.texts = [];
-    this.textAt = 0;
-    this.numberAt = 0;
-    this.textLengths = new Int32Array(this.capacity * this.textColumns);
-    this.numbers = new Float64Array(this.capacity * this.numberColumns);
-    return packed;
-  }
-}
-
 // The functions below run in whichever thread holds the connection: this one
 // (createInThreadRunner) or the staging thread (staging-worker-thread.ts).
 
@@ -146,53 +77,6 @@ export function multiRowInsertSql(insert: RowInsert, rows: number): string {
   const width = insert.columns.length + (insert.programmeIdOf === undefined ? 0 : 1);
   const row = `(${new Array<string>(width).fill('?').join(',')})`;
   return `${insert.head} VALUES ${new Array<string>(rows).fill(row).join(',')} ${insert.tail}`;
-}
-
-/**
- * Unpacks `packed` into statement parameters, `perStatement` rows at a time (fewer for the
- * last group), handing each group to `run`. The parameter array of full groups is reused.
- * With `extra`, each row gets one more value after its columns: `extra` of the row's values
- * (from index `at` of `values`).
- */
-export function unpackRows(
-  packed: PackedRows,
-  columns: readonly PackedColumn[],
-  perStatement: number,
-  run: (rows: number, values: SqlValue[]) => void,
-  extra: ((values: readonly SqlValue[], at: number) => SqlValue) | null = null,
-): void {
-  const { text, textLengths, numbers } = packed;
-  const columnCount = columns.length;
-  const width = columnCount + (extra === null ? 0 : 1);
-  const full = new Array<SqlValue>(width * perStatement);
-  let textAt = 0;
-  let numberAt = 0;
-  let offset = 0;
-  for (let done = 0; done < packed.rows;) {
-    const rows = Math.min(perStatement, packed.rows - done);
-    const values = rows === perStatement ? full : new Array<SqlValue>(width * rows);
-    let k = 0;
-    for (let r = 0; r < rows; r++) {
-      const at = k;
-      for (let c = 0; c < columnCount; c++) {
-        if (columns[c] === 'number') {
-          const value = numbers[numberAt++] as number;
-          values[k++] = Number.isNaN(value) ? null : value;
-        } else {
-          const length = textLengths[textAt++] as number;
-          if (length < 0) {
-            values[k++] = null;
-          } else {
-            values[k++] = text.slice(offset, offset + length);
-            offset += length;
-          }
-        }
-      }
-      if (extra !== null) values[k++] = extra(values, at);
-    }
-    run(rows, values);
-    done += rows;
-  }
 }
 
 // Parameters are passed as one array, which better-sqlite3 binds in order.
@@ -238,7 +122,7 @@ export function insertPackedRows(
   const extra =
     idOf === undefined
       ? null
-      : (values: readonly SqlValue[], at: number) =>
+      : (values: readonly PackedValue[], at: number) =>
           programmeIdFor(values[at + idOf[0]] as string, values[at + idOf[1]] as string);
   unpackRows(
     packed,

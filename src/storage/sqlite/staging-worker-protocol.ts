@@ -1,12 +1,7 @@
-import type {
-  PackedRows,
-  RowInsert,
-  ScriptMode,
-  SqlStep,
-  SqlStepResult,
-} from './staging-runner.js';
+import type { PackedRows } from '../packed-rows.js';
+import type { RowInsert, ScriptMode, SqlStep, SqlStepResult } from './staging-runner.js';
 
-import type { ErrorInfo } from './thread-errors.js';
+import type { ErrorInfo } from '../thread-errors.js';
 
 // The messages between an ingest session's runner (staging-worker.ts) and its staging thread
 // (staging-worker-thread.ts), both sides typed by this one file.

@@ -9,7 +9,7 @@ import {
   type SqlStepResult,
 } from './staging-runner.js';
 import type { WorkerInput, WorkerReply, WorkerRequest } from './staging-worker-protocol.js';
-import { errorInfo } from './thread-errors.js';
+import { errorInfo } from '../thread-errors.js';
 
 // Required rather than imported: imported, the CommonJS driver goes through the ESM loader's
 // scan of its exports, which each new thread (one per ingest) paid again at its start.

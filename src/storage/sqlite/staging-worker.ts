@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
+import type { PackedRows } from '../packed-rows.js';
 import type {
-  PackedRows,
   RowInsert,
   ScriptMode,
   SqlStep,
@@ -8,7 +8,7 @@ import type {
   StagingRunner,
 } from './staging-runner.js';
 import type { WorkerInput, WorkerReply, WorkerRequest } from './staging-worker-protocol.js';
-import { errorFromInfo } from './thread-errors.js';
+import { errorFromInfo } from '../thread-errors.js';
 
 /**
  * The staging thread's entry file, beside this module: `.js` once built. Under Vitest this

@@ -1,4 +1,5 @@
-// How an error crosses from a SQLite worker thread (staging, search) to the thread that asked.
+// How an error crosses from a worker thread (SQLite staging and search, PostgreSQL COPY
+// encoding) to the thread that asked.
 
 /** An error as it crosses threads: its message, and its SQLite code and name when it has them. */
 export interface ErrorInfo {

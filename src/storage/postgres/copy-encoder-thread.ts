@@ -1,0 +1,30 @@
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import { errorInfo } from '../thread-errors.js';
+import type { EncoderInput, EncoderReply, EncoderRequest } from './copy-encoder-protocol.js';
+import { copyLines } from './copy-text.js';
+
+/**
+ * The COPY encoder's thread, started by createCopyEncoder (copy-encoder.ts): it turns each
+ * batch of packed programmes into COPY text, with their ids hashed, and sends it back as
+ * UTF-8 bytes, moved rather than copied.
+ */
+function serveEncoding(port: MessagePort, shape: EncoderInput): void {
+  const utf8 = new TextEncoder();
+  port.on('message', (m: EncoderRequest) => {
+    if (m.op === 'encode') {
+      let reply: EncoderReply;
+      try {
+        reply = { op: 'encoded', bytes: utf8.encode(copyLines(m.packed, shape)), error: null };
+      } catch (error) {
+        reply = { op: 'encoded', bytes: null, error: errorInfo(error) };
+      }
+      port.postMessage(reply, reply.bytes === null ? [] : [reply.bytes.buffer as ArrayBuffer]);
+    } else {
+      port.postMessage({ op: 'closed' } satisfies EncoderReply);
+      port.close();
+    }
+  });
+}
+
+if (parentPort === null) throw new Error('copy-encoder-thread runs as a worker thread only');
+serveEncoding(parentPort, workerData as EncoderInput);
