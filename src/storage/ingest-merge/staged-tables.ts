@@ -239,8 +239,8 @@ export function stagedInsert(table: StagedTable): StagedInsert {
 }
 
 /**
- * Where a session writes a staged row's values, in the order of StagedInsert.written: the
- * SQLite session's RowPacker, the PostgreSQL session's column arrays.
+ * Where a session writes a staged row's values, in the order of StagedInsert.written: a
+ * RowPacker (SQLite's rows, PostgreSQL's programmes) or the PostgreSQL session's column arrays.
  */
 export interface StagedRowSink {
   text(value: string): void;

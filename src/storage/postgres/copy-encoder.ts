@@ -23,7 +23,7 @@ export interface CopyEncoder {
 /**
  * A COPY encoder whose work (each programme's id hashed, every value escaped, the text encoded)
  * runs beside the parser rather than on its thread, as SQLite's staging thread hashes the ids:
- * on the parser's thread it was a fifth of the time the programmes' COPY held the connection
+ * on the parser's thread it was a quarter of the time the programmes' COPY held the connection
  * (`node --cpu-prof bench/ingest.mjs --child postgres FILE`, bench/INGEST.md).
  */
 export function createCopyEncoder(shape: CopyShape): CopyEncoder {
