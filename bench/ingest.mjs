@@ -162,50 +162,9 @@ const nullWriter = {
 function startWriterProbe(path) {
   const driver = join(ROOT, 'node_modules/better-sqlite3');
   const catalogue = catalogueFile(path);
-  const worker = new Worker(
-    `const { parentPort, workerData } = require('node:worker_threads');
-     const { existsSync } = require('node:fs');
-     const Database = require(workerData.driver);
-     const open = (file) => {
-       const db = new Database(file);
-       db.pragma('busy_timeout = 600000');
-       return db;
-     };
-     const probes = [
-       { db: open(workerData.path), sql: ["BEGIN", "UPDATE data_versions SET version = version WHERE name = 'auth'", 'ROLLBACK'], longest: 0 },
-       ...(existsSync(workerData.catalogue)
-         ? [{ db: open(workerData.catalogue), sql: ['BEGIN IMMEDIATE', 'ROLLBACK'], longest: 0 }]
-         : []),
-     ];
-     const sleep = new Int32Array(new SharedArrayBuffer(4));
-     let stop = false;
-     const failures = [];
-     parentPort.on('message', () => { stop = true; });
-     (async function loop() {
-       while (!stop) {
-         for (const probe of probes) {
-           const started = performance.now();
-           try {
-             for (const sql of probe.sql) probe.db.exec(sql);
-           } catch (error) {
-             // Gave up (SQLITE_BUSY): counted as a wait as long as it was.
-             failures.push(\`\${error.code} after \${Math.round(performance.now() - started)} ms\`);
-             if (probe.db.inTransaction) probe.db.exec('ROLLBACK');
-           }
-           probe.longest = Math.max(probe.longest, performance.now() - started);
-         }
-         Atomics.wait(sleep, 0, 0, 10);
-         await new Promise((r) => setImmediate(r));
-       }
-       for (const probe of probes) probe.db.close();
-       parentPort.postMessage({
-         account: probes[0].longest,
-         catalogue: probes[1]?.longest ?? null,
-         failures,
-       });
-     })();`,
-    { eval: true, workerData: { path, catalogue, driver } },
-  );
+  const worker = new Worker(new URL('./writer-probe-thread.mjs', import.meta.url), {
+    workerData: { path, catalogue, driver },
+  });
   return {
     async stop() {
       const longest = new Promise((r) => worker.once('message', r));
