@@ -3,6 +3,8 @@
 // (`BEGIN IMMEDIATE; ROLLBACK`), and reports the longest wait of each when told to stop.
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { performance } from 'node:perf_hooks';
+import { setImmediate } from 'node:timers';
 import { parentPort, workerData } from 'node:worker_threads';
 
 // The driver of the build under test, whichever checkout it comes from.
