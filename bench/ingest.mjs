@@ -13,7 +13,8 @@
 // - `bin/onair ingest` end to end (its own process, from spawn to exit) into SQLite and
 //   PostgreSQL, and each case's MB/s as a share of saxes' on the same bytes;
 // - the same into PostgreSQL when it is reachable (BENCH_POSTGRES_URL, default the local
-//   server; each run creates and drops a database of its own).
+//   server; each run creates and drops a database of its own), the large catalogue too (a
+//   database generated once, onair_bench_ingest_N, each run ingesting into a copy of it).
 //
 // Every run of every case is a child process of its own, so its peak RSS is its own.
 //
@@ -21,7 +22,7 @@
 // default 3), --file PATH (another guide, plain or gzip), --large N (programmes already stored
 // for the large-catalogue case, default 2,000,000; 0 skips it), --no-postgres, --cases LIST (only
 // these kinds, comma-separated: saxes, epg-parser, none, cli, worker, gzip, in-thread, again,
-// large, cli-postgres, postgres, postgres-again; e.g. `--scale 34 --cases worker` for the 1 GB memory check),
+// large, cli-postgres, postgres, postgres-again, postgres-large; e.g. `--scale 34 --cases worker` for the 1 GB memory check),
 // --busy-cores N (N processes spinning on the CPU for the whole run: the cases measured while
 // other work, such as the server answering requests, takes cores).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -220,20 +221,37 @@ async function sqliteIngest(path, mode) {
   }
 }
 
-async function postgresIngest(path, again) {
+/** The URL of database `name` on the bench's PostgreSQL server. */
+function postgresUrlOf(name) {
+  const url = new URL(POSTGRES_URL);
+  url.pathname = `/${name}`;
+  return url.href;
+}
+
+/** The database holding the large catalogue on PostgreSQL, generated once (makeLargePostgres). */
+const largePostgresName = (programmes) => `onair_bench_ingest_${programmes}`;
+
+/**
+ * An ingest into a database of its own: a fresh one (`first`), a fresh one after a first ingest
+ * of the same file (`again`), or a copy of the large catalogue's (`large`, copied before the
+ * clock starts).
+ */
+async function postgresIngest(path, mode) {
   const { default: pg } = await import('pg');
   const { ingestXmltv } = await dist('catalogue/ingest/ingest-xmltv.js');
   const { openPostgresStore } = await dist('storage/postgres/postgres-store.js');
   const name = `onair_bench_${process.pid}`;
   const admin = new pg.Client({ connectionString: POSTGRES_URL });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(POSTGRES_URL);
-  url.pathname = `/${name}`;
-  const store = await openPostgresStore({ url: url.href, nowMs: NOW });
+  await admin.query(
+    mode === 'large'
+      ? `CREATE DATABASE ${name} TEMPLATE ${largePostgresName(arg('--large-programmes'))} STRATEGY FILE_COPY`
+      : `CREATE DATABASE ${name}`,
+  );
+  const store = await openPostgresStore({ url: postgresUrlOf(name), nowMs: NOW });
   const options = { country: 'IN', assumeOffsetMinutes: 0, nowMs: NOW };
   try {
-    if (again) await ingestXmltv(store.ingest, { source: path }, options);
+    if (mode === 'again') await ingestXmltv(store.ingest, { source: path }, options);
     const cpu = process.cpuUsage();
     const started = performance.now();
     const summary = await ingestXmltv(
@@ -329,8 +347,11 @@ async function child(kind, path) {
       ? await saxesOnly(path)
       : kind === 'epg-parser'
         ? await epgParserOnly(path)
-        : kind === 'postgres' || kind === 'postgres-again'
-          ? await postgresIngest(path, kind === 'postgres-again')
+        : kind === 'postgres' || kind === 'postgres-again' || kind === 'postgres-large'
+          ? await postgresIngest(
+              path,
+              kind === 'postgres' ? 'first' : kind === 'postgres-again' ? 'again' : 'large',
+            )
           : kind === 'cli' || kind === 'cli-postgres'
             ? await cliIngest(path, kind === 'cli' ? 'sqlite' : 'postgres')
             : await sqliteIngest(path, kind === 'gzip' ? 'worker' : kind);
@@ -405,6 +426,68 @@ async function makeLarge(target, programmes) {
   console.log(`Generated ${made.programmes.toLocaleString('en')} programmes in ${target}`);
 }
 
+/**
+ * Child job: the large catalogue on PostgreSQL, as makeLarge makes SQLite's, in a database of
+ * its own, renamed into place once complete, then analysed as autovacuum would in time (so its
+ * planner statistics are copied with it).
+ */
+async function makeLargePostgres(programmes) {
+  const { default: pg } = await import('pg');
+  const { openPostgresStore } = await dist('storage/postgres/postgres-store.js');
+  const name = largePostgresName(programmes);
+  const partial = `${name}_partial`;
+  const admin = new pg.Client({ connectionString: POSTGRES_URL });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${partial} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${partial}`);
+    const store = await openPostgresStore({ url: postgresUrlOf(partial), nowMs: NOW });
+    const channels = 2000;
+    const days = 30;
+    let made;
+    try {
+      made = await generateCatalogue(
+        {
+          ids: await dist('domain/catalogue-ids.js'),
+          time: await dist('domain/xmltv-time.js'),
+          details: await dist('domain/programme-details.js'),
+        },
+        store,
+        {
+          channels,
+          days,
+          perDay: Math.ceil(programmes / channels / days),
+          futureDays: 7,
+          nowMs: NOW,
+        },
+      );
+    } finally {
+      await store.close();
+    }
+    const analyse = new pg.Client({ connectionString: postgresUrlOf(partial) });
+    await analyse.connect();
+    await analyse.query('VACUUM ANALYZE');
+    await analyse.end();
+    await admin.query(`ALTER DATABASE ${partial} RENAME TO ${name}`);
+    console.log(`Generated ${made.programmes.toLocaleString('en')} programmes in database ${name}`);
+  } finally {
+    await admin.end();
+  }
+}
+
+/** Whether database `name` exists on the bench's PostgreSQL server. */
+async function postgresDatabaseExists(name) {
+  const { default: pg } = await import('pg');
+  const admin = new pg.Client({ connectionString: POSTGRES_URL });
+  await admin.connect();
+  try {
+    const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    return rowCount === 1;
+  } finally {
+    await admin.end();
+  }
+}
+
 // ---- parent: prepare inputs, run every case in child processes, report ---------------------
 
 function median(values) {
@@ -469,7 +552,10 @@ async function parent() {
   const wanted = (kind) => only === null || only.includes(kind);
   const withPostgres =
     !process.argv.includes('--no-postgres') &&
-    (wanted('postgres') || wanted('postgres-again') || wanted('cli-postgres')) &&
+    (wanted('postgres') ||
+      wanted('postgres-again') ||
+      wanted('cli-postgres') ||
+      wanted('postgres-large')) &&
     (await postgresReachable());
   const dir = mkdtempSync(join(tmpdir(), 'onair-bench-input-'));
   try {
@@ -521,6 +607,17 @@ async function parent() {
       cases.push(['PostgreSQL: `bin/onair ingest` end to end', 'cli-postgres', guide]);
       cases.push(['PostgreSQL: ingest', 'postgres', guide]);
       cases.push(['PostgreSQL: identical re-ingest', 'postgres-again', guide]);
+      if (large > 0 && wanted('postgres-large')) {
+        if (!(await postgresDatabaseExists(largePostgresName(large)))) {
+          runScript(['--make-large-postgres', String(large)]);
+        }
+        cases.push([
+          `PostgreSQL: ingest into ${(large / 1e6).toLocaleString('en')} M stored programmes`,
+          'postgres-large',
+          guide,
+          ['--large-programmes', String(large)],
+        ]);
+      }
     }
 
     const chosen = cases.filter(([, kind]) => wanted(kind));
@@ -596,4 +693,6 @@ else if (process.argv[2] === '--make-scaled') {
   await makeScaled(process.argv[3], process.argv[4], Number(process.argv[5]));
 } else if (process.argv[2] === '--make-large') {
   await makeLarge(process.argv[3], Number(process.argv[4]));
+} else if (process.argv[2] === '--make-large-postgres') {
+  await makeLargePostgres(Number(process.argv[3]));
 } else await parent();
