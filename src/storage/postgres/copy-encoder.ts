@@ -31,6 +31,9 @@ export function createCopyEncoder(shape: CopyShape): CopyEncoder {
   let failure: Error | null = null;
   const waiting: { resolve(bytes: Buffer): void; reject(error: Error): void }[] = [];
   let closed: (() => void) | null = null;
+  /** Set by `close`: the thread's exit is then expected, whichever comes first of it and `closed`. */
+  let closing = false;
+  const closedError = () => new Error('the COPY encoder is closed');
 
   const failAll = (error: Error) => {
     failure ??= error;
@@ -61,7 +64,7 @@ export function createCopyEncoder(shape: CopyShape): CopyEncoder {
     });
     started.on('error', (error: Error) => failAll(error));
     started.on('exit', () => {
-      failAll(new Error('the COPY encoder thread stopped'));
+      failAll(closing ? closedError() : new Error('the COPY encoder thread stopped'));
       closed?.();
     });
     return started;
@@ -85,13 +88,14 @@ export function createCopyEncoder(shape: CopyShape): CopyEncoder {
       const running = worker;
       if (running === null) return;
       worker = null;
+      closing = true;
       if (failure === null) {
         await new Promise<void>((resolve) => {
           closed = resolve;
           running.postMessage({ op: 'close' } satisfies EncoderRequest);
         });
       }
-      failAll(new Error('the COPY encoder is closed'));
+      failAll(closedError());
       await running.terminate();
     },
   };
