@@ -22,8 +22,8 @@
 // default 3), --file PATH (another guide, plain or gzip), --large N (programmes already stored
 // for the large-catalogue case, default 2,000,000; 0 skips it), --no-postgres, --cases LIST (only
 // these kinds, comma-separated: saxes, epg-parser, none, cli, worker, gzip, in-thread, again,
-// large, cli-postgres, postgres, postgres-again, postgres-large; e.g. `--scale 34 --cases worker` for the 1 GB memory check),
-// --busy-cores N (N processes spinning on the CPU for the whole run: the cases measured while
+// large, cli-postgres, postgres, postgres-again, postgres-large; e.g. `--scale 34 --cases
+// worker` for the 1 GB memory check), --busy-cores N (N processes spinning on the CPU for the whole run: the cases measured while
 // other work, such as the server answering requests, takes cores).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import {

@@ -290,9 +290,10 @@ const CHANGE_INSERT = 'INSERT INTO changes (kind, change, channel_id, programme_
 
 /**
  * The merge, in order, in one transaction: the source file row (programmes refer to it),
- * channels updated then added, the file's search texts with their ids, then the programmes. `plan` counts the stored programmes the
- * file replaces (its channels', from each one's earliest start in the file, and those whose
- * start never parsed), on the (channel, start) index. Then either:
+ * channels updated then added, the file's search texts with their ids, then the programmes.
+ * `plan` counts the stored programmes the file replaces (its channels', from each one's
+ * earliest start in the file, and those whose start never parsed), on the (channel, start)
+ * index. Then either:
  *
  * - none (a first ingest, or new channels): the programmes are inserted;
  * - some: each staged programme is compared with the stored one in its slot, once
