@@ -10,16 +10,29 @@ export type PackedColumn = StagedValueKind;
 /**
  * Rows packed for a cheap hand-over to another thread. Structured cloning an array of values
  * costs about a microsecond per value (measured: most of the parser thread's staging
- * cost), while one string and two typed arrays, moved rather than copied, cost a fraction of
- * that. Row-major: every text value, in column order, is concatenated into `text` with its
+ * cost), while a few strings and two typed arrays, moved rather than copied, cost a fraction of
+ * that. Row-major: every text value, in column order, is concatenated into `texts` with its
  * length in `textLengths` (-1 for null); number columns are in `numbers` (NaN for null).
  */
 export interface PackedRows {
   rows: number;
-  text: string;
+  /**
+   * The text values, concatenated in pieces of about PIECE_CHARS: a value never spans two
+   * pieces, so a reader moves to the next piece when the one it reads is used up.
+   */
+  texts: string[];
   textLengths: Int32Array;
   numbers: Float64Array;
 }
+
+/**
+ * Characters of text values joined into one piece. A string of more than V8's largest regular
+ * object (128 KiB) is made in its large-object space, each in a fresh mapping of memory: the
+ * 92 MB bench guide's 575 batches of 512 programmes, each joined into one string of about 250
+ * Ki characters and handed over, took 1.27 s; in pieces of 16 Ki characters, 77–122 ms
+ * (`node bench/string-pieces.mjs`).
+ */
+export const PIECE_CHARS = 16 * 1024;
 
 /** A value of a packed row: null where the row has none. */
 export type PackedValue = string | number | null;
@@ -27,7 +40,9 @@ export type PackedValue = string | number | null;
 /** Collects rows into PackedRows of at most `capacity` rows, column by column. */
 export class RowPacker {
   rows = 0;
+  private pieces: string[] = [];
   private texts: string[] = [];
+  private pieceChars = 0;
   private textLengths: Int32Array;
   private numbers: Float64Array;
   private textAt = 0;
@@ -47,6 +62,7 @@ export class RowPacker {
 
   text(value: string): void {
     this.texts.push(value);
+    this.pieceChars += value.length;
     this.textLengths[this.textAt++] = value.length;
   }
 
@@ -61,19 +77,27 @@ export class RowPacker {
 
   /** Ends a row; true when the packer is full and should be taken. */
   endRow(): boolean {
+    if (this.pieceChars >= PIECE_CHARS) this.endPiece();
     return ++this.rows >= this.capacity;
+  }
+
+  private endPiece(): void {
+    this.pieces.push(this.texts.join(''));
+    this.texts = [];
+    this.pieceChars = 0;
   }
 
   /** The rows packed so far (fresh arrays, ready to be moved), and a clean packer. */
   take(): PackedRows {
+    if (this.texts.length > 0) this.endPiece();
     const packed: PackedRows = {
       rows: this.rows,
-      text: this.texts.join(''),
+      texts: this.pieces,
       textLengths: this.textLengths,
       numbers: this.numbers,
     };
     this.rows = 0;
-    this.texts = [];
+    this.pieces = [];
     this.textAt = 0;
     this.numberAt = 0;
     this.textLengths = new Int32Array(this.capacity * this.textColumns);
@@ -95,7 +119,9 @@ export function unpackRows(
   run: (rows: number, values: PackedValue[]) => void,
   extra: ((values: readonly PackedValue[], at: number) => PackedValue) | null = null,
 ): void {
-  const { text, textLengths, numbers } = packed;
+  const { texts, textLengths, numbers } = packed;
+  let piece = 0;
+  let text = texts[0] ?? '';
   const columnCount = columns.length;
   const width = columnCount + (extra === null ? 0 : 1);
   const full = new Array<PackedValue>(width * perStatement);
@@ -117,6 +143,11 @@ export function unpackRows(
           if (length < 0) {
             values[k++] = null;
           } else {
+            // The piece is used up: this value is the first of the next (a piece may be empty).
+            while (length > 0 && offset === text.length && piece < texts.length - 1) {
+              text = texts[++piece] as string;
+              offset = 0;
+            }
             values[k++] = text.slice(offset, offset + length);
             offset += length;
           }

@@ -14,10 +14,15 @@ import {
   type GuideAnswer,
 } from './guide-download.js';
 
-/** Bytes per read from a local file. */
-const FILE_CHUNK_BYTES = 256 * 1024;
-/** Bytes per chunk out of gunzip (zlib's default of 16 KiB means many tiny parser writes). */
-const GUNZIP_CHUNK_BYTES = 256 * 1024;
+/**
+ * Bytes per read from a local file. Each chunk becomes one string for the parser, and a string
+ * of more than 64 Ki characters (of two bytes once one is not Latin-1) is made in V8's
+ * large-object space, each a fresh mapping of memory: the 92 MB bench guide decoded in 256 KiB
+ * chunks took 480 ms, in 32 KiB chunks 19 ms (`node bench/string-pieces.mjs FILE`).
+ */
+const FILE_CHUNK_BYTES = 32 * 1024;
+/** Bytes per chunk out of gunzip: zlib's default of 16 KiB means many tiny parser writes. */
+const GUNZIP_CHUNK_BYTES = 32 * 1024;
 
 /**
  * Where an ingest reads from: a path or http(s) URL, bytes already in memory, or a local file

@@ -10,11 +10,20 @@ import { copyLines } from './copy-text.js';
  */
 function serveEncoding(port: MessagePort, shape: EncoderInput): void {
   const utf8 = new TextEncoder();
+  /** The pieces' UTF-8 one after the other (at most three bytes a UTF-16 unit). */
+  const encode = (pieces: readonly string[]): Uint8Array => {
+    let units = 0;
+    for (const piece of pieces) units += piece.length;
+    const bytes = new Uint8Array(units * 3);
+    let written = 0;
+    for (const piece of pieces) written += utf8.encodeInto(piece, bytes.subarray(written)).written;
+    return bytes.subarray(0, written);
+  };
   port.on('message', (m: EncoderRequest) => {
     if (m.op === 'encode') {
       let reply: EncoderReply;
       try {
-        reply = { op: 'encoded', bytes: utf8.encode(copyLines(m.packed, shape)), error: null };
+        reply = { op: 'encoded', bytes: encode(copyLines(m.packed, shape)), error: null };
       } catch (error) {
         reply = { op: 'encoded', bytes: null, error: errorInfo(error) };
       }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { programmeIdFor } from '../../domain/programme-id.js';
-import { RowPacker, type PackedColumn } from '../packed-rows.js';
+import { PIECE_CHARS, RowPacker, type PackedColumn } from '../packed-rows.js';
 import { createCopyEncoder } from './copy-encoder.js';
 import { copyLines, type CopyShape } from './copy-text.js';
 
@@ -33,7 +33,7 @@ describe('copyLines', () => {
         [3, 'c2', start, '', 0],
       ]),
       SHAPE,
-    );
+    ).join('');
     expect(text.split('\n')).toEqual([
       `1\tc1\t${start}\ttab\\there, line\\nbreak, back\\\\slash, cr\\r, Télé 📺\t1\t${programmeIdFor('c1', start)}`,
       `2\tc1\t${start}\t\\N\t\\N\t${programmeIdFor('c1', start)}`,
@@ -41,19 +41,49 @@ describe('copyLines', () => {
       '',
     ]);
   });
+
+  it('gives a long batch in pieces of whole lines, about PIECE_CHARS each', () => {
+    const start = '20260822100000 +0000';
+    const rows = Array.from(
+      { length: 300 },
+      (_, i) => [i, `c${i % 7}`, start, `${'Télé 📺 '.repeat(i % 40)}\t${i}`, i % 2] as const,
+    );
+    const pieces = copyLines(pack(rows.map((r) => [...r])), SHAPE);
+    expect(pieces.length).toBeGreaterThan(2);
+    for (const piece of pieces) {
+      expect(piece.endsWith('\n')).toBe(true);
+      const lastLine = piece.slice(piece.lastIndexOf('\n', piece.length - 2) + 1);
+      expect(piece.length - lastLine.length).toBeLessThan(PIECE_CHARS);
+    }
+    const lines = pieces.join('').split('\n');
+    expect(lines).toHaveLength(301);
+    expect(lines[299]).toBe(
+      `299\tc5\t${start}\t${'Télé 📺 '.repeat(19)}\\t299\t1\t${programmeIdFor('c5', start)}`,
+    );
+  });
 });
 
 describe('createCopyEncoder', () => {
   it('answers batches in the order given, with the UTF-8 of their COPY text', async () => {
     const encoder = createCopyEncoder(SHAPE);
     try {
+      // Batches of a few pieces each (long notes, characters of two to four UTF-8 bytes).
       const batches = Array.from({ length: 6 }, (_, b) =>
         Array.from(
           { length: 50 + b },
-          (_, i) => [i, `c${b}`, `2026082${b}1000${i % 10}0 +0000`, `é${i}\t`, i % 2] as const,
+          (_, i) =>
+            [
+              i,
+              `c${b}`,
+              `2026082${b}1000${i % 10}0 +0000`,
+              `é${i}\t${'語📺'.repeat(b * 90)}`,
+              i % 2,
+            ] as const,
         ),
       );
-      const expected = batches.map((rows) => copyLines(pack(rows.map((r) => [...r])), SHAPE));
+      const expected = batches.map((rows) =>
+        copyLines(pack(rows.map((r) => [...r])), SHAPE).join(''),
+      );
       const answers = await Promise.all(
         batches.map((rows) => encoder.encode(pack(rows.map((r) => [...r])))),
       );

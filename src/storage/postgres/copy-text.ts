@@ -1,5 +1,5 @@
 import { programmeIdFor } from '../../domain/programme-id.js';
-import { unpackRows, type PackedColumn, type PackedRows } from '../packed-rows.js';
+import { PIECE_CHARS, unpackRows, type PackedColumn, type PackedRows } from '../packed-rows.js';
 
 /** What COPY's text format escapes in a value: the backslash, and tab and line breaks. */
 const COPY_SPECIAL = /[\\\t\n\r]/;
@@ -29,10 +29,12 @@ export interface CopyShape {
 
 /**
  * Packed rows as COPY text: tab-separated columns, `\N` for NULL, one line a row; numbers as
- * written (booleans come as 1 and 0, which COPY reads as booleans).
+ * written (booleans come as 1 and 0, which COPY reads as booleans). In pieces of whole lines,
+ * each about PIECE_CHARS long, for the reason given there.
  */
-export function copyLines(packed: PackedRows, shape: CopyShape): string {
+export function copyLines(packed: PackedRows, shape: CopyShape): string[] {
   const idOf = shape.programmeIdOf;
+  const pieces: string[] = [];
   let text = '';
   unpackRows(
     packed,
@@ -52,6 +54,10 @@ export function copyLines(packed: PackedRows, shape: CopyShape): string {
                 : `${copyText(value)}\t`;
         }
         text += `${line.slice(0, -1)}\n`;
+        if (text.length >= PIECE_CHARS) {
+          pieces.push(text);
+          text = '';
+        }
       }
     },
     idOf === null
@@ -59,5 +65,6 @@ export function copyLines(packed: PackedRows, shape: CopyShape): string {
       : (values, at) =>
           programmeIdFor(values[at + idOf[0]] as string, values[at + idOf[1]] as string),
   );
-  return text;
+  if (text !== '') pieces.push(text);
+  return pieces;
 }
