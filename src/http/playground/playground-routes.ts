@@ -473,7 +473,8 @@ export async function registerPlaygroundApi(
             await cachedPreview(
               request,
               key,
-              async () => (await search.page(query, fromMs, toMs, channels)).body,
+              // Text again, to take the preview's head: a preview is a few programmes.
+              async () => (await search.page(query, fromMs, toMs, channels)).body.toString(),
             ),
           );
         },
