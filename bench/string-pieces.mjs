@@ -11,9 +11,7 @@
 //   MessageChannel, as the hand-over to another thread did, against the same values joined in pieces of a bounded
 //   length (packed-rows.ts, PIECE_CHARS);
 // - FILE (default: the corpus's largest guide, gunzipped) decoded from UTF-8 in chunks of
-//   several sizes, as the ingest's reader does (byte-source.ts, FILE_CHUNK_BYTES);
-// - a search answer's body of 51 entries of about 1.5 KB: joined as text and encoded to UTF-8
-//   on every answer, against joined from each entry's UTF-8 kept with it (entry-cache.ts).
+//   several sizes, as the ingest's reader does (byte-source.ts, FILE_CHUNK_BYTES).
 //
 // Prints milliseconds per case; compare the rows of one run (the machine's speed varies).
 import { readFileSync } from 'node:fs';
@@ -94,32 +92,4 @@ for (const chunk of [256 * 1024, 128 * 1024, 64 * 1024, 32 * 1024, 16 * 1024]) {
       ` (${(characters / 1e6).toFixed(1)} M characters)`,
   );
 }
-// A search answer's body, 51 entries (µs per body, averaged over many).
-const BODIES = 20_000;
-for (const accent of ['e', 'é']) {
-  const entries = Array.from({ length: 51 }, (_, i) =>
-    JSON.stringify({ id: `p${i}`, title: `T${accent}l${accent} ${'x'.repeat(1500)}`, n: i }),
-  );
-  const kept = entries.map((entry) => Buffer.from(entry));
-  let started = process.hrtime.bigint();
-  let length = 0;
-  for (let r = 0; r < BODIES; r++) {
-    length += Buffer.from(`{"results":[${entries.join(',')}],"next":null}`).length;
-  }
-  const asText = Number(process.hrtime.bigint() - started) / 1e3 / BODIES;
-  const [head, comma, tail] = ['{"results":[', ',', '],"next":null}'].map((t) => Buffer.from(t));
-  started = process.hrtime.bigint();
-  for (let r = 0; r < BODIES; r++) {
-    const parts = [head];
-    for (const [i, entry] of kept.entries()) parts.push(...(i === 0 ? [entry] : [comma, entry]));
-    parts.push(tail);
-    length += Buffer.concat(parts).length;
-  }
-  const asBytes = Number(process.hrtime.bigint() - started) / 1e3 / BODIES;
-  console.log(
-    `a body of 51 entries (${(length / 2 / BODIES / 1024).toFixed(0)} KB, "${accent}"): as text ` +
-      `${asText.toFixed(1)} µs, from kept bytes ${asBytes.toFixed(1)} µs`,
-  );
-}
-
 port1.close();

@@ -66,24 +66,4 @@ describe('the entry cache of the guide and search answers', () => {
     cache.json(timed(2));
     expect([1, 2, 3, 4].map((n) => cache.has(timed(n)))).toEqual([true, true, false, true]);
   });
-
-  it('keeps the UTF-8 of an entry asked for as bytes, counted with it and gone with it', () => {
-    const p = timed(1, { title: 'Télé 📺' });
-    const one = createEntryCache();
-    one.json(p);
-    const jsonOnly = one.size.bytes;
-    const bytes = one.bytes(p);
-    expect(bytes.toString('utf8')).toBe(one.json(p));
-    expect(one.bytes(timed(1, { title: 'Télé 📺' }))).toBe(bytes);
-    expect(one.size.bytes).toBe(jsonOnly + bytes.length);
-    // Three entries fill this cache as JSON: the bytes of one push the least recently used out.
-    const sized = createEntryCache();
-    sized.json(timed(1));
-    const cache = createEntryCache(sized.size.bytes * 3);
-    for (const n of [1, 2, 3]) cache.json(timed(n));
-    expect([1, 2, 3].map((n) => cache.has(timed(n)))).toEqual([true, true, true]);
-    cache.bytes(timed(2));
-    expect([1, 2, 3].map((n) => cache.has(timed(n)))).toEqual([false, true, true]);
-    expect(cache.size.bytes).toBeLessThanOrEqual(sized.size.bytes * 3);
-  });
 });

@@ -22,64 +22,29 @@ export const DEFAULT_ENTRY_CACHE_BYTES = 64 * 1024 * 1024;
  * checks the bodies against the schema's serializer.
  */
 export function createEntryCache(maxBytes = DEFAULT_ENTRY_CACHE_BYTES) {
-  /** An entry's JSON, and its UTF-8 once an answer sent as bytes has asked for it. */
-  interface Kept {
-    json: string;
-    bytes: Buffer | null;
-  }
-  const entries = new Map<string, Kept>();
+  const entries = new Map<string, string>();
   let bytes = 0;
   const keyOf = ({ programme: p }: StoredProgramme) =>
     `${p.id}:${p.updatedAt}:${p.sourceFileId}:${p.needsReview ? 1 : 0}`;
-  const sizeOf = (key: string, kept: Kept) =>
-    key.length + kept.json.length + (kept.bytes?.length ?? 0);
-
-  function entry(p: StoredProgramme): Kept {
-    const key = keyOf(p);
-    let kept = entries.get(key);
-    if (kept !== undefined) {
-      entries.delete(key);
-      entries.set(key, kept);
-      return kept;
-    }
-    kept = {
-      json: JSON.stringify(richProgrammeOf(p.channelId, p.programme, p.details)),
-      bytes: null,
-    };
-    entries.set(key, kept);
-    bytes += sizeOf(key, kept);
-    evict();
-    return kept;
-  }
-
-  /** The least recently used go until the rest fit in `maxBytes`. */
-  function evict(): void {
-    for (const [oldKey, victim] of entries) {
-      if (bytes <= maxBytes) break;
-      entries.delete(oldKey);
-      bytes -= sizeOf(oldKey, victim);
-    }
-  }
-
   return {
     /** The JSON of `p`'s rich entry. */
-    json: (p: StoredProgramme): string => entry(p).json,
-    /**
-     * The same as UTF-8, kept with it: a body made of many entries is joined from their bytes
-     * (`Buffer.concat`), not written as one long string and encoded whole on every answer
-     * (51 entries of 1.5 KB: 21–22 µs against 48–115 µs, `node bench/string-pieces.mjs`).
-     */
-    bytes(p: StoredProgramme): Buffer {
-      const kept = entry(p);
-      if (kept.bytes === null) {
-        kept.bytes = Buffer.from(kept.json);
-        // Counted while kept (an entry evicted before now has left the count already).
-        if (entries.has(keyOf(p))) {
-          bytes += kept.bytes.length;
-          evict();
-        }
+    json(p: StoredProgramme): string {
+      const key = keyOf(p);
+      let json = entries.get(key);
+      if (json !== undefined) {
+        entries.delete(key);
+        entries.set(key, json);
+        return json;
       }
-      return kept.bytes;
+      json = JSON.stringify(richProgrammeOf(p.channelId, p.programme, p.details));
+      entries.set(key, json);
+      bytes += key.length + json.length;
+      for (const [oldKey, victim] of entries) {
+        if (bytes <= maxBytes) break;
+        entries.delete(oldKey);
+        bytes -= oldKey.length + victim.length;
+      }
+      return json;
     },
     /** Whether `p`'s entry is kept (for tests). */
     has: (p: StoredProgramme) => entries.has(keyOf(p)),

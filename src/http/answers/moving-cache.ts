@@ -13,7 +13,7 @@ export interface MovingAnswer {
   /** The first instant (ms) at which the programmes shown may differ; exclusive. */
   validUntilMs: number;
   /** The body for an instant (whole seconds) from the one it was built at to `validUntilMs`. */
-  render(instantMs: number): string | Buffer;
+  render(instantMs: number): string;
   /** Memory it holds, roughly (its serialised parts). */
   bytes: number;
 }
@@ -44,9 +44,8 @@ export function createMovingCache(maxBytes = DEFAULT_MOVING_CACHE_BYTES) {
   function bodyAt(entry: Entry, instantMs: number): PreparedBody {
     if (entry.last !== null && entry.lastInstantMs === instantMs) return entry.last;
     const tag = `${entry.version}:${entry.keyHash}:${instantMs}`;
-    const rendered = entry.answer.render(instantMs);
     const prepared = {
-      body: Buffer.isBuffer(rendered) ? rendered : Buffer.from(rendered),
+      body: Buffer.from(entry.answer.render(instantMs)),
       tag,
       etag: etagFor(tag),
     };

@@ -10,12 +10,10 @@ import type { EntryCache } from './entry-cache.js';
 import { channelFields } from './guide-answers.js';
 
 const DAY_MS = 86_400_000;
-const RESULTS_HEAD = Buffer.from('{"results":[');
-const OBJECT_END = Buffer.from('}');
 
 /** A page of a search, serialised, and the start of its first result (null: none). */
 export interface SearchPage {
-  body: Buffer;
+  body: string;
   firstStartMs: number | null;
   /** More results follow (`next` is set). */
   full: boolean;
@@ -31,7 +29,7 @@ export function createProgrammeSearchAnswers(
   entries: EntryCache,
 ) {
   const empty: SearchPage = {
-    body: Buffer.from(JSON.stringify({ results: [], next: null })),
+    body: JSON.stringify({ results: [], next: null }),
     firstStartMs: null,
     full: false,
   };
@@ -57,17 +55,14 @@ export function createProgrammeSearchAnswers(
     const shown = hits.slice(0, limit);
     const last = shown.at(-1);
     const full = hits.length > limit && last !== undefined;
-    // Joined from the entries kept as JSON and UTF-8 (entry-cache.ts), not by the schema's
+    // Written as text from the entries kept as JSON (entry-cache.ts), not by the schema's
     // compiled serializer, in the schema's order (test/http/programme-search.test.ts checks).
-    const parts: Buffer[] = [RESULTS_HEAD];
-    for (const [i, hit] of shown.entries()) {
-      const channel = JSON.stringify(channelFields(hit.channel));
-      parts.push(Buffer.from(`${i === 0 ? '' : ','}{"channel":${channel},"programme":`));
-      parts.push(entries.bytes(hit), OBJECT_END);
-    }
+    const results = shown.map(
+      (hit) =>
+        `{"channel":${JSON.stringify(channelFields(hit.channel))},"programme":${entries.json(hit)}}`,
+    );
     const next = full ? encodeCursor(last.key, query.fingerprint) : null;
-    parts.push(Buffer.from(`],"next":${JSON.stringify(next)}}`));
-    const body = Buffer.concat(parts);
+    const body = `{"results":[${results.join(',')}],"next":${JSON.stringify(next)}}`;
     return { body, firstStartMs: hits[0]?.key.startMs ?? null, full };
   }
 
@@ -98,8 +93,8 @@ export function createProgrammeSearchAnswers(
         let validUntilMs = found.firstStartMs === null ? Infinity : found.firstStartMs + 1;
         if (toMs !== null) validUntilMs = Math.min(validUntilMs, toMs);
         else if (!found.full) validUntilMs = Math.min(validUntilMs, instantMs + 1000);
-        const body = found.body;
-        return { validUntilMs, render: () => body, bytes: body.length };
+        const text = found.body;
+        return { validUntilMs, render: () => text, bytes: text.length };
       },
     );
   }

@@ -473,8 +473,7 @@ export async function registerPlaygroundApi(
             await cachedPreview(
               request,
               key,
-              // Text again, to take the preview's head: a preview is a few programmes.
-              async () => (await search.page(query, fromMs, toMs, channels)).body.toString(),
+              async () => (await search.page(query, fromMs, toMs, channels)).body,
             ),
           );
         },
