@@ -16,9 +16,10 @@ import {
 
 /**
  * Bytes per read from a local file. Each chunk becomes one string for the parser, and a string
- * of more than 64 Ki characters (of two bytes once one is not Latin-1) is made in V8's
- * large-object space, each a fresh mapping of memory: the 92 MB bench guide decoded in 256 KiB
- * chunks took 480 ms, in 32 KiB chunks 19 ms (`node bench/string-pieces.mjs FILE`).
+ * longer than V8's largest regular object (128 KiB: 64 Ki characters once one of them is
+ * outside Latin-1) is made in its large-object space, each in a fresh mapping of memory (see
+ * PIECE_CHARS in storage/packed-rows.ts): the 92 MB bench guide decoded in 256 KiB chunks took
+ * 480 ms, in 32 KiB chunks 19 ms (`node bench/string-pieces.mjs FILE`).
  */
 const FILE_CHUNK_BYTES = 32 * 1024;
 /** Bytes per chunk out of gunzip: zlib's default of 16 KiB means many tiny parser writes. */
