@@ -1070,18 +1070,20 @@ describe.each(ENGINES)('migration 3 on %s', (engine) => {
 /** Runs `body` over a new database migrated up to `version`, then drops the database. */
 async function withPostgresAt(
   version: number,
-  body: (pool: pg.Pool) => Promise<void>,
+  body: (pool: pg.Pool, searchPool: pg.Pool) => Promise<void>,
 ): Promise<void> {
   const database = await freshPostgresDatabase();
   const pool = createPostgresPool({ url: database.url });
+  const searchPool = createPostgresPool({ url: database.url, planOnce: true });
   try {
     await migratePostgres(
       pool,
       NOW,
       POSTGRES_MIGRATIONS.filter((m) => m.version <= version),
     );
-    await body(pool);
+    await body(pool, searchPool);
   } finally {
+    await searchPool.end();
     await pool.end();
     await database.drop();
   }
@@ -1093,21 +1095,21 @@ async function withPostgresAt(
  */
 async function withOneChannelAt(
   version: number,
-  body: (pool: pg.Pool) => Promise<void>,
+  body: (pool: pg.Pool, searchPool: pg.Pool) => Promise<void>,
 ): Promise<void> {
-  await withPostgresAt(version, async (pool) => {
+  await withPostgresAt(version, async (pool, searchPool) => {
     await pool.query(`INSERT INTO channels (id, xmltv_id, name, name_key, name_folded, icon,
           country, needs_review, created_at, updated_at)
         VALUES ('c0', 'one.ie', 'One', 'one', 'one', '', 'IE', false, 0, 0);
         INSERT INTO source_files (id, source, country, size_bytes, sha256, ingested_at, summary)
           VALUES ('f1', 'guide.xml', 'IE', 10, 'abc', 0, '{}')`);
-    await body(pool);
+    await body(pool, searchPool);
   });
 }
 
 describe.runIf(ENGINES.includes('postgres'))('migration 9 on postgres', () => {
   it('gives each stored programme its search words, as an ingest would, and indexes them', async () => {
-    await withOneChannelAt(8, async (pool) => {
+    await withOneChannelAt(8, async (pool, searchPool) => {
       await pool.query(`INSERT INTO programmes (id, channel_id, start, stop, start_ms, stop_ms, title,
           description, category, needs_review, source_file_id, updated_at, details)
         VALUES ('1', 'c0', '', '', ${NOW}, NULL, 'Télé News', 'The day', 'Current affairs', false,
@@ -1119,7 +1121,7 @@ describe.runIf(ENGINES.includes('postgres'))('migration 9 on postgres', () => {
         { id: '1', search_words: 'tele news the day current affairs' },
         { id: '2', search_words: '' },
       ]);
-      const reader = createPostgresCatalogueReader(pool);
+      const reader = createPostgresCatalogueReader(pool, searchPool);
       const hits = await reader.searchProgrammes({
         terms: { words: ['tele'], prefix: 'curr' },
         country: 'IE',
@@ -1136,7 +1138,7 @@ describe.runIf(ENGINES.includes('postgres'))('migration 9 on postgres', () => {
 
 describe.runIf(ENGINES.includes('postgres'))('migration 15 on postgres', () => {
   it('keeps each distinct search text once, indexed, each programme pointing at its own', async () => {
-    await withOneChannelAt(14, async (pool) => {
+    await withOneChannelAt(14, async (pool, searchPool) => {
       // A description longer than a B-tree key may be (about 2.7 KB): its text is keyed by MD5.
       const long = Array.from({ length: 700 }, (_, i) => `w${i}`).join(' ');
       await pool.query(
@@ -1162,7 +1164,7 @@ describe.runIf(ENGINES.includes('postgres'))('migration 15 on postgres', () => {
       ]);
       const texts = await pool.query('SELECT count(*)::int AS n FROM search_texts');
       expect(texts.rows).toEqual([{ n: 3 }]);
-      const reader = createPostgresCatalogueReader(pool);
+      const reader = createPostgresCatalogueReader(pool, searchPool);
       const search = (prefix: string) =>
         reader
           .searchProgrammes({
@@ -1410,6 +1412,52 @@ describe.runIf(ENGINES.includes('postgres'))('PostgreSQL search index', () => {
         await s.sql(`SELECT gin_clean_pending_list('search_texts_words'::regclass) AS pages`),
       ).toEqual([{ pages: 0 }]);
     } finally {
+      await s.dispose();
+    }
+  });
+
+  it('plans each search statement once per connection, whatever its values', async () => {
+    const s = await openEngineStore('postgres', NOW);
+    // One connection, so the statements it prepared can be read back on it.
+    const searchPool = createPostgresPool({ url: s.databaseUrl, max: 1, planOnce: true });
+    try {
+      await run(s.store, guide('Day', 1));
+      const reader = createPostgresCatalogueReader((s.store as PostgresStore).pool, searchPool);
+      const search = (q: string, country: string | null, fromMs: number) =>
+        reader.searchProgrammes({
+          terms: searchTermsOf(q) ?? { words: [], prefix: q },
+          country,
+          channels: null,
+          fromMs,
+          toMs: fromMs + 31 * DAY,
+          after: null,
+          limit: 5,
+        });
+      // PostgreSQL plans a named statement for its values five times before it weighs one plan
+      // for all: eight searches of each shape, with other values each time.
+      const starts = Array.from({ length: 8 }, (_, i) => Date.UTC(2026, 1, 20 + i));
+      for (const fromMs of starts) {
+        // One letter is walked in result order; a word is read from the word index.
+        expect((await search('d', null, fromMs)).map((h) => h.programme.title)).toEqual([
+          'Day film',
+          'Day one',
+          'Day two',
+        ]);
+        expect((await search('film', 'FR', fromMs)).map((h) => h.programme.title)).toEqual([
+          'Day film',
+        ]);
+      }
+      const { rows } = await searchPool.query<{ custom: number; generic: number }>(
+        `SELECT custom_plans::int AS custom, generic_plans::int AS generic
+         FROM pg_prepared_statements WHERE name LIKE 'search-%' ORDER BY statement`,
+      );
+      // The index read, and the walks from the window's start and from where the earlier
+      // walks found nothing (the one letter is walked twice a search: the page is not full).
+      expect(rows.length).toBe(3);
+      expect(rows.map((r) => r.custom)).toEqual([0, 0, 0]);
+      expect(rows.reduce((sum, r) => sum + r.generic, 0)).toBe(8 + 2 * 8);
+    } finally {
+      await searchPool.end();
       await s.dispose();
     }
   });

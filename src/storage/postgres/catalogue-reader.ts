@@ -83,8 +83,17 @@ function estimateMatches(
   return Math.round(share * stats.programmes);
 }
 
-/** Catalogue reads over a PostgreSQL pool. */
-export function createPostgresCatalogueReader(pool: pg.Pool): CatalogueReader {
+/**
+ * Catalogue reads over a PostgreSQL pool; the programme search's statements over `searchPool`,
+ * whose connections plan each statement once for any values (database.ts, `planOnce`). Each
+ * search statement is named, so a connection parses it once too. The fences and LIMITs of
+ * searchStatement fix each plan's shape (a walk: the programmes' index in result order, cut by
+ * the LIMIT; an index read: the matching texts, then their programmes in the window), which
+ * `EXPLAIN` of each shape checked (docs/catalogue.md); planning anew took longer than running
+ * (a walk for "news": parse 0.13 ms, plan 0.23, run 0.40; the statement log during
+ * `node bench/search.mjs --cases frequent`).
+ */
+export function createPostgresCatalogueReader(pool: pg.Pool, searchPool: pg.Pool): CatalogueReader {
   let stats: { at: number; value: Promise<WordStats> } | null = null;
   const wordStats = {
     get(): Promise<WordStats> {
@@ -96,9 +105,17 @@ export function createPostgresCatalogueReader(pool: pg.Pool): CatalogueReader {
       return stats.value;
     },
   };
-  // The name of each index read's statement, by its text: one per shape of search (words,
+  // The name of each search statement, by its text: one per shape of search (way, words,
   // filters, page), hashed once rather than on every search.
   const statementNames = new Map<string, string>();
+  const named = (text: string, values: unknown[]) => {
+    let name = statementNames.get(text);
+    if (name === undefined) {
+      name = `search-${sha256Hex(text).slice(0, 24)}`;
+      statementNames.set(text, name);
+    }
+    return { name, text, values };
+  };
   // What the walks of the latest catalogue version seen found: start times where a search has
   // no match (empty-spans.ts), skipped by its later walks when they read that version.
   const spans = createSearchSpans();
@@ -110,7 +127,9 @@ export function createPostgresCatalogueReader(pool: pg.Pool): CatalogueReader {
         ? { fromMs: Math.min(from, s.toMs), version: spansVersion }
         : null;
     const { sql, params } = searchStatement(POSTGRES_SEARCH, s, { ...mode, startAt });
-    const rows = (await pool.query<SearchRow & { catalogue_version: string }>(sql, params)).rows;
+    const rows = (
+      await searchPool.query<SearchRow & { catalogue_version: string }>(named(sql, params))
+    ).rows;
     const read = rows[0] === undefined ? null : Number(rows[0].catalogue_version);
     // Learnt for the version the statement read; an answer of an older one teaches nothing.
     if (read !== null && (spansVersion === null || read >= spansVersion)) {
@@ -138,17 +157,7 @@ export function createPostgresCatalogueReader(pool: pg.Pool): CatalogueReader {
         async rows(s, mode) {
           if (mode.kind === 'walk') return walk(s, mode);
           const { sql, params } = searchStatement(POSTGRES_SEARCH, s, mode);
-          // An index read is named, so each connection plans it once: its fences fix the
-          // plan's shape whatever the words, and planning took longer than running a rare
-          // title's search (1.0–1.5 ms against 0.55–0.6 named, in process on the bench
-          // catalogue). Not a walk: a plan made for no value in particular walked the whole
-          // window once (2.7 s).
-          let name = statementNames.get(sql);
-          if (name === undefined) {
-            name = `search-${sha256Hex(sql).slice(0, 24)}`;
-            statementNames.set(sql, name);
-          }
-          return (await pool.query<SearchRow>({ name, text: sql, values: params })).rows;
+          return (await searchPool.query<SearchRow>(named(sql, params))).rows;
         },
       });
     },

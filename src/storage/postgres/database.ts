@@ -16,6 +16,12 @@ export interface PostgresPoolOptions {
   /** How long a request waits for a connection or a statement before it fails (ms). */
   timeoutMs?: number;
   max?: number;
+  /**
+   * Every statement with parameters is planned once per connection and the plan reused
+   * whatever the values (`plan_cache_mode = force_generic_plan`): for the search's statements
+   * only, whose plans were checked to keep their shape for any values (catalogue-reader.ts).
+   */
+  planOnce?: boolean;
 }
 
 /**
@@ -35,7 +41,9 @@ export function createPostgresPool(options: PostgresPoolOptions): pg.Pool {
     // tens of thousands of rows: it then compiles the query (JIT) and starts parallel workers,
     // which took 45 ms of a 10 ms read (a 500-channel grid on the bench catalogue, EXPLAIN
     // ANALYZE; bench/http.mjs --engines postgres, cold guide). A URL's own `options` wins.
-    options: '-c jit=off -c max_parallel_workers_per_gather=0',
+    options: `-c jit=off -c max_parallel_workers_per_gather=0${
+      options.planOnce === true ? ' -c plan_cache_mode=force_generic_plan' : ''
+    }`,
   });
   // An idle connection that dies (database restart) is dropped; the next query makes a new one.
   pool.on('error', () => {});

@@ -67,11 +67,18 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     await pool.end();
     throw error;
   }
+  // The programme search's statements on connections of their own, each planned once there
+  // (catalogue-reader.ts says why); opened as searches come, like the pool's.
+  const searchPool = createPostgresPool({
+    url: options.url,
+    timeoutMs: options.timeoutMs,
+    planOnce: true,
+  });
   const versions = await watchPostgresDataVersions({ url: options.url, pool });
   return {
     engine: 'postgres',
     pool,
-    catalogue: createPostgresCatalogueReader(pool),
+    catalogue: createPostgresCatalogueReader(pool, searchPool),
     changes: createPostgresChangeLog(pool),
     accounts: createPostgresAccountStore(pool, () => versions.invalidate()),
     signIn: createPostgresSignInStore(pool),
@@ -95,6 +102,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     },
     async close() {
       await versions.close();
+      if (!searchPool.ended) await searchPool.end();
       if (!pool.ended) await pool.end();
     },
   };
