@@ -60,6 +60,12 @@ export function richProgrammeOf(
  * stored details text, as the guide and search routes read them, so that only the entries
  * answered are made (and those made before are kept: http/answers/entry-cache.ts).
  */
+/**
+ * What names one version of a stored programme: `updatedAt` moves whenever any of its data
+ * changes, and the source file and review flag are part of its entry too.
+ */
+export type ProgrammeVersion = Pick<Programme, 'id' | 'updatedAt' | 'sourceFileId' | 'needsReview'>;
+
 export interface StoredProgramme {
   channelId: string;
   programme: Programme;

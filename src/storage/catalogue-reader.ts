@@ -1,6 +1,7 @@
 import type { Channel, CountryCount } from '../domain/channel.js';
 import type {
   Programme,
+  ProgrammeVersion,
   RichProgramme,
   StoredProgramme,
   TimedProgramme,
@@ -23,10 +24,15 @@ export interface ProgrammeSearch {
   limit: number;
 }
 
-/** A programme a search found, with its channel and its place in the order. */
-export interface ProgrammeSearchHit extends StoredProgramme {
+/**
+ * A programme a search found: its place in the order, its channel, and which version of it was
+ * found (`updatedAt` moves whenever any of its data changes, docs/catalogue.md), which is what
+ * its rich entry is made from; the rest is read by `programmesFound` for the entries not kept.
+ */
+export interface ProgrammeSearchHit {
   key: SearchKey;
   channel: Channel;
+  programme: ProgrammeVersion;
 }
 
 /** Read side of the channel catalogue, used by the v1 routes. */
@@ -67,4 +73,9 @@ export interface CatalogueReader {
    * `limit` after `after`.
    */
   searchProgrammes(search: ProgrammeSearch): Promise<ProgrammeSearchHit[]>;
+  /**
+   * The stored programmes of a search's hits, in their order, as stored now: null for one that
+   * is gone or is no longer the version its hit names (an ingest came in between).
+   */
+  programmesFound(hits: readonly ProgrammeSearchHit[]): Promise<(StoredProgramme | null)[]>;
 }

@@ -1,3 +1,4 @@
+import type { StoredProgramme } from '../domain/programme.js';
 import type { SearchTerms } from '../domain/programme-search.js';
 import { toChannel, toProgramme, PROGRAMME_COLUMNS, type ProgrammeRow } from './rows.js';
 import type { ProgrammeSearch, ProgrammeSearchHit } from './catalogue-reader.js';
@@ -109,15 +110,22 @@ export async function planAndSearch(
   return hits(await reads.rows(search, { kind: 'index', words, prefix, whole: true }));
 }
 
-/** The programme (`p`) and channel (`c`) columns of a search's rows. */
-export const SEARCH_COLUMNS = `${PROGRAMME_COLUMNS.split(', ')
-  .map((column) => `p.${column}`)
-  .join(', ')}, p.details, p.channel_id, p.start_ms, p.channel_name_key,
-  c.name AS channel_name, c.icon AS channel_icon, c.country AS channel_country,
-  c.needs_review AS channel_needs_review`;
+/**
+ * The columns of a search's rows: its place in the order, its channel (`c`), and the version of
+ * the programme (`p`) found. Not its texts and rich data: most pages' entries are kept already
+ * (entry-cache.ts), and reading those columns was the largest part of a PostgreSQL search's
+ * time in the server (pg's parser: 2.5 s of 14.4 s busy, `node bench/search.mjs
+ * --server-cpu-prof`); `programmesFound` reads them for the others.
+ */
+export const SEARCH_COLUMNS = `p.id, p.source_file_id, p.needs_review, p.updated_at, p.channel_id,
+  p.start_ms, p.channel_name_key, c.name AS channel_name, c.icon AS channel_icon,
+  c.country AS channel_country, c.needs_review AS channel_needs_review`;
 
-export interface SearchRow extends ProgrammeRow {
-  details: string;
+export interface SearchRow {
+  id: string;
+  source_file_id: string;
+  needs_review: number | boolean;
+  updated_at: number | string;
   channel_id: string;
   start_ms: number | string;
   channel_name_key: string;
@@ -137,10 +145,46 @@ export function toSearchHit(row: SearchRow): ProgrammeSearchHit {
       country: row.channel_country,
       needs_review: row.channel_needs_review,
     }),
-    channelId: row.channel_id,
-    programme: toProgramme(row),
-    details: row.details,
+    programme: {
+      id: row.id,
+      sourceFileId: row.source_file_id,
+      needsReview: Boolean(row.needs_review),
+      updatedAt: String(row.updated_at),
+    },
   };
+}
+
+/** The columns `programmesFound` reads of each hit's programme, by its (channel, start, id). */
+export const FOUND_COLUMNS = `${PROGRAMME_COLUMNS}, details, channel_id, start_ms`;
+
+export interface FoundRow extends ProgrammeRow {
+  details: string;
+  channel_id: string;
+  start_ms: number | string;
+}
+
+/**
+ * The stored programmes of `hits` from the rows read at their (channel, start, id), in the
+ * hits' order: null where no row is there or its version is not the hit's (the port's rule,
+ * one place for both engines).
+ */
+export function foundProgrammes(
+  hits: readonly ProgrammeSearchHit[],
+  rows: readonly FoundRow[],
+): (StoredProgramme | null)[] {
+  const slot = (channelId: string, startMs: number, id: string) => `${channelId} ${startMs} ${id}`;
+  const bySlot = new Map<string, FoundRow>();
+  for (const row of rows) bySlot.set(slot(row.channel_id, Number(row.start_ms), row.id), row);
+  return hits.map(({ key, channel, programme: found }) => {
+    const row = bySlot.get(slot(channel.id, key.startMs, key.id));
+    if (row === undefined) return null;
+    const programme = toProgramme(row);
+    const same =
+      programme.updatedAt === found.updatedAt &&
+      programme.sourceFileId === found.sourceFileId &&
+      programme.needsReview === found.needsReview;
+    return same ? { channelId: channel.id, programme, details: row.details } : null;
+  });
 }
 
 /** What differs between the engines in a search's statement. */

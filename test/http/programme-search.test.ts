@@ -237,6 +237,50 @@ describe(`GET /api/v1/programmes/search (${TEST_ENGINE})`, () => {
     expect((await t.get(search('q=news'), null)).statusCode).toBe(401);
   });
 
+  it('reads whole only the programmes whose entries are not kept, of the version it found', async () => {
+    await ingestXmltv(
+      t.temp.store.ingest,
+      {
+        name: 'encore.xml',
+        data: Buffer.from(`<tv>
+${programme('zeta.uk', 210, '<title>Encore</title><desc>First take</desc>')}
+${programme('zeta.uk', 211, '<title>Finale</title>')}
+${programme('zeta.uk', 212, '<title>Farewell</title>')}
+</tv>`),
+      },
+      { country: 'UK', assumeOffsetMinutes: 0, nowMs: NOW },
+    );
+    const catalogue = t.temp.store.catalogue;
+    const reads = vi.spyOn(catalogue, 'programmesFound');
+    const searches = vi.spyOn(catalogue, 'searchProgrammes');
+    try {
+      // The first answer reads the programme; another query finding it uses its kept entry.
+      const first = await t.get(search('q=encore'), key);
+      expect((first.json() as Answer).results.map((r) => r.programme.title)).toEqual(['Encore']);
+      expect(reads.mock.calls.map(([hits]) => hits.length)).toEqual([1]);
+      const other = await t.get(search('q=first%20take'), key);
+      expect((other.json() as Answer).results).toEqual((first.json() as Answer).results);
+      expect(reads).toHaveBeenCalledTimes(1);
+
+      // An ingest between the search and the read (the read finds no such version): the
+      // search is made again, and the page is the second search's.
+      reads.mockResolvedValueOnce([null]);
+      expect(await found('q=finale')).toEqual(['Zeta: Finale']);
+      expect(searches).toHaveBeenCalledTimes(3 + 1);
+      expect(reads).toHaveBeenCalledTimes(3);
+
+      // Never of one version: after three tries, 503 to be tried again.
+      reads.mockResolvedValue([null]);
+      const busy = await t.get(search('q=farewell'), key);
+      expect(busy.statusCode).toBe(503);
+      expect(busy.headers['retry-after']).toBe('1');
+      expect(busy.json()).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    } finally {
+      reads.mockRestore();
+      searches.mockRestore();
+    }
+  });
+
   it('sees a new ingest at once', async () => {
     expect(await found('q=fresh')).toEqual([]);
     await ingestXmltv(

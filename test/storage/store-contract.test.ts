@@ -41,6 +41,7 @@ import {
   type EngineStore,
 } from '../helpers/engines.js';
 import { fixturePath, NOW } from '../ingest/ingest-helpers.js';
+import { searchWhole } from '../helpers/search-whole.js';
 
 const DAY = 86_400_000;
 const CORPUS =
@@ -588,18 +589,16 @@ ${extra}
     const search = (q: string, more: Partial<ProgrammeSearch> = {}) => {
       const terms = searchTermsOf(q);
       if (terms === null) throw new Error('blank');
-      return s.store.catalogue
-        .searchProgrammes({
-          terms,
-          country: null,
-          channels: null,
-          fromMs: base,
-          toMs: base + DAY,
-          after: null,
-          limit: 50,
-          ...more,
-        })
-        .then((hits) => hits.map((h) => `${h.channel.name}: ${h.programme.title}`));
+      return searchWhole(s.store.catalogue, {
+        terms,
+        country: null,
+        channels: null,
+        fromMs: base,
+        toMs: base + DAY,
+        after: null,
+        limit: 50,
+        ...more,
+      }).then((hits) => hits.map((h) => `${h.channel.name}: ${h.programme.title}`));
     };
     // Every word as a word, the last also as a prefix; case and accents ignored.
     expect(await search('star trek')).toEqual(['Alpha: Star Trekking', 'zulu TV: Star Trek']);
@@ -652,6 +651,50 @@ ${extra}
     expect(await search('news')).toEqual([]);
     expect(await search('stargate')).toEqual([]);
     expect(await search('gate')).toEqual(['Alpha: Gate']);
+  });
+
+  it("reads a search's programmes whole as found, and none that an ingest changed or removed since", async () => {
+    const t = (h: number) => `20260320${String(h).padStart(2, '0')}0000 +0000`;
+    const guideOf = (...titles: string[]) =>
+      Buffer.from(`<tv>
+<channel id="v.uk"><display-name>Versions</display-name></channel>
+${titles.map((title, h) => `<programme start="${t(h + 6)}" stop="${t(h + 7)}" channel="v.uk"><title>${title}</title><desc>Take ${h}</desc></programme>`).join('\n')}
+</tv>`);
+    await run(s.store, guideOf('Encore one', 'Encore two', 'Encore three'));
+    const search: ProgrammeSearch = {
+      terms: { words: [], prefix: 'encore' },
+      country: null,
+      channels: null,
+      fromMs: Date.UTC(2026, 2, 20),
+      toMs: Date.UTC(2026, 2, 21),
+      after: null,
+      limit: 10,
+    };
+    const hits = await s.store.catalogue.searchProgrammes(search);
+    expect(hits.map((h) => h.programme)).toEqual(
+      hits.map((h) => ({
+        id: h.key.id,
+        sourceFileId: expect.any(String),
+        needsReview: false,
+        updatedAt: expect.any(String),
+      })),
+    );
+    const whole = await s.store.catalogue.programmesFound(hits);
+    expect(whole.map((p) => [p?.channelId, p?.programme.title, p?.programme.desc])).toEqual([
+      [channelIdFor('v.uk'), 'Encore one', 'Take 0'],
+      [channelIdFor('v.uk'), 'Encore two', 'Take 1'],
+      [channelIdFor('v.uk'), 'Encore three', 'Take 2'],
+    ]);
+    expect(whole.map((p) => p?.programme)).toEqual(
+      hits.map((h) => expect.objectContaining(h.programme)),
+    );
+    expect(await s.store.catalogue.programmesFound([])).toEqual([]);
+    // The second retitled and the third dropped by a later guide: the hits found before name
+    // versions no longer stored; the first, unchanged, is read as before.
+    await run(s.store, guideOf('Encore one', 'Encore 2'), NOW + 60_000);
+    await settle(s.store);
+    const after = await s.store.catalogue.programmesFound(hits);
+    expect(after.map((p) => p?.programme.title ?? null)).toEqual(['Encore one', null, null]);
   });
 
   it('keeps each search text once, pointed at by its programmes, and drops those left unused', async () => {
@@ -827,7 +870,7 @@ ${titles.map((title, h) => `<programme start="${t(h + 6)}" stop="${t(h + 7)}" ch
       const found: string[] = [];
       let after: ProgrammeSearch['after'] = null;
       for (let page = 0; page < 60; page++) {
-        const hits = await s.store.catalogue.searchProgrammes({ ...search, after, limit });
+        const hits = await searchWhole(s.store.catalogue, { ...search, after, limit });
         for (const hit of hits) {
           found.push(`${hit.key.startMs} ${hit.key.nameKey}: ${hit.programme.title}`);
         }
@@ -890,7 +933,7 @@ ${titles.map((title, h) => `<programme start="${t(h + 6)}" stop="${t(h + 7)}" ch
           ...more,
         };
         const got = (
-          await s.store.catalogue.searchProgrammes({ ...search, after: null, limit: 5 })
+          await searchWhole(s.store.catalogue, { ...search, after: null, limit: 5 })
         ).map((hit) => `${hit.key.startMs} ${hit.key.nameKey}: ${hit.programme.title}`);
         expect(got, `${q} ${JSON.stringify(more)} from ${search.fromMs}`).toEqual(
           expected(search).slice(0, 5),
@@ -1122,7 +1165,7 @@ describe.runIf(ENGINES.includes('postgres'))('migration 9 on postgres', () => {
         { id: '2', search_words: '' },
       ]);
       const reader = createPostgresCatalogueReader(pool, searchPool);
-      const hits = await reader.searchProgrammes({
+      const hits = await searchWhole(reader, {
         terms: { words: ['tele'], prefix: 'curr' },
         country: 'IE',
         channels: null,
@@ -1424,7 +1467,7 @@ describe.runIf(ENGINES.includes('postgres'))('PostgreSQL search index', () => {
       await run(s.store, guide('Day', 1));
       const reader = createPostgresCatalogueReader((s.store as PostgresStore).pool, searchPool);
       const search = (q: string, country: string | null, fromMs: number) =>
-        reader.searchProgrammes({
+        searchWhole(reader, {
           terms: searchTermsOf(q) ?? { words: [], prefix: q },
           country,
           channels: null,
@@ -1451,11 +1494,12 @@ describe.runIf(ENGINES.includes('postgres'))('PostgreSQL search index', () => {
         `SELECT custom_plans::int AS custom, generic_plans::int AS generic
          FROM pg_prepared_statements WHERE name LIKE 'search-%' ORDER BY statement`,
       );
-      // The index read, and the walks from the window's start and from where the earlier
-      // walks found nothing (the one letter is walked twice a search: the page is not full).
-      expect(rows.length).toBe(3);
-      expect(rows.map((r) => r.custom)).toEqual([0, 0, 0]);
-      expect(rows.reduce((sum, r) => sum + r.generic, 0)).toBe(8 + 2 * 8);
+      // The index read, the walks from the window's start and from where the earlier walks
+      // found nothing (the one letter is walked twice a search: the page is not full), and the
+      // read of the programmes found, once a search.
+      expect(rows.length).toBe(4);
+      expect(rows.map((r) => r.custom)).toEqual([0, 0, 0, 0]);
+      expect(rows.reduce((sum, r) => sum + r.generic, 0)).toBe(8 + 2 * 8 + 2 * 8);
     } finally {
       await searchPool.end();
       await s.dispose();
@@ -1548,7 +1592,7 @@ describe.runIf(ENGINES.length > 1)('both engines give the same answers', () => {
       if (terms === null) throw new Error('blank');
       const answers = await Promise.all(
         stores.map((s) =>
-          s.store.catalogue.searchProgrammes({
+          searchWhole(s.store.catalogue, {
             terms,
             country,
             channels: null,

@@ -1,4 +1,8 @@
-import { richProgrammeOf, type StoredProgramme } from '../../domain/programme.js';
+import {
+  richProgrammeOf,
+  type ProgrammeVersion,
+  type StoredProgramme,
+} from '../../domain/programme.js';
 
 /** Rich entries kept as JSON, by default (bytes, roughly). */
 export const DEFAULT_ENTRY_CACHE_BYTES = 64 * 1024 * 1024;
@@ -24,18 +28,23 @@ export const DEFAULT_ENTRY_CACHE_BYTES = 64 * 1024 * 1024;
 export function createEntryCache(maxBytes = DEFAULT_ENTRY_CACHE_BYTES) {
   const entries = new Map<string, string>();
   let bytes = 0;
-  const keyOf = ({ programme: p }: StoredProgramme) =>
+  const keyOf = (p: ProgrammeVersion) =>
     `${p.id}:${p.updatedAt}:${p.sourceFileId}:${p.needsReview ? 1 : 0}`;
+  /** The JSON kept under `key`, made the most recently used. */
+  const kept = (key: string) => {
+    const json = entries.get(key);
+    if (json !== undefined) {
+      entries.delete(key);
+      entries.set(key, json);
+    }
+    return json;
+  };
   return {
     /** The JSON of `p`'s rich entry. */
     json(p: StoredProgramme): string {
-      const key = keyOf(p);
-      let json = entries.get(key);
-      if (json !== undefined) {
-        entries.delete(key);
-        entries.set(key, json);
-        return json;
-      }
+      const key = keyOf(p.programme);
+      let json = kept(key);
+      if (json !== undefined) return json;
       json = JSON.stringify(richProgrammeOf(p.channelId, p.programme, p.details));
       entries.set(key, json);
       bytes += key.length + json.length;
@@ -46,8 +55,10 @@ export function createEntryCache(maxBytes = DEFAULT_ENTRY_CACHE_BYTES) {
       }
       return json;
     },
+    /** The JSON of the rich entry of this version of a programme, when it is kept. */
+    kept: (version: ProgrammeVersion): string | undefined => kept(keyOf(version)),
     /** Whether `p`'s entry is kept (for tests). */
-    has: (p: StoredProgramme) => entries.has(keyOf(p)),
+    has: (p: StoredProgramme) => entries.has(keyOf(p.programme)),
     /** Entries and bytes held now (for tests). */
     get size() {
       return { entries: entries.size, bytes };

@@ -4,12 +4,20 @@ import {
   searchWindow,
   type ProgrammeSearchQuery,
 } from '../../domain/programme-search.js';
+import { errors } from '../../domain/errors.js';
+import type { StoredProgramme } from '../../domain/programme.js';
 import type { CatalogueReader } from '../../storage/catalogue-reader.js';
 import type { CachedAnswers, KeptAnswer } from './cached-answers.js';
 import type { EntryCache } from './entry-cache.js';
 import { channelFields } from './guide-answers.js';
 
 const DAY_MS = 86_400_000;
+
+/**
+ * Searches made for one page at most, each undone by an ingest committed between the search
+ * and the read of its programmes (ingests are minutes apart): then 503, to be tried again.
+ */
+const PAGE_ATTEMPTS = 3;
 
 /** A page of a search, serialised, and the start of its first result (null: none). */
 export interface SearchPage {
@@ -25,7 +33,7 @@ export interface SearchPage {
  * `from` is a body kept per catalogue version; one from `now` moves with the clock).
  */
 export function createProgrammeSearchAnswers(
-  catalogue: Pick<CatalogueReader, 'searchProgrammes'>,
+  catalogue: Pick<CatalogueReader, 'searchProgrammes' | 'programmesFound'>,
   entries: EntryCache,
 ) {
   const empty: SearchPage = {
@@ -43,27 +51,40 @@ export function createProgrammeSearchAnswers(
   ): Promise<SearchPage> {
     const { terms, limit } = query;
     if (terms === null || channels?.length === 0 || fromMs >= toMs) return empty;
-    const hits = await catalogue.searchProgrammes({
-      terms,
-      country: query.country,
-      channels,
-      fromMs,
-      toMs,
-      after: query.after,
-      limit: limit + 1,
-    });
-    const shown = hits.slice(0, limit);
-    const last = shown.at(-1);
-    const full = hits.length > limit && last !== undefined;
-    // Written as text from the entries kept as JSON (entry-cache.ts), not by the schema's
-    // compiled serializer, in the schema's order (test/http/programme-search.test.ts checks).
-    const results = shown.map(
-      (hit) =>
-        `{"channel":${JSON.stringify(channelFields(hit.channel))},"programme":${entries.json(hit)}}`,
-    );
-    const next = full ? encodeCursor(last.key, query.fingerprint) : null;
-    const body = `{"results":[${results.join(',')}],"next":${JSON.stringify(next)}}`;
-    return { body, firstStartMs: hits[0]?.key.startMs ?? null, full };
+    // A search names the version of each programme it found; the entries not kept are made
+    // from the programmes read after it. An ingest committed in between changes or removes
+    // some: the search is made again, so a page is always of one catalogue version.
+    for (let attempt = 1; ; attempt++) {
+      const hits = await catalogue.searchProgrammes({
+        terms,
+        country: query.country,
+        channels,
+        fromMs,
+        toMs,
+        after: query.after,
+        limit: limit + 1,
+      });
+      const shown = hits.slice(0, limit);
+      const json = shown.map((hit) => entries.kept(hit.programme));
+      const missing = shown.filter((_, i) => json[i] === undefined);
+      const found = missing.length === 0 ? [] : await catalogue.programmesFound(missing);
+      if (found.includes(null)) {
+        if (attempt < PAGE_ATTEMPTS) continue;
+        throw errors.serviceUnavailable('The catalogue is being updated; try again');
+      }
+      let next = 0;
+      // Written as text from the entries kept as JSON (entry-cache.ts), not by the schema's
+      // compiled serializer, in the schema's order (test/http/programme-search.test.ts checks).
+      const results = shown.map((hit, i) => {
+        const entry = json[i] ?? entries.json(found[next++] as StoredProgramme);
+        return `{"channel":${JSON.stringify(channelFields(hit.channel))},"programme":${entry}}`;
+      });
+      const last = shown.at(-1);
+      const full = hits.length > limit && last !== undefined;
+      const cursor = full ? encodeCursor(last.key, query.fingerprint) : null;
+      const body = `{"results":[${results.join(',')}],"next":${JSON.stringify(cursor)}}`;
+      return { body, firstStartMs: hits[0]?.key.startMs ?? null, full };
+    }
   }
 
   /** The cache key of a query's answers: what selects them and the page. */

@@ -108,7 +108,11 @@ export interface PlaygroundDeps {
   /** Reads one programme in full (the detail route), and the guide's and now/next's programmes. */
   catalogue: Pick<
     CatalogueReader,
-    'findProgramme' | 'programmesBetween' | 'programmesAfter' | 'searchProgrammes'
+    | 'findProgramme'
+    | 'programmesBetween'
+    | 'programmesAfter'
+    | 'searchProgrammes'
+    | 'programmesFound'
   >;
   schedules: ScheduleCache;
   bodies: BodyCache;

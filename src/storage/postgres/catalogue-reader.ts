@@ -19,7 +19,10 @@ import { createSearchSpans, learnEmptySpans } from '../empty-spans.js';
 import {
   planAndSearch,
   searchStatement,
+  foundProgrammes,
+  FOUND_COLUMNS,
   SEARCH_ORDER,
+  type FoundRow,
   type SearchDialect,
   type SearchMode,
   type SearchRow,
@@ -160,6 +163,19 @@ export function createPostgresCatalogueReader(pool: pg.Pool, searchPool: pg.Pool
           return (await searchPool.query<SearchRow>(named(sql, params))).rows;
         },
       });
+    },
+    async programmesFound(hits) {
+      if (hits.length === 0) return [];
+      // By the (channel, start, id) index: the id compared in byte order, as it holds it.
+      const sql = `SELECT ${FOUND_COLUMNS} FROM programmes
+        WHERE (channel_id, start_ms, id COLLATE "C") IN
+          (SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[]))`;
+      const values = [
+        hits.map((hit) => hit.channel.id),
+        hits.map((hit) => hit.key.startMs),
+        hits.map((hit) => hit.key.id),
+      ];
+      return foundProgrammes(hits, (await searchPool.query<FoundRow>(named(sql, values))).rows);
     },
     async listCountries() {
       const { rows } = await pool.query<{ country: string; channelCount: number }>(

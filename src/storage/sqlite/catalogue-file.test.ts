@@ -18,8 +18,20 @@ import { CATALOGUE_FILE_VERSION, SQLITE_MIGRATIONS } from './migrations.js';
 /** The accounts file's version once every migration has run. */
 const LATEST_VERSION = Math.max(...SQLITE_MIGRATIONS.map((m) => m.version));
 import { openSqliteStore } from './sqlite-store.js';
+import { searchWhole } from '../../../test/helpers/search-whole.js';
 
 const NOW = Date.UTC(2026, 10, 1);
+
+/** A search of the hour from NOW over every channel (or one country), 10 results at most. */
+const hourSearch = (prefix: string, words: string[] = [], country: string | null = null) => ({
+  terms: { words, prefix },
+  country,
+  channels: null,
+  fromMs: NOW,
+  toMs: NOW + 3_600_000,
+  after: null,
+  limit: 10,
+});
 let dir: string;
 let path: string;
 
@@ -406,17 +418,9 @@ describe('the catalogue file', () => {
         'cinema edition speciale zoe angstrom',
       ]);
       const search = (words: string[], prefix: string) =>
-        store.catalogue
-          .searchProgrammes({
-            terms: { words, prefix },
-            country: null,
-            channels: null,
-            fromMs: NOW,
-            toMs: NOW + 3_600_000,
-            after: null,
-            limit: 10,
-          })
-          .then((hits) => hits.map((h) => h.programme.title));
+        searchWhole(store.catalogue, hourSearch(prefix, words)).then((hits) =>
+          hits.map((h) => h.programme.title),
+        );
       expect(await search(['zoe'], 'edition')).toEqual(['Cinéma']);
       expect(await search([], 'curr')).toEqual(['Télé News']);
       // A search for a word reads the word index.
@@ -466,17 +470,9 @@ describe('the catalogue file', () => {
         ['1000000000000000003', 'two', 'UK'],
       ]);
       const search = (country: string | null) =>
-        store.catalogue
-          .searchProgrammes({
-            terms: { words: [], prefix: 'news' },
-            country,
-            channels: null,
-            fromMs: NOW,
-            toMs: NOW + 3_600_000,
-            after: null,
-            limit: 10,
-          })
-          .then((hits) => hits.map((h) => `${h.channel.name}: ${h.programme.title}`));
+        searchWhole(store.catalogue, hourSearch('news', [], country)).then((hits) =>
+          hits.map((h) => `${h.channel.name}: ${h.programme.title}`),
+        );
       expect(await search(null)).toEqual(['One: News one', 'Two: News two', 'Two: Later news']);
       // A channel renamed and moved (as an ingest or `onair channels set` does) carries its
       // programmes along: the order and the country filter follow at once.
@@ -547,15 +543,7 @@ describe('the catalogue file', () => {
       expect(tables(db, 'catalogue')).not.toContain('programme_words');
       const search = (prefix: string) =>
         store.catalogue
-          .searchProgrammes({
-            terms: { words: [], prefix },
-            country: null,
-            channels: null,
-            fromMs: NOW,
-            toMs: NOW + 3_600_000,
-            after: null,
-            limit: 10,
-          })
+          .searchProgrammes(hourSearch(prefix))
           .then((hits) => hits.map((h) => h.programme.id));
       expect(await search('six')).toEqual(['1000000000000000001', '1000000000000000003']);
       expect(await search('fi')).toEqual(['1000000000000000002']);

@@ -14,6 +14,7 @@ import {
   type TimedProgrammeRow,
 } from '../rows.js';
 import type { CatalogueReader } from '../catalogue-reader.js';
+import { FOUND_COLUMNS, foundProgrammes, type FoundRow } from '../programme-search-rows.js';
 import type { CountryCount } from '../../domain/channel.js';
 import type { TimedProgramme } from '../../domain/programme.js';
 import type { SqliteDatabase } from './connection.js';
@@ -52,6 +53,9 @@ export function createSqliteCatalogueReader(
   // The (channel, start, id) index holds the id: the channel's entries are scanned in it.
   const programme = db.prepare<[string, string], RichProgrammeRow>(
     `SELECT ${PROGRAMME_COLUMNS}, details FROM programmes WHERE channel_id = ? AND id = ?`,
+  );
+  const foundAt = db.prepare<[string, number, string], FoundRow>(
+    `SELECT ${FOUND_COLUMNS} FROM programmes WHERE channel_id = ? AND start_ms = ? AND id = ?`,
   );
   const channelsById = db.prepare<[string], ChannelRow>(
     `SELECT ${CHANNEL_COLUMNS} FROM channels WHERE id IN (SELECT value FROM json_each(?))`,
@@ -101,6 +105,14 @@ export function createSqliteCatalogueReader(
     async findProgramme(channelId, programmeId) {
       const row = programme.get(channelId, programmeId);
       return row === undefined ? null : toRichProgramme(row, channelId);
+    },
+    async programmesFound(hits) {
+      const rows: FoundRow[] = [];
+      for (const { key, channel } of hits) {
+        const row = foundAt.get(channel.id, key.startMs, key.id);
+        if (row !== undefined) rows.push(row);
+      }
+      return foundProgrammes(hits, rows);
     },
     async findChannels(ids) {
       return channelsById.all(JSON.stringify(ids)).map(toChannel);

@@ -34,15 +34,9 @@ export type HitValues = [
   channelCountry: string,
   channelNeedsReview: boolean,
   id: string,
-  start: string,
-  stop: string,
-  title: string,
-  desc: string,
-  category: string,
   sourceFileId: string,
   needsReview: boolean,
   updatedAt: string,
-  details: string,
 ];
 
 export function hitValues(hit: ProgrammeSearchHit): HitValues {
@@ -56,15 +50,9 @@ export function hitValues(hit: ProgrammeSearchHit): HitValues {
     c.country,
     c.needsReview,
     p.id,
-    p.start,
-    p.stop,
-    p.title,
-    p.desc,
-    p.category,
     p.sourceFileId,
     p.needsReview,
     p.updatedAt,
-    hit.details,
   ];
 }
 
@@ -78,21 +66,13 @@ export function hitFrom(values: HitValues): ProgrammeSearchHit {
     country,
     channelNeedsReview,
     id,
-    start,
-    stop,
-    title,
-    desc,
-    category,
     sourceFileId,
     needsReview,
     updatedAt,
-    details,
   ] = values;
   return {
     key: { startMs, nameKey, id },
     channel: { id: channelId, name, icon, country, needsReview: channelNeedsReview },
-    channelId,
-    programme: { id, start, stop, title, desc, category, sourceFileId, needsReview, updatedAt },
-    details,
+    programme: { id, sourceFileId, needsReview, updatedAt },
   };
 }

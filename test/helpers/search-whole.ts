@@ -1,0 +1,28 @@
+import type { StoredProgramme } from '../../src/domain/programme.js';
+import type {
+  CatalogueReader,
+  ProgrammeSearch,
+  ProgrammeSearchHit,
+} from '../../src/storage/catalogue-reader.js';
+
+/** A search's hit with its programme read whole, as an answer writes it. */
+export type WholeHit = Omit<ProgrammeSearchHit, 'programme'> & StoredProgramme;
+
+/**
+ * A search's hits with their programmes read after it (`programmesFound`), as the search
+ * answers read those whose entries are not kept; a hit whose programme is not found fails.
+ */
+export async function searchWhole(
+  catalogue: Pick<CatalogueReader, 'searchProgrammes' | 'programmesFound'>,
+  search: ProgrammeSearch,
+): Promise<WholeHit[]> {
+  const hits = await catalogue.searchProgrammes(search);
+  const found = await catalogue.programmesFound(hits);
+  return hits.map((hit, i) => {
+    const stored = found[i];
+    if (stored === null || stored === undefined) {
+      throw new Error(`the programme of hit ${JSON.stringify(hit)} was not found`);
+    }
+    return { key: hit.key, channel: hit.channel, ...stored };
+  });
+}
