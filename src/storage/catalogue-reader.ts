@@ -27,12 +27,15 @@ export interface ProgrammeSearch {
 /**
  * A programme a search found: its place in the order, its channel, and which version of it was
  * found (`updatedAt` moves whenever any of its data changes, docs/catalogue.md), which is what
- * its rich entry is made from; the rest is read by `programmesFound` for the entries not kept.
+ * its rich entry is made from; unless `whole`, the rest is read by `programmesFound` for the
+ * entries not kept.
  */
 export interface ProgrammeSearchHit {
   key: SearchKey;
   channel: Channel;
   programme: ProgrammeVersion;
+  /** The programme whole when the search read it so (a read of the word index), else null. */
+  whole: StoredProgramme | null;
 }
 
 /** Read side of the channel catalogue, used by the v1 routes. */

@@ -121,7 +121,16 @@ export const SEARCH_COLUMNS = `p.id, p.source_file_id, p.needs_review, p.updated
   p.start_ms, p.channel_name_key, c.name AS channel_name, c.icon AS channel_icon,
   c.country AS channel_country, c.needs_review AS channel_needs_review`;
 
-export interface SearchRow {
+/**
+ * The rest of a programme, read with the rows of the word index: its matches are few and
+ * seldom kept (a rare title), and reading them after the search cost PostgreSQL's rare-title
+ * answers 8 % at 1.8 million programmes and 30 % at 10 million (bench/RESULTS.md).
+ */
+const WHOLE_COLUMNS = 'p.start, p.stop, p.title, p.description, p.category, p.details';
+
+export interface SearchRow extends Partial<Omit<FoundRow, keyof SlimRow>>, SlimRow {}
+
+interface SlimRow {
   id: string;
   source_file_id: string;
   needs_review: number | boolean;
@@ -151,7 +160,15 @@ export function toSearchHit(row: SearchRow): ProgrammeSearchHit {
       needsReview: Boolean(row.needs_review),
       updatedAt: String(row.updated_at),
     },
+    whole: isFound(row)
+      ? { channelId: row.channel_id, programme: toProgramme(row), details: row.details }
+      : null,
   };
+}
+
+/** Whether the row was read whole (a read of the word index). */
+function isFound(row: SearchRow): row is SearchRow & FoundRow {
+  return row.details !== undefined;
 }
 
 /** The columns `programmesFound` reads of each hit's programme, by its (channel, start, id). */
@@ -280,7 +297,7 @@ export function searchStatement(
     const ordered = `${index.from} WHERE ${where.join(' AND ')}
       ORDER BY ${SEARCH_ORDER(d.id)} LIMIT ${limit(search.limit)}`;
     const sql = d.inOrder({
-      columns: SEARCH_COLUMNS,
+      columns: `${SEARCH_COLUMNS}, ${WHOLE_COLUMNS}`,
       ordered,
       where: 'true',
       limit: limit(search.limit),

@@ -237,7 +237,7 @@ describe(`GET /api/v1/programmes/search (${TEST_ENGINE})`, () => {
     expect((await t.get(search('q=news'), null)).statusCode).toBe(401);
   });
 
-  it('reads whole only the programmes whose entries are not kept, of the version it found', async () => {
+  it("reads a walk's programmes whole after it, only those whose entries are not kept", async () => {
     await ingestXmltv(
       t.temp.store.ingest,
       {
@@ -246,6 +246,7 @@ describe(`GET /api/v1/programmes/search (${TEST_ENGINE})`, () => {
 ${programme('zeta.uk', 210, '<title>Encore</title><desc>First take</desc>')}
 ${programme('zeta.uk', 211, '<title>Finale</title>')}
 ${programme('zeta.uk', 212, '<title>Farewell</title>')}
+${programme('zeta.uk', 213, '<title>Fourth</title>')}
 </tv>`),
       },
       { country: 'UK', assumeOffsetMinutes: 0, nowMs: NOW },
@@ -253,25 +254,34 @@ ${programme('zeta.uk', 212, '<title>Farewell</title>')}
     const catalogue = t.temp.store.catalogue;
     const reads = vi.spyOn(catalogue, 'programmesFound');
     const searches = vi.spyOn(catalogue, 'searchProgrammes');
+    // One letter is walked in result order, over a window around one programme's start.
+    const around = (hours: number) =>
+      `q=f&from=${encodeURIComponent(at(hours - 0.25))}&to=${encodeURIComponent(at(hours + 0.25))}`;
     try {
-      // The first answer reads the programme; another query finding it uses its kept entry.
-      const first = await t.get(search('q=encore'), key);
-      expect((first.json() as Answer).results.map((r) => r.programme.title)).toEqual(['Encore']);
+      // A word read from the word index comes whole: nothing read after.
+      expect(await found('q=encore')).toEqual(['Zeta: Encore']);
+      expect(reads).not.toHaveBeenCalled();
+
+      // A walk names the programmes it found; the one not kept is read after it, and another
+      // query finding it again uses its kept entry.
+      const first = await t.get(search(around(211)), key);
+      expect((first.json() as Answer).results.map((r) => r.programme.title)).toEqual(['Finale']);
       expect(reads.mock.calls.map(([hits]) => hits.length)).toEqual([1]);
-      const other = await t.get(search('q=first%20take'), key);
+      const other = await t.get(search(`${around(211)}&limit=7`), key);
       expect((other.json() as Answer).results).toEqual((first.json() as Answer).results);
       expect(reads).toHaveBeenCalledTimes(1);
 
-      // An ingest between the search and the read (the read finds no such version): the
-      // search is made again, and the page is the second search's.
+      // An ingest between the walk and the read (the read finds no such version): the search
+      // is made again, and the page is the second search's.
+      searches.mockClear();
       reads.mockResolvedValueOnce([null]);
-      expect(await found('q=finale')).toEqual(['Zeta: Finale']);
-      expect(searches).toHaveBeenCalledTimes(3 + 1);
+      expect(await found(around(212))).toEqual(['Zeta: Farewell']);
+      expect(searches).toHaveBeenCalledTimes(2);
       expect(reads).toHaveBeenCalledTimes(3);
 
       // Never of one version: after three tries, 503 to be tried again.
       reads.mockResolvedValue([null]);
-      const busy = await t.get(search('q=farewell'), key);
+      const busy = await t.get(search(around(213)), key);
       expect(busy.statusCode).toBe(503);
       expect(busy.headers['retry-after']).toBe('1');
       expect(busy.json()).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });

@@ -65,7 +65,10 @@ export function createProgrammeSearchAnswers(
         limit: limit + 1,
       });
       const shown = hits.slice(0, limit);
-      const json = shown.map((hit) => entries.kept(hit.programme));
+      const json = shown.map(
+        (hit) =>
+          entries.kept(hit.programme) ?? (hit.whole === null ? undefined : entries.json(hit.whole)),
+      );
       const missing = shown.filter((_, i) => json[i] === undefined);
       const found = missing.length === 0 ? [] : await catalogue.programmesFound(missing);
       if (found.includes(null)) {

@@ -37,6 +37,9 @@ export type HitValues = [
   sourceFileId: string,
   needsReview: boolean,
   updatedAt: string,
+  whole:
+    | [start: string, stop: string, title: string, desc: string, category: string, details: string]
+    | null,
 ];
 
 export function hitValues(hit: ProgrammeSearchHit): HitValues {
@@ -53,6 +56,16 @@ export function hitValues(hit: ProgrammeSearchHit): HitValues {
     p.sourceFileId,
     p.needsReview,
     p.updatedAt,
+    hit.whole === null
+      ? null
+      : [
+          hit.whole.programme.start,
+          hit.whole.programme.stop,
+          hit.whole.programme.title,
+          hit.whole.programme.desc,
+          hit.whole.programme.category,
+          hit.whole.details,
+        ],
   ];
 }
 
@@ -69,10 +82,30 @@ export function hitFrom(values: HitValues): ProgrammeSearchHit {
     sourceFileId,
     needsReview,
     updatedAt,
+    whole,
   ] = values;
+  const version = { id, sourceFileId, needsReview, updatedAt };
   return {
     key: { startMs, nameKey, id },
     channel: { id: channelId, name, icon, country, needsReview: channelNeedsReview },
-    programme: { id, sourceFileId, needsReview, updatedAt },
+    programme: version,
+    whole:
+      whole === null
+        ? null
+        : {
+            channelId,
+            programme: {
+              id,
+              start: whole[0],
+              stop: whole[1],
+              title: whole[2],
+              desc: whole[3],
+              category: whole[4],
+              sourceFileId,
+              needsReview,
+              updatedAt,
+            },
+            details: whole[5],
+          },
   };
 }
