@@ -460,6 +460,11 @@
       for (const programme of channel.programmes) {
         const start = parseStart(programme.start);
         const stop = parseStart(programme.stop);
+        const startMinute = Math.max(0, Math.round((start - from) / MINUTE));
+        const endMinute = Math.min(minutes, Math.round((stop - from) / MINUTE));
+        // Less than half a minute of it in the window (one ending just after the window's
+        // start): no column of its own, and one would push the next programme to a row below.
+        if (endMinute <= startMinute) continue;
         const button = element('button', 'pg-grid-programme');
         button.type = 'button';
         button.append(
@@ -469,11 +474,7 @@
         button.title = `${clock(start)}–${clock(stop)} ${programme.title}`;
         button.setAttribute('aria-expanded', 'false');
         button.setAttribute('aria-controls', details.id);
-        place(
-          button,
-          Math.max(0, Math.round((start - from) / MINUTE)),
-          Math.min(minutes, Math.round((stop - from) / MINUTE)),
-        );
+        place(button, startMinute, endMinute);
         button.addEventListener('click', async () => {
           if (selected !== null) selected.setAttribute('aria-expanded', 'false');
           if (selected === button) {

@@ -393,4 +393,48 @@ describe.skipIf(SKIP_BROWSER)('developer pages in Chromium', () => {
     expect(problems, problems.join('\n')).toEqual([]);
     await page.context().close();
   });
+
+  it('/playground: a programme ending just after the guide window starts pushes none below', async () => {
+    const { page, problems } = await watchedPage();
+    // The preview's own guide answer, its window moved to start 20 s before a programme ends
+    // (as at hh:29:40 before a programme ending at hh:30): that one has no minute of its own.
+    const real = await page.request.get(`${server.url}/playground/api/guide?country=UK&hours=3`);
+    const body = (await real.json()) as {
+      from: string;
+      channels: { name: string; programmes: { stop: string; title: string }[] }[];
+    };
+    const channel = body.channels.find((c) => c.programmes.length >= 3);
+    const ending = channel?.programmes[0];
+    if (channel === undefined || ending === undefined) throw new Error('no channel to shift');
+    const xmltv = (ms: number) =>
+      `${new Date(ms).toISOString().replace(/[-:T]/g, '').slice(0, 14)} +0000`;
+    const stopMs = Date.parse(
+      ending.stop.replace(
+        /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2}) \+0000$/,
+        '$1-$2-$3T$4:$5:$6Z',
+      ),
+    );
+    body.from = xmltv(stopMs - 20_000);
+    await page.route('**/playground/api/guide?**', (route) =>
+      route.fulfill({ contentType: 'application/json', body: JSON.stringify(body) }),
+    );
+    await page.goto(`${server.url}/playground`);
+    await page.getByRole('tab', { name: 'Guide' }).click();
+    const row = page.locator('#pg-guide .pg-grid-row:not(.pg-grid-head)', {
+      hasText: channel.name,
+    });
+    const buttons = row.locator('.pg-grid-programme');
+    await expect.poll(() => buttons.count()).toBeGreaterThan(0);
+    // Every programme but the ending one, from the next on.
+    expect(await buttons.count()).toBe(channel.programmes.length - 1);
+    expect(await buttons.first().locator('.pg-grid-title').textContent()).toBe(
+      channel.programmes[1]?.title,
+    );
+    const tops = await buttons.evaluateAll((all) =>
+      all.map((b) => Math.round(b.getBoundingClientRect().top)),
+    );
+    expect(new Set(tops).size).toBe(1);
+    expect(problems, problems.join('\n')).toEqual([]);
+    await page.context().close();
+  });
 });
