@@ -51,9 +51,10 @@ export function createProgrammeSearchAnswers(
   ): Promise<SearchPage> {
     const { terms, limit } = query;
     if (terms === null || channels?.length === 0 || fromMs >= toMs) return empty;
-    // A search names the version of each programme it found; the entries not kept are made
-    // from the programmes read after it. An ingest committed in between changes or removes
-    // some: the search is made again, so a page is always of one catalogue version.
+    // A search names the version of each programme it found (a read of the word index gives
+    // them whole too); the entries neither kept nor given are made from the programmes read
+    // after it. An ingest committed in between changes or removes some: the search is made
+    // again, so a page is always of one catalogue version.
     for (let attempt = 1; ; attempt++) {
       const hits = await catalogue.searchProgrammes({
         terms,
