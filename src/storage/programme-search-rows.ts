@@ -1,6 +1,6 @@
 import type { StoredProgramme } from '../domain/programme.js';
 import type { SearchTerms } from '../domain/programme-search.js';
-import { toChannel, toProgramme, PROGRAMME_COLUMNS, type ProgrammeRow } from './rows.js';
+import { toChannel, toProgramme, type TimedProgrammeRow } from './rows.js';
 import type { ProgrammeSearch, ProgrammeSearchHit } from './catalogue-reader.js';
 
 /**
@@ -126,9 +126,9 @@ export const SEARCH_COLUMNS = `p.id, p.source_file_id, p.needs_review, p.updated
  * seldom kept (a rare title), and reading them after the search cost PostgreSQL's rare-title
  * answers 8 % at 1.8 million programmes and 30 % at 10 million (bench/RESULTS.md).
  */
-const WHOLE_COLUMNS = 'p.start, p.stop, p.title, p.description, p.category, p.details';
+const WHOLE_COLUMNS = 'p.start, p.stop, p.title, p.description, p.category, p.details, p.stop_ms';
 
-export interface SearchRow extends Partial<Omit<FoundRow, keyof SlimRow>>, SlimRow {}
+export interface SearchRow extends Partial<Omit<TimedProgrammeRow, keyof SlimRow>>, SlimRow {}
 
 interface SlimRow {
   id: string;
@@ -167,30 +167,22 @@ export function toSearchHit(row: SearchRow): ProgrammeSearchHit {
 }
 
 /** Whether the row was read whole (a read of the word index). */
-function isFound(row: SearchRow): row is SearchRow & FoundRow {
+function isFound(row: SearchRow): row is SearchRow & TimedProgrammeRow {
   return row.details !== undefined;
 }
 
-/** The columns `programmesFound` reads of each hit's programme, by its (channel, start, id). */
-export const FOUND_COLUMNS = `${PROGRAMME_COLUMNS}, details, channel_id, start_ms`;
-
-export interface FoundRow extends ProgrammeRow {
-  details: string;
-  channel_id: string;
-  start_ms: number | string;
-}
-
 /**
- * The stored programmes of `hits` from the rows read at their (channel, start, id), in the
+ * The stored programmes of `hits` from their rows (TIMED_PROGRAMME_COLUMNS) read at their
+ * (channel, start, id), in the
  * hits' order: null where no row is there or its version is not the hit's (the port's rule,
  * one place for both engines).
  */
 export function foundProgrammes(
   hits: readonly ProgrammeSearchHit[],
-  rows: readonly FoundRow[],
+  rows: readonly TimedProgrammeRow[],
 ): (StoredProgramme | null)[] {
   const slot = (channelId: string, startMs: number, id: string) => `${channelId} ${startMs} ${id}`;
-  const bySlot = new Map<string, FoundRow>();
+  const bySlot = new Map<string, TimedProgrammeRow>();
   for (const row of rows) bySlot.set(slot(row.channel_id, Number(row.start_ms), row.id), row);
   return hits.map(({ key, channel, programme: found }) => {
     const row = bySlot.get(slot(channel.id, key.startMs, key.id));

@@ -20,9 +20,7 @@ import {
   planAndSearch,
   searchStatement,
   foundProgrammes,
-  FOUND_COLUMNS,
   SEARCH_ORDER,
-  type FoundRow,
   type SearchDialect,
   type SearchMode,
   type SearchRow,
@@ -167,7 +165,7 @@ export function createPostgresCatalogueReader(pool: pg.Pool, searchPool: pg.Pool
     async programmesFound(hits) {
       if (hits.length === 0) return [];
       // By the (channel, start, id) index: the id compared in byte order, as it holds it.
-      const sql = `SELECT ${FOUND_COLUMNS} FROM programmes
+      const sql = `SELECT ${TIMED_PROGRAMME_COLUMNS} FROM programmes
         WHERE (channel_id, start_ms, id COLLATE "C") IN
           (SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[]))`;
       const values = [
@@ -175,7 +173,10 @@ export function createPostgresCatalogueReader(pool: pg.Pool, searchPool: pg.Pool
         hits.map((hit) => hit.key.startMs),
         hits.map((hit) => hit.key.id),
       ];
-      return foundProgrammes(hits, (await searchPool.query<FoundRow>(named(sql, values))).rows);
+      return foundProgrammes(
+        hits,
+        (await searchPool.query<TimedProgrammeRow>(named(sql, values))).rows,
+      );
     },
     async listCountries() {
       const { rows } = await pool.query<{ country: string; channelCount: number }>(

@@ -14,7 +14,7 @@ import {
   type TimedProgrammeRow,
 } from '../rows.js';
 import type { CatalogueReader } from '../catalogue-reader.js';
-import { FOUND_COLUMNS, foundProgrammes, type FoundRow } from '../programme-search-rows.js';
+import { foundProgrammes } from '../programme-search-rows.js';
 import type { CountryCount } from '../../domain/channel.js';
 import type { TimedProgramme } from '../../domain/programme.js';
 import type { SqliteDatabase } from './connection.js';
@@ -54,8 +54,8 @@ export function createSqliteCatalogueReader(
   const programme = db.prepare<[string, string], RichProgrammeRow>(
     `SELECT ${PROGRAMME_COLUMNS}, details FROM programmes WHERE channel_id = ? AND id = ?`,
   );
-  const foundAt = db.prepare<[string, number, string], FoundRow>(
-    `SELECT ${FOUND_COLUMNS} FROM programmes WHERE channel_id = ? AND start_ms = ? AND id = ?`,
+  const foundAt = db.prepare<[string, number, string], TimedProgrammeRow>(
+    `SELECT ${TIMED_PROGRAMME_COLUMNS} FROM programmes WHERE channel_id = ? AND start_ms = ? AND id = ?`,
   );
   const channelsById = db.prepare<[string], ChannelRow>(
     `SELECT ${CHANNEL_COLUMNS} FROM channels WHERE id IN (SELECT value FROM json_each(?))`,
@@ -107,7 +107,7 @@ export function createSqliteCatalogueReader(
       return row === undefined ? null : toRichProgramme(row, channelId);
     },
     async programmesFound(hits) {
-      const rows: FoundRow[] = [];
+      const rows: TimedProgrammeRow[] = [];
       for (const { key, channel } of hits) {
         const row = foundAt.get(channel.id, key.startMs, key.id);
         if (row !== undefined) rows.push(row);
