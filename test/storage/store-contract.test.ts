@@ -26,7 +26,7 @@ import {
   type PostgresStore,
 } from '../../src/storage/postgres/postgres-store.js';
 import { OTHER_PROCESS_CHECK_MS } from '../../src/storage/sqlite/data-versions.js';
-import { openSqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
+import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import { createPostgresPool, migratePostgres } from '../../src/storage/postgres/database.js';
 import { POSTGRES_MIGRATIONS } from '../../src/storage/postgres/migrations.js';
 import { createPostgresCatalogueReader } from '../../src/storage/postgres/catalogue-reader.js';
@@ -533,6 +533,136 @@ describe.each(ENGINES)('store contract: %s', (engine) => {
   });
 });
 
+/** The catalogue's schema cookie (SQLite): it moves with every change of its schema. */
+async function catalogueSchemaVersion(db: SqliteStore['db']): Promise<number> {
+  return Number(db.pragma('catalogue.schema_version', { simple: true }));
+}
+
+/**
+ * A guide of `channels` channels (ids `prefix0.uk`, …) with `perChannel` half-hour programmes
+ * each from `startMs`: "news" in every third, a word of its own (`only<i>`) in every 500th.
+ */
+function manyProgrammes(prefix: string, channels: number, perChannel: number, startMs: number) {
+  const xml = ['<tv>'];
+  const titles: { channel: string; startMs: number; title: string }[] = [];
+  for (let c = 0; c < channels; c++) {
+    xml.push(
+      `<channel id="${prefix}${c}.uk"><display-name>${prefix} ${c}</display-name></channel>`,
+    );
+  }
+  for (let c = 0; c < channels; c++) {
+    for (let n = 0; n < perChannel; n++) {
+      const at = startMs + n * 1_800_000;
+      const i = c * perChannel + n;
+      const title = `${['Morning news', 'Film', 'Quiz'][i % 3]} ${i % 500 === 0 ? `only${i} ` : ''}${prefix}`;
+      titles.push({ channel: channelIdFor(`${prefix}${c}.uk`), startMs: at, title });
+      xml.push(
+        `<programme start="${formatXmltvUtc(at)}" stop="${formatXmltvUtc(at + 1_800_000)}" channel="${prefix}${c}.uk"><title>${title}</title></programme>`,
+      );
+    }
+  }
+  xml.push('</tv>');
+  return { xml: Buffer.from(xml.join('\n')), titles };
+}
+
+describe.runIf(ENGINES.includes('sqlite'))('late indexes on SQLite', () => {
+  const start = Date.UTC(2026, 5, 1);
+  const titlesFound = async (store: Store, q: string) => {
+    const terms = searchTermsOf(q);
+    if (terms === null) throw new Error('blank');
+    const found: string[] = [];
+    let after: ProgrammeSearch['after'] = null;
+    for (;;) {
+      const search = {
+        terms,
+        country: null,
+        channels: null,
+        fromMs: start,
+        toMs: start + 31 * DAY,
+      };
+      const hits = await searchWhole(store.catalogue, { ...search, after, limit: 200 });
+      found.push(...hits.map((h) => `${h.channel.id} ${h.key.startMs} ${h.programme.title}`));
+      if (hits.length < 200) return found.sort();
+      after = hits.at(-1)?.key ?? null;
+    }
+  };
+  const expectedTitles = (
+    titles: { channel: string; startMs: number; title: string }[],
+    word: string,
+  ) =>
+    titles
+      .filter((t) => searchWordsOf(t.title).includes(word))
+      .map((t) => `${t.channel} ${t.startMs} ${t.title}`)
+      .sort();
+
+  it('are built after the rows only when a file brings more programmes than are stored, as the schema defines them', async () => {
+    const s = await openEngineStore('sqlite', NOW);
+    try {
+      if (s.engine !== 'sqlite') throw new Error('not SQLite');
+      const db = s.store.db;
+      const indexes = () =>
+        db
+          .prepare(
+            `SELECT name, sql FROM catalogue.sqlite_master
+              WHERE type = 'index' AND tbl_name = 'programmes' ORDER BY name`,
+          )
+          .all();
+      const defined = indexes();
+      expect(defined.length).toBeGreaterThan(3);
+      const schema = await catalogueSchemaVersion(db);
+
+      // 6,000 programmes into an empty catalogue: the late path.
+      const first = manyProgrammes('late', 6, 1_000, start);
+      expect((await run(s.store, first.xml)).merge.programmesAdded).toBe(6_000);
+      const afterFirst = await catalogueSchemaVersion(db);
+      expect(afterFirst).toBeGreaterThan(schema);
+      expect(indexes()).toEqual(defined);
+      expect(db.pragma('catalogue.integrity_check', { simple: true })).toBe('ok');
+      expect(await titlesFound(s.store, 'news')).toEqual(expectedTitles(first.titles, 'news'));
+      expect(await titlesFound(s.store, 'only2500')).toEqual(
+        expectedTitles(first.titles, 'only2500'),
+      );
+
+      // 5,000 more on new channels, fewer than stored: indexed row by row.
+      const second = manyProgrammes('more', 5, 1_000, start);
+      expect((await run(s.store, second.xml)).merge.programmesAdded).toBe(5_000);
+      expect(await catalogueSchemaVersion(db)).toBe(afterFirst);
+      // The first guide again, changed: an upsert, indexed row by row.
+      const again = manyProgrammes('late', 6, 1_000, start + 900_000);
+      const merged = await run(s.store, again.xml);
+      expect(merged.merge.programmesAdded).toBe(6_000);
+      expect(await catalogueSchemaVersion(db)).toBe(afterFirst);
+      expect(db.pragma('catalogue.integrity_check', { simple: true })).toBe('ok');
+      expect(await titlesFound(s.store, 'news')).toEqual(
+        // Each channel's programme before the file's first start stays (the merge rules).
+        expectedTitles(
+          [...first.titles.filter((t) => t.startMs === start), ...second.titles, ...again.titles],
+          'news',
+        ),
+      );
+    } finally {
+      await s.dispose();
+    }
+  });
+
+  it('are built after the rows in a catalogue in memory too', async () => {
+    const store = openSqliteStore({ path: ':memory:', nowMs: NOW });
+    try {
+      const schema = await catalogueSchemaVersion(store.db);
+      const cacheSize = store.db.pragma('cache_size', { simple: true });
+      const guide = manyProgrammes('mem', 6, 1_000, start);
+      expect((await run(store, guide.xml)).merge.programmesAdded).toBe(6_000);
+      expect(await catalogueSchemaVersion(store.db)).toBeGreaterThan(schema);
+      // The build's smaller page cache is the store's own connection's again.
+      expect(store.db.pragma('cache_size', { simple: true })).toBe(cacheSize);
+      expect(store.db.pragma('catalogue.integrity_check', { simple: true })).toBe('ok');
+      expect(await titlesFound(store, 'news')).toEqual(expectedTitles(guide.titles, 'news'));
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 /** A second store over the same database, as another process would open it. */
 async function openSameStore(s: EngineStore): Promise<Store> {
   if (s.engine === 'sqlite') return openSqliteStore({ path: s.databaseUrl, nowMs: NOW });
@@ -841,7 +971,13 @@ ${titles.map((title, h) => `<programme start="${t(h + 6)}" stop="${t(h + 7)}" ch
       add(c, at, at + 60_000, `Sport show ${i}`);
     }
     xml.push('</tv>');
+    const schemaBefore = s.engine === 'sqlite' ? await catalogueSchemaVersion(s.store.db) : 0;
     await run(s.store, Buffer.from(xml.join('\n')));
+    // More programmes than were stored: SQLite built its indexes out of file order after the
+    // rows (LateIndexes in merge-steps.ts), so every plan below reads indexes built that way.
+    if (s.engine === 'sqlite') {
+      expect(await catalogueSchemaVersion(s.store.db)).toBeGreaterThan(schemaBefore);
+    }
     // PostgreSQL plans from the word index's statistics (of the texts since migration 15), as
     // autovacuum gathers them: without them every search would read the index, none walk.
     if (s.engine === 'postgres') await s.sql('ANALYZE search_texts, programmes');

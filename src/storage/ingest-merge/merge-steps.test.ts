@@ -5,7 +5,9 @@ import type { SourceFileRecord } from '../catalogue-writer.js';
 import type { MergeDialect } from './merge-dialect.js';
 import {
   collapseSteps,
+  LATE_INDEX_MIN_ROWS,
   mergeStats,
+  mergeStepOptions,
   mergeSteps,
   onlyIfHolds,
   type MergeStep,
@@ -34,6 +36,7 @@ function steps(d: MergeDialect, prune = true): MergeStep[] {
     winners: 0,
     pruneBeforeMs: prune ? 0 : null,
     changesBeforeMs: prune ? 0 : null,
+    lateIndexes: null,
   });
 }
 
@@ -73,6 +76,47 @@ describe('the merge steps', () => {
     expect(onlyIfHolds(insert, list, after({ separate: false }))).toBe(false);
     expect(onlyIfHolds(insert, list, after(undefined))).toBe(false);
     expect(onlyIfHolds(insert, list, [{ kind: 'skipped' }])).toBe(false);
+  });
+
+  it('drop and build the late indexes around the insert, only when offered and the plan says so', () => {
+    const late = {
+      drop: 'DROP INDEX a',
+      build: 'CREATE INDEX a ON programmes (x)',
+      storedBound: '7',
+    };
+    const options = {
+      collapsed: false,
+      winners: LATE_INDEX_MIN_ROWS,
+      pruneBeforeMs: null,
+      changesBeforeMs: null,
+    };
+    const offered = mergeSteps(SQLITE_MERGE, SQLITE_MERGE.stagedTableNames(), FILE, {
+      ...options,
+      lateIndexes: late,
+    });
+    const labels = offered.map((s) => s.label);
+    const at = labels.indexOf('insert');
+    expect(labels.slice(at - 1, at + 2)).toEqual(['dropLateIndexes', 'insert', 'buildLateIndexes']);
+    const plan = offered.find((s) => s.label === 'plan');
+    expect(plan?.sql).toContain('>= 7');
+    expect(plan?.params).toContain(LATE_INDEX_MIN_ROWS);
+    const drop = offered[at - 1];
+    if (drop === undefined) throw new Error('no step');
+    const planned = (row: Record<string, unknown>) =>
+      offered.map((s): MergeStepResult =>
+        s === plan ? { kind: 'get', row } : { kind: 'skipped' },
+      );
+    expect(onlyIfHolds(drop, offered, planned({ separate: 1, late: 1 }))).toBe(true);
+    expect(onlyIfHolds(drop, offered, planned({ separate: 1, late: 0 }))).toBe(false);
+
+    const notOffered = mergeSteps(SQLITE_MERGE, SQLITE_MERGE.stagedTableNames(), FILE, {
+      ...options,
+      lateIndexes: null,
+    });
+    expect(notOffered.map((s) => s.label)).not.toContain('dropLateIndexes');
+    // Fewer programmes than the least worth it: not offered whatever the engine gives.
+    expect(mergeStepOptions(FILE, {}, false, LATE_INDEX_MIN_ROWS - 1, late).lateIndexes).toBeNull();
+    expect(mergeStepOptions(FILE, {}, false, LATE_INDEX_MIN_ROWS, late).lateIndexes).toBe(late);
   });
 
   it.each(DIALECTS)('count a first ingest’s programmes from its insert (%s)', (_, d) => {

@@ -14,11 +14,13 @@ import {
   collapsedLosers,
   collapseSteps,
   conditionStep,
+  LATE_INDEX_MIN_ROWS,
   createStagedTablesSql,
   mergeStats,
   mergeSteps,
   mergeStepOptions,
   stagingStats,
+  type LateIndexes,
   type MergeStep,
 } from '../ingest-merge/merge-steps.js';
 import {
@@ -29,12 +31,17 @@ import {
   writeStagedSpan,
   type StagedTableNames,
 } from '../ingest-merge/staged-tables.js';
-import { cataloguePathFor } from './catalogue-file.js';
+import { CATALOGUE_SCHEMA, cataloguePathFor } from './catalogue-file.js';
 import type { SqliteDatabase } from './connection.js';
 import { isInMemory, openCatalogueFile } from './database.js';
 import { RowPacker } from '../packed-rows.js';
 import { StagedProgrammes } from '../staged-programmes.js';
-import { rowInsertFor, SQLITE_MERGE } from './sqlite-merge-dialect.js';
+import {
+  lateIndexesQuery,
+  rowInsertFor,
+  sqliteLateIndexes,
+  SQLITE_MERGE,
+} from './sqlite-merge-dialect.js';
 import {
   createInThreadRunner,
   type RowInsert,
@@ -78,6 +85,7 @@ export function stageMergeForPlanCheck(db: SqliteDatabase, file: SourceFileRecor
       winners: 0,
       pruneBeforeMs: file.ingestedAt,
       changesBeforeMs: file.ingestedAt,
+      lateIndexes: null,
     }),
   );
 }
@@ -112,6 +120,8 @@ class SqliteIngestSession implements IngestSession {
   constructor(
     private readonly runner: StagingRunner,
     private readonly tables: StagedTableNames,
+    /** The schema of the catalogue on the runner's connection. */
+    private readonly schema: string,
   ) {
     this.programmeInsert = rowInsertFor(tables.programmes, STAGED_TABLES.programmes);
     this.channelInsert = rowInsertFor(tables.channels, STAGED_TABLES.channels);
@@ -174,7 +184,13 @@ class SqliteIngestSession implements IngestSession {
         SQLITE_MERGE,
         this.tables,
         file,
-        mergeStepOptions(file, options, this.staged.flagged > 0, this.winners),
+        mergeStepOptions(
+          file,
+          options,
+          this.staged.flagged > 0,
+          this.winners,
+          this.winners >= LATE_INDEX_MIN_ROWS ? await this.lateIndexes() : null,
+        ),
       );
       // The whole merge is one script: one round trip to the staging thread, one BEGIN IMMEDIATE.
       const results = await this.runner.script(toScript(steps), 'immediate');
@@ -190,6 +206,15 @@ class SqliteIngestSession implements IngestSession {
     this.channels.take();
     this.candidates.take();
     await this.release();
+  }
+
+  /** The catalogue's late indexes (see LateIndexes), read before the merge's transaction. */
+  private async lateIndexes(): Promise<LateIndexes | null> {
+    const [read] = await this.runner.script(
+      [{ kind: 'all', sql: lateIndexesQuery(this.schema) }],
+      'plain',
+    );
+    return read?.kind === 'all' ? sqliteLateIndexes(this.schema, read.rows) : null;
   }
 
   /** Stages each channel's span and collapses repeated ids, once, after the last row. */
@@ -307,8 +332,12 @@ export function createSqliteCatalogueWriter(
   return {
     async beginIngest() {
       let runner: StagingRunner;
+      // The store's own connection holds the catalogue beside the accounts; a staging
+      // connection opens the catalogue file alone.
+      let schema = 'main';
       if (isInMemory(db, path)) {
         runner = createInThreadRunner(db, false);
+        schema = CATALOGUE_SCHEMA;
       } else if (options.staging === 'in-thread') {
         runner = createInThreadRunner(openStagingConnection(path), true);
       } else {
@@ -324,7 +353,7 @@ export function createSqliteCatalogueWriter(
         await runner.close();
         throw error;
       }
-      return new SqliteIngestSession(runner, tables);
+      return new SqliteIngestSession(runner, tables, schema);
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { MergeDialect } from '../ingest-merge/merge-dialect.js';
+import type { LateIndexes } from '../ingest-merge/merge-steps.js';
 import {
   stagedInsert,
   valueKind,
@@ -92,5 +93,65 @@ export function rowInsertFor(name: string, table: StagedTable): RowInsert {
     tail: insert.tail,
     // Hashed by the staging thread, beside the parser rather than on it.
     ...(insert.programmeId === null ? {} : { programmeIdOf: insert.programmeId.from }),
+  };
+}
+
+/**
+ * The indexes of `programmes` not in file order (LateIndexes): search's two in search order and
+ * the one by text. The (channel, start) indexes follow the file's order and stay.
+ */
+const LATE_INDEX_NAMES = [
+  'programmes_by_search_text',
+  'programmes_in_search_order',
+  'programmes_in_country_search_order',
+];
+
+/**
+ * The page cache (KiB) while the late indexes are built. SQLite's sorter holds as much of an
+ * index's keys in memory as the main schema's page cache may hold pages: with the staging
+ * connection's 32 MiB, building them peaked 35 MB above the insert before them (the 1 GB guide,
+ * RSS sampled during `node bench/ingest.mjs --child worker`).
+ */
+const BUILD_CACHE_KIB = 8_192;
+
+/**
+ * Reads the late indexes' definitions of the catalogue in `schema` (rows: name, sql,
+ * cache_size: the connection's main page cache, restored after the build).
+ */
+export function lateIndexesQuery(schema: string): string {
+  return `SELECT name, sql, (SELECT cache_size FROM pragma_cache_size()) AS cache_size
+    FROM ${schema}.sqlite_master
+    WHERE type = 'index' AND tbl_name = 'programmes'
+      AND name IN (${LATE_INDEX_NAMES.map((n) => `'${n}'`).join(', ')})
+    ORDER BY name`;
+}
+
+/**
+ * The late indexes of the catalogue in `schema`, from the rows of lateIndexesQuery: built again
+ * from the schema's own definitions (which SQLite keeps without their schema's name), or null
+ * when the catalogue lacks one of them.
+ */
+export function sqliteLateIndexes(
+  schema: string,
+  rows: readonly Readonly<Record<string, unknown>>[],
+): LateIndexes | null {
+  const definitions = rows.flatMap(({ name, sql }) => {
+    const qualified =
+      typeof sql === 'string'
+        ? sql.replace(/^CREATE INDEX (\w+)(?=\s)/, `CREATE INDEX ${schema}.$1`)
+        : '';
+    return typeof name === 'string' && qualified !== sql ? [{ name, sql: qualified }] : [];
+  });
+  const cacheSize = Number(rows[0]?.['cache_size']);
+  if (definitions.length !== LATE_INDEX_NAMES.length || !Number.isInteger(cacheSize)) return null;
+  return {
+    drop: definitions.map((i) => `DROP INDEX ${schema}.${i.name};`).join('\n'),
+    build: [
+      `PRAGMA main.cache_size = -${BUILD_CACHE_KIB};`,
+      ...definitions.map((i) => `${i.sql};`),
+      `PRAGMA main.cache_size = ${cacheSize};`,
+    ].join('\n'),
+    // The rowid of a new row is one more than the largest: never below the rows' count.
+    storedBound: `(SELECT coalesce(max(rowid), 0) FROM ${schema}.programmes)`,
   };
 }
