@@ -207,6 +207,19 @@ describe('operator flow through bin/onair', () => {
     expect((all.body.programmes as { title: string }[]).map((p) => p.title)).toEqual(['Six One']);
   });
 
+  it("an ingest loads its engine's driver only, and nothing of the server", async () => {
+    writeFileSync(join(cli.dir, 'guide.xml'), guide('Six One'));
+    // Node names each CommonJS module it loads (NODE_DEBUG=module): the drivers are.
+    const ingest = await cli.run(['ingest', join(cli.dir, 'guide.xml')], { NODE_DEBUG: 'module' });
+    expect(ingest.code, ingest.stderr).toBe(0);
+    const packages = new Set(
+      [...ingest.stderr.matchAll(/node_modules\/((?:@[^/]+\/)?[^/]+)\//g)].map((m) => m[1]),
+    );
+    expect(packages.has(cli.engine === 'sqlite' ? 'better-sqlite3' : 'pg')).toBe(true);
+    const others = [cli.engine === 'sqlite' ? 'pg' : 'better-sqlite3', 'ioredis', 'fastify'];
+    expect(others.filter((name) => packages.has(name))).toEqual([]);
+  });
+
   it('a missing file is refused clearly', async () => {
     const missing = await cli.run(['ingest', join(cli.dir, 'nope.xml')]);
     expect(missing.code).toBe(1);
