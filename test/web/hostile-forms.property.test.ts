@@ -60,6 +60,13 @@ const hostileText: fc.Arbitrary<string> = fc.oneof(
 
 const encode = encodeHostile;
 
+/**
+ * Hostile text for one path segment. "." and ".." are left out: every URL client (browsers,
+ * curl, `inject`) resolves them as dot segments before sending, in any spelling ("%2e%2e" too),
+ * so no request carries them as a segment; `/feeds/../guide.xml` is asked as `/guide.xml`.
+ */
+const hostileSegment = hostileText.filter((text) => text !== '.' && text !== '..');
+
 /** Form bodies as a browser encodes them, and as one that does not. */
 function formBody(name: string, value: string): fc.Arbitrary<string> {
   return fc.constantFrom(
@@ -156,7 +163,7 @@ describe('account pages under hostile input', () => {
 
   it('a key or feed page with any id (revoke, created, address, new URL, delete): 404 (or 400 for a URL that does not decode)', async () => {
     await fc.assert(
-      fc.asyncProperty(hostileText, async (id) => {
+      fc.asyncProperty(hostileSegment, async (id) => {
         const res = await postForm(t, `/account/keys/${encode(id)}/revoke`, {}, { cookie });
         expectPage(res, [400, 404], id);
         for (const path of [
@@ -239,7 +246,7 @@ describe('account pages under hostile input', () => {
 
   it('GET /feeds/{token}/guide.xml with any token: 404 (or 400 for a URL that does not decode)', async () => {
     await fc.assert(
-      fc.asyncProperty(hostileText, async (token) => {
+      fc.asyncProperty(hostileSegment, async (token) => {
         for (const suffix of ['guide.xml', 'guide.xml.gz']) {
           const res = await t.inject({ method: 'GET', url: `/feeds/${encode(token)}/${suffix}` });
           expectPage(res, [400, 404], token);
