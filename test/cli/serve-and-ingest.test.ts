@@ -126,13 +126,24 @@ describe('operator flow through bin/onair', () => {
   it('ingest → account → key → serve → revoke, across processes', async () => {
     const file = join(cli.dir, 'guide.xml');
     writeFileSync(file, guide('Six One'));
-    const ingest = await cli.json<{ ingested: { programmesStored: number }[] }>([
-      'ingest',
-      file,
-      '--country',
-      'ie',
-    ]);
+    const ingest = await cli.json<{
+      ingested: { programmesStored: number; durationMs: number; mergeMs: number }[];
+    }>(['ingest', file, '--country', 'ie']);
     expect(ingest.ingested[0]?.programmesStored).toBe(1);
+    // Where the time went: the merge is part of the whole.
+    const { durationMs, mergeMs } = ingest.ingested[0] ?? { durationMs: -1, mergeMs: -1 };
+    expect(Number.isInteger(mergeMs) && mergeMs >= 0).toBe(true);
+    expect(durationMs).toBeGreaterThanOrEqual(mergeMs);
+    // The same on a terminal, in seconds; the file again changes nothing.
+    const again = await cli.run(['ingest', file, '--country', 'ie']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain('catalogue: +0 added, 0 updated, 1 unchanged, 0 removed');
+    const took = /\n {2}took (\d+\.\d\d) s: read (\d+\.\d\d) s, merged (\d+\.\d\d) s\n/.exec(
+      again.stdout,
+    );
+    expect(took, again.stdout).not.toBeNull();
+    const [total, read, merged] = (took ?? []).slice(1).map(Number);
+    expect(Math.abs((read ?? 0) + (merged ?? 0) - (total ?? -1))).toBeLessThanOrEqual(0.011);
     await cli.json(['accounts', 'create', '--email', 'cust@example.com', '--verified']);
     const created = await cli.json<{ id: string; key: string }>([
       'keys',

@@ -488,7 +488,8 @@ describe('staging', () => {
             nowMs: NOW,
           },
         );
-        const strip = ({ sourceFileId: _, durationMs: __, ...rest }: typeof a) => rest;
+        const strip = ({ sourceFileId: _, durationMs: __, mergeMs: ___, ...rest }: typeof a) =>
+          rest;
         expect(strip(b)).toEqual(strip(a));
       }
       const view = (s: SqliteStore) =>

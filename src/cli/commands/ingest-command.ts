@@ -62,12 +62,18 @@ export function scheduleNote(summary: IngestSummary, nowMs: number): string | nu
   }
 }
 
+/** `1234` ms as `1.23 s`; below a second as `0.12 s`. */
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(2)} s`;
+}
+
 function formatSummary(summary: IngestSummary, nowMs: number): string {
   const lines = [
     `Ingested ${summary.source} as ${summary.sourceFileId}`,
     `  channels ${summary.channels} (${summary.channelsWithoutProgrammes} without programmes), programmes read ${summary.programmesRead}, stored ${summary.programmesStored}`,
     `  collapsed duplicates ${summary.exactDuplicates} exact + ${summary.conflictingDuplicates} conflicting, overlaps ${summary.overlaps}, programmes needing review ${summary.needsReview}`,
     `  catalogue: +${summary.merge.programmesAdded} added, ${summary.merge.programmesUpdated} updated, ${summary.merge.programmesUnchanged} unchanged, ${summary.merge.programmesRemoved} removed`,
+    `  took ${seconds(summary.durationMs)}: read ${seconds(summary.durationMs - summary.mergeMs)}, merged ${seconds(summary.mergeMs)}`,
   ];
   const note = scheduleNote(summary, nowMs);
   if (note !== null) lines.push(`  ${note}`);
