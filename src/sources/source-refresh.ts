@@ -124,12 +124,16 @@ export async function refreshSource(
     );
   }
   const flags = sourceFlags(source ?? { ...claimed, ...state }, endedAt);
+  // Assigned in a callback, so not narrowed here.
+  const ingested = summary as IngestSummary | null;
   const details = {
     source: id,
     location: displayLocation(claimed.location),
     outcome: state.lastOutcome,
     status: state.lastStatus,
     durationMs: endedAt - startedAt,
+    // Of it, the ingest and its merge (IngestSummary), when the guide was ingested.
+    ...(ingested === null ? {} : { ingestMs: ingested.durationMs, mergeMs: ingested.mergeMs }),
     flags,
   };
   if (succeeded) deps.log.info(details, `source refreshed: ${state.lastOutcome}`);

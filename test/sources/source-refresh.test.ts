@@ -102,6 +102,12 @@ describe.each(ENGINES)('refreshing a source: %s', (engine) => {
     const first = await refreshSource(deps, source.id, { force: false });
     expect(first).toMatchObject({ outcome: 'ingested', status: 200, error: null, flags: [] });
     expect(first.summary).toMatchObject({ channels: 3, programmesStored: 96 });
+    // The log line says where the time went: the download, the ingest, its merge.
+    const refreshed = logs.find((l) => l.message === 'source refreshed: ingested');
+    expect(refreshed?.details).toMatchObject({
+      ingestMs: first.summary?.durationMs,
+      mergeMs: first.summary?.mergeMs,
+    });
     expect(first.source).toMatchObject({
       lastAttemptAt: NOW + 1_000,
       lastSuccessAt: NOW + 1_000,
