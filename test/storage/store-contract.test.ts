@@ -1694,10 +1694,11 @@ describe.runIf(ENGINES.length > 1)('both engines give the same answers', () => {
 
   it('for ingest summaries and every list a customer can read', async () => {
     const strip = (list: IngestSummary[]) =>
-      list.map(({ sourceFileId, durationMs, ...rest }) => ({
+      list.map(({ sourceFileId, durationMs, mergeMs, ...rest }) => ({
         ...rest,
         sourceFileId: sourceFileId.length,
         durationMs: typeof durationMs,
+        mergeMs: typeof mergeMs,
       }));
     const [first, ...others] = summaries;
     for (const other of others) expect(strip(other)).toEqual(strip(first ?? []));

@@ -238,8 +238,8 @@ describe('the merge steps', () => {
       'logChannels',
       'updateChannels',
       'insertChannels',
-      // The file's distinct texts, its new ones stored, each with its id for the programmes.
-      'fileTexts',
+      // The file's new texts stored (fileTextSteps made them distinct before), each with its
+      // id for the programmes.
       'addSearchTexts',
       'fileTextIds',
       'prepareFileTexts',

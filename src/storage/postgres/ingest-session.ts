@@ -18,6 +18,7 @@ import {
   collapsedLosers,
   collapseSteps,
   createStagedTablesSql,
+  fileTextSteps,
   mergeStats,
   mergeSteps,
   mergeStepOptions,
@@ -265,7 +266,8 @@ class PostgresIngestSession implements IngestSession {
 
   /**
    * Ends the programmes' COPY (the last rows staged), stages the rows that waited for it, each
-   * channel's span, and collapses repeated ids: once, after the last row.
+   * channel's span, collapses repeated ids and makes the file's search texts distinct: once,
+   * after the last row, before the merge's first lock.
    */
   private async prepareMerge(): Promise<void> {
     if (this.prepared) return;
@@ -288,9 +290,12 @@ class PostgresIngestSession implements IngestSession {
       spans.endRow();
     }
     await this.client.query(INSERT_SPANS, spans.take());
-    if (this.staged.flagged === 0) return;
-    const steps = collapseSteps(POSTGRES_MERGE, TABLES, this.staged.adjacent);
-    this.losers = collapsedLosers(steps, await runSteps(this.client, steps));
+    const collapsed = this.staged.flagged > 0;
+    if (collapsed) {
+      const steps = collapseSteps(POSTGRES_MERGE, TABLES, this.staged.adjacent);
+      this.losers = collapsedLosers(steps, await runSteps(this.client, steps));
+    }
+    await runSteps(this.client, fileTextSteps(POSTGRES_MERGE, TABLES, collapsed));
   }
 
   private async settled(): Promise<void> {

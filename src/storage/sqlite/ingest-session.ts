@@ -16,6 +16,7 @@ import {
   conditionStep,
   LATE_INDEX_MIN_ROWS,
   createStagedTablesSql,
+  fileTextSteps,
   mergeStats,
   mergeSteps,
   mergeStepOptions,
@@ -76,8 +77,12 @@ function toScript(steps: readonly MergeStep[]): SqlStep[] {
 export function stageMergeForPlanCheck(db: SqliteDatabase, file: SourceFileRecord): SqlStep[] {
   const tables = SQLITE_MERGE.stagedTableNames();
   db.exec(createStagedTablesSql(SQLITE_MERGE, tables));
-  for (const step of collapseSteps(SQLITE_MERGE, tables, false)) {
+  for (const step of [
+    ...collapseSteps(SQLITE_MERGE, tables, false),
+    ...fileTextSteps(SQLITE_MERGE, tables, true),
+  ]) {
     if (step.kind === 'exec') db.exec(step.sql);
+    else db.prepare(step.sql).run();
   }
   return toScript(
     mergeSteps(SQLITE_MERGE, tables, file, {
@@ -217,7 +222,10 @@ class SqliteIngestSession implements IngestSession {
     return read?.kind === 'all' ? sqliteLateIndexes(this.schema, read.rows) : null;
   }
 
-  /** Stages each channel's span and collapses repeated ids, once, after the last row. */
+  /**
+   * Stages each channel's span, collapses repeated ids and makes the file's search texts
+   * distinct, once, after the last row: temp-only work, before the merge's lock.
+   */
   private async prepareMerge(): Promise<void> {
     if (this.prepared) return;
     this.prepared = true;
@@ -226,13 +234,19 @@ class SqliteIngestSession implements IngestSession {
       writeStagedSpan(spans, channelId, span.earliestMs);
       spans.endRow();
     }
-    // The worker runs messages in order, so the script below sees these rows.
+    // The worker runs messages in order, so the scripts below see these rows.
     this.runner.insertRows(this.spanInsert, spans.take());
-    if (this.staged.flagged === 0) return;
-    this.flushCandidates();
-    const steps = collapseSteps(SQLITE_MERGE, this.tables, this.staged.adjacent);
-    const results = await this.runner.script(toScript(steps), 'transaction');
-    this.losers = collapsedLosers(steps, results);
+    const collapsed = this.staged.flagged > 0;
+    if (collapsed) {
+      this.flushCandidates();
+      const steps = collapseSteps(SQLITE_MERGE, this.tables, this.staged.adjacent);
+      const results = await this.runner.script(toScript(steps), 'transaction');
+      this.losers = collapsedLosers(steps, results);
+    }
+    await this.runner.script(
+      toScript(fileTextSteps(SQLITE_MERGE, this.tables, collapsed)),
+      'transaction',
+    );
   }
 
   private async release(): Promise<void> {
