@@ -286,6 +286,11 @@ export function stagingStats(
  */
 export const LATE_INDEX_MIN_ROWS = 5_000;
 
+/** Whether a merge of `winners` programmes may build indexes after its rows (LateIndexes). */
+export function mayBuildIndexesLate(winners: number): boolean {
+  return winners >= LATE_INDEX_MIN_ROWS;
+}
+
 /**
  * Indexes of `programmes` that an insert into a catalogue holding fewer programmes than the file
  * brings drops first and builds again after its rows, in the same transaction. Rows are
@@ -334,7 +339,7 @@ export function mergeStepOptions(
     winners,
     pruneBeforeMs: before(options.retentionDays),
     changesBeforeMs: before(options.changesRetentionDays),
-    lateIndexes: winners >= LATE_INDEX_MIN_ROWS ? lateIndexes : null,
+    lateIndexes: mayBuildIndexesLate(winners) ? lateIndexes : null,
   };
 }
 

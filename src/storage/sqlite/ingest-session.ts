@@ -14,9 +14,9 @@ import {
   collapsedLosers,
   collapseSteps,
   conditionStep,
-  LATE_INDEX_MIN_ROWS,
   createStagedTablesSql,
   fileTextSteps,
+  mayBuildIndexesLate,
   mergeStats,
   mergeSteps,
   mergeStepOptions,
@@ -194,7 +194,8 @@ class SqliteIngestSession implements IngestSession {
           options,
           this.staged.flagged > 0,
           this.winners,
-          this.winners >= LATE_INDEX_MIN_ROWS ? await this.lateIndexes() : null,
+          // Read only when they may be used: one round trip less for a small file.
+          mayBuildIndexesLate(this.winners) ? await this.lateIndexes() : null,
         ),
       );
       // The whole merge is one script: one round trip to the staging thread, one BEGIN IMMEDIATE.
