@@ -45,6 +45,8 @@ import {
 } from './sqlite-merge-dialect.js';
 import {
   createInThreadRunner,
+  runSteps,
+  statementCache,
   type RowInsert,
   type SqlStep,
   type StagingRunner,
@@ -77,13 +79,14 @@ function toScript(steps: readonly MergeStep[]): SqlStep[] {
 export function stageMergeForPlanCheck(db: SqliteDatabase, file: SourceFileRecord): SqlStep[] {
   const tables = SQLITE_MERGE.stagedTableNames();
   db.exec(createStagedTablesSql(SQLITE_MERGE, tables));
-  for (const step of [
-    ...collapseSteps(SQLITE_MERGE, tables, false),
-    ...fileTextSteps(SQLITE_MERGE, tables, true),
-  ]) {
-    if (step.kind === 'exec') db.exec(step.sql);
-    else db.prepare(step.sql).run();
-  }
+  runSteps(
+    db,
+    statementCache(db),
+    toScript([
+      ...collapseSteps(SQLITE_MERGE, tables, false),
+      ...fileTextSteps(SQLITE_MERGE, tables, true),
+    ]),
+  );
   return toScript(
     mergeSteps(SQLITE_MERGE, tables, file, {
       collapsed: true,
