@@ -28,8 +28,8 @@ export default defineConfig({
     maxWorkers: 2,
     minWorkers: 1,
     // Test files share their worker process and its loaded modules: importing the app again in a
-    // new process for every file took 169 s of collection and 30 s of start-up per run (the whole
-    // run 15.0 → 11.8 min on 2 cores, docs/testing.md). Tests already hold their own servers,
+    // new process for every file took 168 s of collection and 30 s of start-up per run (the whole
+    // run 13.5 → 11.2 min on 2 cores, docs/testing.md). Tests already hold their own servers,
     // stores and ports; a file that replaces a module (`vi.mock`) must not leak it into the next
     // one, so such a file is named `*.isolated.test.ts` and runs in a process of its own
     // (test/lint/isolated-tests.test.ts checks the name).
