@@ -98,7 +98,7 @@ export function playgroundPage(view: PlaygroundView): SafeHtml {
           Search programmes by their words (title, sub-title, description, categories, credits)
           across the preview channels; the last word may be the start of one.
         </p>
-        <form id="pg-find-form" class="pg-pickers" role="search">
+        <form id="pg-find-form" class="pg-find-form" role="search">
           <div class="stack">
             <label for="pg-find-q">Programme</label>
             <input
