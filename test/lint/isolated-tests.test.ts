@@ -12,11 +12,9 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const REPLACES_A_MODULE = /\bvi\.(?:do)?mock\(/;
 
 function testFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return testFiles(path);
-    return entry.name.endsWith('.test.ts') ? [path] : [];
-  });
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((path) => path.endsWith('.test.ts'))
+    .map((path) => join(dir, path));
 }
 
 describe('test files that replace a module', () => {

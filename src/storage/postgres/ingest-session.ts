@@ -291,11 +291,11 @@ class PostgresIngestSession implements IngestSession {
     }
     await this.client.query(INSERT_SPANS, spans.take());
     const collapsed = this.staged.flagged > 0;
-    if (collapsed) {
-      const steps = collapseSteps(POSTGRES_MERGE, TABLES, this.staged.adjacent);
-      this.losers = collapsedLosers(steps, await runSteps(this.client, steps));
-    }
-    await runSteps(this.client, fileTextSteps(POSTGRES_MERGE, TABLES, collapsed));
+    const steps = [
+      ...(collapsed ? collapseSteps(POSTGRES_MERGE, TABLES, this.staged.adjacent) : []),
+      ...fileTextSteps(POSTGRES_MERGE, TABLES, collapsed),
+    ];
+    this.losers = collapsedLosers(steps, await runSteps(this.client, steps));
   }
 
   private async settled(): Promise<void> {

@@ -241,16 +241,15 @@ class SqliteIngestSession implements IngestSession {
     // The worker runs messages in order, so the scripts below see these rows.
     this.runner.insertRows(this.spanInsert, spans.take());
     const collapsed = this.staged.flagged > 0;
-    if (collapsed) {
-      this.flushCandidates();
-      const steps = collapseSteps(SQLITE_MERGE, this.tables, this.staged.adjacent);
-      const results = await this.runner.script(toScript(steps), 'transaction');
-      this.losers = collapsedLosers(steps, results);
-    }
-    await this.runner.script(
-      toScript(fileTextSteps(SQLITE_MERGE, this.tables, collapsed)),
-      'transaction',
-    );
+    if (collapsed) this.flushCandidates();
+    // One script, one round trip to the staging thread: the collapse (when rows repeat), then
+    // the file's distinct texts from what it left.
+    const steps = [
+      ...(collapsed ? collapseSteps(SQLITE_MERGE, this.tables, this.staged.adjacent) : []),
+      ...fileTextSteps(SQLITE_MERGE, this.tables, collapsed),
+    ];
+    const results = await this.runner.script(toScript(steps), 'transaction');
+    this.losers = collapsedLosers(steps, results);
   }
 
   private async release(): Promise<void> {
