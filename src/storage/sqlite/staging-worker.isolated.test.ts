@@ -88,4 +88,24 @@ describe('the staging worker thread', () => {
     expect(again.programmesStored).toBe(5);
     expect(temp.store.db.prepare('SELECT count(*) FROM programmes').pluck().get()).toBe(10);
   });
+
+  // The file is read while the thread starts: a thread lost before it made the staging tables
+  // fails the ingest with that failure, for a guide read whole before (one batch) and after.
+  it.each([3, 20_000])(
+    'stopping before it made the staging tables fails the ingest of %i programmes cleanly',
+    async (count) => {
+      threads.onStart = (thread) => void thread.terminate();
+      await expect(
+        ingestXmltv(temp.store.ingest, { name: 'cut.xml', data: guide('cut.ie', count) }, options),
+      ).rejects.toThrow(/the ingest staging worker stopped/);
+      threads.onStart = null;
+      expect(temp.store.db.prepare('SELECT count(*) FROM programmes').pluck().get()).toBe(0);
+      const again = await ingestXmltv(
+        temp.store.ingest,
+        { name: 'after.xml', data: guide('after.ie', 5) },
+        options,
+      );
+      expect(again.programmesStored).toBe(5);
+    },
+  );
 });
