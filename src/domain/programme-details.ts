@@ -415,9 +415,27 @@ type Stored = Record<string, unknown>;
 
 interface FieldCodec {
   key: string;
-  /** Appends `"key":value` to `out` when the field differs from its fallback. */
-  encode(d: ProgrammeDetails, v1: V1Texts, out: string[]): void;
-  decode(stored: unknown, d: ProgrammeDetails, v1: V1Texts): void;
+  /** `"key":`, before the stored value in the text. */
+  prefix: string;
+  /**
+   * The field as stored, or undefined when it is its fallback (then nothing is stored); checked
+   * without building the fallback, as it runs for every programme ingested.
+   */
+  store(d: ProgrammeDetails, v1: V1Texts): unknown;
+  /** Sets the field from its stored value, or from its fallback when nothing is (undefined). */
+  load(stored: unknown, d: ProgrammeDetails, v1: V1Texts): void;
+}
+
+/**
+ * A field's codec. Each field's `store` and `load` are functions of their own, not one shared
+ * function reading `d[name]` for every field: V8 keeps what it learns of a function for all its
+ * closures, so the shared reads and calls saw every field and ran megamorphic: the parse took
+ * 4 % longer (Onair's pipeline without storage, `node bench/ingest.mjs --cases none`;
+ * bench/INGEST.md). The helpers below share theirs among at most four fields, which V8 still
+ * handles as a few cases.
+ */
+function codec(key: string, store: FieldCodec['store'], load: FieldCodec['load']): FieldCodec {
+  return { key, prefix: `"${key}":`, store, load };
 }
 
 /** Deep equality of plain data (what ProgrammeDetails is made of). */
@@ -432,32 +450,6 @@ function same(a: unknown, b: unknown): boolean {
   const keys = Object.keys(a);
   if (keys.length !== Object.keys(b).length) return false;
   return keys.every((key) => same((a as Stored)[key], (b as Stored)[key]));
-}
-
-function field<K extends keyof ProgrammeDetails>(
-  key: string,
-  name: K,
-  fallback: (d: ProgrammeDetails, v1: V1Texts) => ProgrammeDetails[K],
-  write: (value: ProgrammeDetails[K], v1: V1Texts) => unknown,
-  read: (stored: unknown, v1: V1Texts) => ProgrammeDetails[K],
-  /** Whether a value is the fallback, without building the fallback (encode runs per programme). */
-  isFallback: (value: ProgrammeDetails[K], d: ProgrammeDetails, v1: V1Texts) => boolean = (
-    value,
-    d,
-    v1,
-  ) => same(value, fallback(d, v1)),
-): FieldCodec {
-  const prefix = `"${key}":`;
-  return {
-    key,
-    encode: (d, v1, out) => {
-      const value = d[name];
-      if (!isFallback(value, d, v1)) out.push(prefix + JSON.stringify(write(value, v1)));
-    },
-    decode: (stored, d, v1) => {
-      d[name] = stored === undefined ? fallback(d, v1) : read(stored, v1);
-    },
-  };
 }
 
 function fail(): never {
@@ -546,167 +538,181 @@ function readEpisodeNumber(x: unknown): EpisodeNumber | null {
 }
 
 function flag(key: string, name: 'isNew' | 'premiere' | 'lastChance'): FieldCodec {
-  return field(
+  return codec(
     key,
-    name,
-    () => false,
-    () => 1,
-    (x) => (x === 1 ? true : fail()),
-    (value) => !value,
+    (d) => (d[name] ? 1 : undefined),
+    (x, d) => {
+      d[name] = x === undefined ? false : x === 1 ? true : fail();
+    },
   );
 }
 function strings(
   key: string,
   name: 'keywords' | 'images' | 'urls' | 'productionCountries',
 ): FieldCodec {
-  return field(
+  return codec(
     key,
-    name,
-    () => [],
-    (value) => value,
-    strs,
-    isEmpty,
+    (d) => (d[name].length === 0 ? undefined : d[name]),
+    (x, d) => {
+      d[name] = x === undefined ? [] : strs(x);
+    },
   );
 }
 function text(key: string, name: 'date' | 'language' | 'originalLanguage'): FieldCodec {
-  return field(
+  return codec(
     key,
-    name,
-    () => '',
-    (value) => value,
-    str,
-    (value) => value === '',
+    (d) => (d[name] === '' ? undefined : d[name]),
+    (x, d) => {
+      d[name] = x === undefined ? '' : str(x);
+    },
+  );
+}
+function systemValues(key: string, name: 'episodeIds' | 'ratings' | 'starRatings'): FieldCodec {
+  return codec(
+    key,
+    (d) => (d[name].length === 0 ? undefined : writeSystemValues(d[name])),
+    (x, d) => {
+      d[name] = x === undefined ? [] : readSystemValues(x);
+    },
   );
 }
 
 /** In decode order: a fallback may read only the fields before it. The keys are stored data. */
 const CODECS: readonly FieldCodec[] = [
-  field(
+  codec(
     't',
-    'titles',
-    (_, v1) => v1LangTexts(v1.title),
-    (value, v1) => writeLangTexts(value, v1.title),
-    (x, v1) => readLangTexts(x, v1.title),
-    (value, _, v1) => isV1LangTexts(value, v1.title),
+    (d, v1) => (isV1LangTexts(d.titles, v1.title) ? undefined : writeLangTexts(d.titles, v1.title)),
+    (x, d, v1) => {
+      d.titles = x === undefined ? v1LangTexts(v1.title) : readLangTexts(x, v1.title);
+    },
   ),
-  field(
+  codec(
     's',
-    'subTitles',
-    () => [],
-    (value) => writeLangTexts(value),
-    (x) => readLangTexts(x),
-    isEmpty,
+    (d) => (d.subTitles.length === 0 ? undefined : writeLangTexts(d.subTitles)),
+    (x, d) => {
+      d.subTitles = x === undefined ? [] : readLangTexts(x);
+    },
   ),
-  field(
+  codec(
     'st',
-    'subTitle',
-    (d) => d.subTitles[0]?.value ?? '',
-    (value) => value,
-    str,
-    (value, d) => value === (d.subTitles[0]?.value ?? ''),
+    (d) => (d.subTitle === (d.subTitles[0]?.value ?? '') ? undefined : d.subTitle),
+    (x, d) => {
+      d.subTitle = x === undefined ? (d.subTitles[0]?.value ?? '') : str(x);
+    },
   ),
-  field(
+  codec(
     'd',
-    'descs',
-    (_, v1) => v1LangTexts(v1.desc),
-    (value, v1) => writeLangTexts(value, v1.desc),
-    (x, v1) => readLangTexts(x, v1.desc),
-    (value, _, v1) => isV1LangTexts(value, v1.desc),
+    (d, v1) => (isV1LangTexts(d.descs, v1.desc) ? undefined : writeLangTexts(d.descs, v1.desc)),
+    (x, d, v1) => {
+      d.descs = x === undefined ? v1LangTexts(v1.desc) : readLangTexts(x, v1.desc);
+    },
   ),
-  field('e', 'episodeIds', () => [], writeSystemValues, readSystemValues, isEmpty),
-  field(
+  systemValues('e', 'episodeIds'),
+  codec(
     'n',
-    'episodeNumber',
-    (d) => episodeNumberOf(d.episodeIds),
-    (n) => n && [n.season, n.episode, n.part, n.seasons, n.episodes, n.parts, n.onScreen],
-    readEpisodeNumber,
-    (value, d) =>
-      d.episodeIds.length === 0 ? value === null : same(value, episodeNumberOf(d.episodeIds)),
+    (d) => {
+      const n = d.episodeNumber;
+      const fallback =
+        d.episodeIds.length === 0 ? n === null : same(n, episodeNumberOf(d.episodeIds));
+      return fallback
+        ? undefined
+        : n && [n.season, n.episode, n.part, n.seasons, n.episodes, n.parts, n.onScreen];
+    },
+    (x, d) => {
+      d.episodeNumber = x === undefined ? episodeNumberOf(d.episodeIds) : readEpisodeNumber(x);
+    },
   ),
-  field(
+  codec(
     'c',
-    'categories',
-    (_, v1) => [...v1.categories],
-    (value) => value,
-    strs,
-    (value, _, v1) => sameStrings(value, v1.categories),
+    (d, v1) => (sameStrings(d.categories, v1.categories) ? undefined : d.categories),
+    (x, d, v1) => {
+      d.categories = x === undefined ? [...v1.categories] : strs(x);
+    },
   ),
   strings('k', 'keywords'),
   strings('i', 'images'),
   strings('u', 'urls'),
-  field(
+  codec(
     'cr',
-    'credits',
-    () => [],
-    (credits) =>
-      credits.map((c) => (c.character === '' ? [c.role, c.name] : [c.role, c.name, c.character])),
-    (x) => list(x).map(readCredit),
-    isEmpty,
+    (d) =>
+      d.credits.length === 0
+        ? undefined
+        : d.credits.map((c) =>
+            c.character === '' ? [c.role, c.name] : [c.role, c.name, c.character],
+          ),
+    (x, d) => {
+      d.credits = x === undefined ? [] : list(x).map(readCredit);
+    },
   ),
   text('dt', 'date'),
   strings('pc', 'productionCountries'),
   text('l', 'language'),
   text('ol', 'originalLanguage'),
-  field(
+  codec(
     'len',
-    'lengthSeconds',
-    () => null,
-    (value) => value,
-    (x) => countOrNull(x),
-    isNull,
+    (d) => (d.lengthSeconds === null ? undefined : d.lengthSeconds),
+    (x, d) => {
+      d.lengthSeconds = x === undefined ? null : countOrNull(x);
+    },
   ),
-  field('r', 'ratings', () => [], writeSystemValues, readSystemValues, isEmpty),
-  field('sr', 'starRatings', () => [], writeSystemValues, readSystemValues, isEmpty),
+  systemValues('r', 'ratings'),
+  systemValues('sr', 'starRatings'),
   flag('nw', 'isNew'),
   flag('pr', 'premiere'),
   flag('lc', 'lastChance'),
-  field(
+  codec(
     'ps',
-    'previouslyShown',
-    () => null,
-    (p) => p && [p.start, p.channel],
-    (x) => {
-      if (x === null) return null;
-      const [start, channel] = tuple(x, 2);
-      return { start: str(start), channel: str(channel) };
+    (d) => {
+      const p = d.previouslyShown;
+      return p === null ? undefined : [p.start, p.channel];
     },
-    isNull,
+    (x, d) => {
+      if (x === undefined || x === null) {
+        d.previouslyShown = null;
+        return;
+      }
+      const [start, channel] = tuple(x, 2);
+      d.previouslyShown = { start: str(start), channel: str(channel) };
+    },
   ),
-  field(
+  codec(
     'v',
-    'video',
-    () => null,
-    (v) => v && [v.colour, v.aspect, v.quality],
-    (x) => {
-      if (x === null) return null;
+    (d) => {
+      const v = d.video;
+      return v === null ? undefined : [v.colour, v.aspect, v.quality];
+    },
+    (x, d) => {
+      if (x === undefined || x === null) {
+        d.video = null;
+        return;
+      }
       const [colour, aspect, quality] = tuple(x, 3);
-      return {
+      d.video = {
         colour: colour === null || typeof colour === 'boolean' ? colour : fail(),
         aspect: strOrNull(aspect),
         quality: strOrNull(quality),
       };
     },
-    isNull,
   ),
-  field(
+  codec(
     'a',
-    'audio',
-    () => null,
-    (a) => a && [a.stereo],
-    (x) => (x === null ? null : { stereo: strOrNull(tuple(x, 1)[0]) }),
-    isNull,
+    (d) => (d.audio === null ? undefined : [d.audio.stereo]),
+    (x, d) => {
+      d.audio = x === undefined || x === null ? null : { stereo: strOrNull(tuple(x, 1)[0]) };
+    },
   ),
-  field(
+  codec(
     'sb',
-    'subtitles',
-    () => [],
-    (value) => value.map((s) => [s.type, s.language]),
-    (x) =>
-      list(x).map((item) => {
-        const [type, language] = tuple(item, 2);
-        return { type: str(type), language: str(language) };
-      }),
-    isEmpty,
+    (d) => (d.subtitles.length === 0 ? undefined : d.subtitles.map((t) => [t.type, t.language])),
+    (x, d) => {
+      d.subtitles =
+        x === undefined
+          ? []
+          : list(x).map((item) => {
+              const [type, language] = tuple(item, 2);
+              return { type: str(type), language: str(language) };
+            });
+    },
   ),
 ];
 
@@ -720,15 +726,11 @@ export function encodeDetails(details: ProgrammeDetails, v1: V1Texts): string {
   // was most of an ingest's cost of rich data (callgrind over a corpus guide; the tests hold the
   // text to what JSON.parse reads back).
   const out: string[] = [];
-  for (const codec of CODECS) codec.encode(details, v1, out);
+  for (const field of CODECS) {
+    const value = field.store(details, v1);
+    if (value !== undefined) out.push(field.prefix + JSON.stringify(value));
+  }
   return out.length === 0 ? '' : `{${out.join(',')}}`;
-}
-
-function isEmpty(value: readonly unknown[]): boolean {
-  return value.length === 0;
-}
-function isNull(value: unknown): boolean {
-  return value === null;
 }
 
 /** Whether texts are those a programme with only the v1 text has (v1LangTexts). */
@@ -758,14 +760,14 @@ export function decodeDetails(text: string, v1: V1Texts): ProgrammeDetails {
     throw new Error(`Stored programme details are not a JSON object: ${text.slice(0, 60)}`);
   }
   const d = emptyDetails();
-  for (const codec of CODECS) {
+  for (const field of CODECS) {
     // Unknown keys are ignored: a later version may store more than this one reads.
-    const value = Object.hasOwn(stored, codec.key) ? (stored as Stored)[codec.key] : undefined;
+    const value = Object.hasOwn(stored, field.key) ? (stored as Stored)[field.key] : undefined;
     try {
-      codec.decode(value, d, v1);
+      field.load(value, d, v1);
     } catch {
       throw new Error(
-        `Stored programme details have a broken "${codec.key}": ${JSON.stringify(value).slice(0, 60)}`,
+        `Stored programme details have a broken "${field.key}": ${JSON.stringify(value).slice(0, 60)}`,
       );
     }
   }
