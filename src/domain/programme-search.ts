@@ -29,16 +29,45 @@ const ASCII = /^[^\u0080-\uffff]*$/;
 const ASCII_WORD = /[a-z0-9]+/g;
 
 /**
+ * Lower-case Latin letters with a stroke, and ligatures, which no Unicode decomposition takes
+ * apart, as search folds them (as PostgreSQL's `unaccent` does): "lodz" finds "Łódź", "orsted"
+ * "Ørsted", "strasse" "Straße", "kirmizi" "Kırmızı". Catalogue file version 9 and PostgreSQL
+ * migration 16 folded the words stored before.
+ */
+const LETTER_FOLDS: Readonly<Record<string, string>> = {
+  ß: 'ss',
+  æ: 'ae',
+  œ: 'oe',
+  ø: 'o',
+  ł: 'l',
+  đ: 'd',
+  ð: 'd',
+  þ: 'th',
+  ħ: 'h',
+  ŧ: 't',
+  ı: 'i',
+};
+/** The letters LETTER_FOLDS folds, for the migrations that fold the words stored before. */
+export const FOLDED_LETTER_LIST: readonly string[] = Object.keys(LETTER_FOLDS);
+const FOLDED_LETTERS = new RegExp(`[${FOLDED_LETTER_LIST.join('')}]`, 'g');
+
+/** `text` (lower case) with LETTER_FOLDS' letters folded; the same text when it has none. */
+export function foldLetters(text: string): string {
+  return text.replace(FOLDED_LETTERS, (letter) => LETTER_FOLDS[letter] ?? letter);
+}
+
+/**
  * The words of a text as search sees them: compatibility decomposition, lower case, marks
- * removed ("Télé" and "TELE" are both "tele"), then the runs of letters and digits, each cut to
- * MAX_WORD_LENGTH. Lower-cased before the marks go: "İ" lower-cases to "i" and a mark.
+ * removed ("Télé" and "TELE" are both "tele") and LETTER_FOLDS' letters folded, then the runs of
+ * letters and digits, each cut to MAX_WORD_LENGTH. Lower-cased before the marks go: "İ"
+ * lower-cases to "i" and a mark.
  */
 export function searchWordsOf(text: string): string[] {
   // ASCII text (most of a guide) folds to itself lower-cased, with no normalisation to do: the
   // same words, found three times as fast (runs for every text of every programme at ingest).
   if (ASCII.test(text)) return (text.toLowerCase().match(ASCII_WORD) ?? []).map(cutWord);
   const folded = text.normalize('NFKD').toLowerCase().normalize('NFKD').replace(MARKS, '');
-  const words = folded.normalize('NFC').match(WORD) ?? [];
+  const words = foldLetters(folded).normalize('NFC').match(WORD) ?? [];
   return words.map(cutWord);
 }
 

@@ -1362,6 +1362,125 @@ describe.runIf(ENGINES.includes('postgres'))('migration 15 on postgres', () => {
   });
 });
 
+describe.each(ENGINES)('words folded again (catalogue 9, migration 16) on %s', (engine) => {
+  // Stored before search folded letters no decomposition takes apart: "łodz live" and
+  // "lodz live" become one text; "ørsted" becomes "orsted"; "news" stays.
+  const before = [
+    ['1', 'Łódź Live', 'łodz live'],
+    ['2', 'Lodz Live', 'lodz live'],
+    ['3', 'Ørsted', 'ørsted'],
+    ['4', 'News', 'news'],
+  ] as const;
+  const search = (q: string): ProgrammeSearch => ({
+    terms: searchTermsOf(q) ?? { words: [], prefix: '' },
+    country: null,
+    channels: null,
+    fromMs: NOW,
+    toMs: NOW + DAY,
+    after: null,
+    limit: 10,
+  });
+
+  it('folds the stored words, merges the texts that become one, and searches find them', async () => {
+    const found: Record<string, string[]> = {};
+    let rows: { id: string; words: string; text: number }[] = [];
+    let texts: string[] = [];
+    const queries = ['lodz', 'Łódź live', 'orsted', 'ørs', 'news'];
+    if (engine === 'sqlite') {
+      const dir = mkdtempSync(join(tmpdir(), 'onair-refold-'));
+      const path = join(dir, 'onair.db');
+      try {
+        const old = openSqliteStore({ path, nowMs: NOW });
+        old.db.exec(`INSERT INTO channels (id, xmltv_id, name, name_key, name_folded, icon,
+            country, needs_review, created_at, updated_at)
+          VALUES ('c0', 'one.ie', 'One', 'one', 'one', '', 'IE', 0, 0, 0);
+          INSERT INTO source_files (id, source, country, size_bytes, sha256, ingested_at, summary)
+          VALUES ('f1', 'guide.xml', 'IE', 10, 'abc', 0, '{}')`);
+        const text = old.db.prepare(
+          'INSERT OR IGNORE INTO search_texts (words) VALUES (?) RETURNING id',
+        );
+        const idOf = old.db.prepare('SELECT id FROM search_texts WHERE words = ?').pluck();
+        const insert = old.db.prepare(
+          `INSERT INTO programmes (id, channel_id, start, stop, start_ms, stop_ms, title,
+             description, category, needs_review, source_file_id, updated_at, details,
+             search_words, channel_name_key, channel_country, search_text)
+           VALUES (?, 'c0', '', '', ?, NULL, ?, '', '', 0, 'f1', 0, '', ?, 'one', 'IE', ?)`,
+        );
+        before.forEach(([id, title, words], i) => {
+          text.run(words);
+          insert.run(id, NOW + i * 60_000, title, words, idOf.get(words));
+        });
+        old.db.pragma('catalogue.user_version = 8');
+        await old.close();
+        const store = openSqliteStore({ path, nowMs: NOW });
+        try {
+          rows = store.db
+            .prepare('SELECT id, search_words AS words, search_text AS text FROM programmes')
+            .all() as typeof rows;
+          texts = store.db.prepare('SELECT words FROM search_texts').pluck().all() as string[];
+          for (const q of queries) {
+            const hits = await store.catalogue.searchProgrammes(search(q));
+            found[q] = hits.map((h) => h.programme.id);
+          }
+        } finally {
+          await store.close();
+        }
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    } else {
+      await withOneChannelAt(15, async (pool, searchPool) => {
+        for (const [i, [id, title, words]] of before.entries()) {
+          await pool.query(
+            `INSERT INTO search_texts (words) VALUES ($1)
+             ON CONFLICT ((md5(words))) DO NOTHING`,
+            [words],
+          );
+          await pool.query(
+            `INSERT INTO programmes (id, channel_id, start, stop, start_ms, stop_ms, title,
+               description, category, needs_review, source_file_id, updated_at, details,
+               search_words, channel_name_key, channel_country, search_text)
+             SELECT $1, 'c0', '', '', $2, NULL, $3, '', '', false, 'f1', 0, '', $4, 'one',
+               'IE', id FROM search_texts WHERE words = $4`,
+            [id, NOW + i * 60_000, title, words],
+          );
+        }
+        await migratePostgres(pool, NOW);
+        rows = (
+          await pool.query<{ id: string; words: string; text: number }>(
+            'SELECT id, search_words AS words, search_text::int AS text FROM programmes',
+          )
+        ).rows;
+        texts = (await pool.query<{ words: string }>('SELECT words FROM search_texts')).rows.map(
+          (r) => r.words,
+        );
+        const reader = createPostgresCatalogueReader(pool, searchPool);
+        for (const q of queries) {
+          const hits = await reader.searchProgrammes(search(q));
+          found[q] = hits.map((h) => h.programme.id);
+        }
+      });
+    }
+    rows.sort((a, b) => a.id.localeCompare(b.id));
+    expect(rows.map((r) => [r.id, r.words])).toEqual([
+      ['1', 'lodz live'],
+      ['2', 'lodz live'],
+      ['3', 'orsted'],
+      ['4', 'news'],
+    ]);
+    // One text for the two that became the same; each programme points at its words.
+    expect(rows[0]?.text).toBe(rows[1]?.text);
+    expect(texts.sort()).toEqual(['lodz live', 'news', 'orsted']);
+    expect(found).toEqual({
+      lodz: ['1', '2'],
+      'Łódź live': ['1', '2'],
+      orsted: ['3'],
+      ørs: ['3'],
+      news: ['4'],
+    });
+  });
+});
+
 describe.each(ENGINES)('channel review and sources: %s', (engine) => {
   let s: EngineStore;
   beforeAll(async () => {

@@ -1,5 +1,9 @@
 import type pg from 'pg';
-import { programmeSearchText } from '../../domain/programme-search.js';
+import {
+  FOLDED_LETTER_LIST,
+  foldLetters,
+  programmeSearchText,
+} from '../../domain/programme-search.js';
 import { decodeDetails } from '../../domain/programme-details.js';
 import { storedV1Texts } from '../../domain/programme.js';
 import type { SchemaMigration } from '../schema-migration.js';
@@ -44,6 +48,34 @@ async function fillSearchWords(client: pg.ClientBase): Promise<void> {
     );
   }
   await client.query(`ALTER TABLE programmes ALTER COLUMN search_words SET NOT NULL`);
+}
+
+/**
+ * Migration 16's fill: the stored words with the letters foldLetters folds, folded, as on
+ * SQLite (catalogue-file.ts, version 9): each search text holding one gets its folded words, or
+ * its programmes move to the text that has them already; each programme's copy follows.
+ */
+async function refoldSearchTexts(client: pg.ClientBase): Promise<void> {
+  const { rows } = await client.query<{ id: string; words: string }>(
+    'SELECT id, words FROM search_texts WHERE words ~ $1',
+    [`[${FOLDED_LETTER_LIST.join('')}]`],
+  );
+  for (const { id, words } of rows) {
+    const folded = foldLetters(words);
+    const holder = await client.query<{ id: string }>(
+      'SELECT id FROM search_texts WHERE md5(words) = md5($1) AND words = $1',
+      [folded],
+    );
+    const other = holder.rows[0]?.id;
+    if (other === undefined) {
+      await client.query('UPDATE search_texts SET words = $1 WHERE id = $2', [folded, id]);
+    }
+    await client.query(
+      'UPDATE programmes SET search_text = $1, search_words = $2 WHERE search_text = $3',
+      [other ?? id, folded, id],
+    );
+    if (other !== undefined) await client.query('DELETE FROM search_texts WHERE id = $1', [id]);
+  }
 }
 
 // Times are epoch milliseconds (BIGINT), read back as numbers. `name_key` and ids sort with
@@ -479,5 +511,12 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       -- when autovacuum comes to the new table.
       ANALYZE search_texts;
     `,
+  },
+  {
+    version: 16,
+    name: 'search words with the letters no decomposition folds, folded',
+    // The words are folded by the domain's rule, in `fill`.
+    sql: `SELECT 1`,
+    fill: refoldSearchTexts,
   },
 ];

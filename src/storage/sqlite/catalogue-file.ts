@@ -1,4 +1,8 @@
-import { programmeSearchText } from '../../domain/programme-search.js';
+import {
+  FOLDED_LETTER_LIST,
+  foldLetters,
+  programmeSearchText,
+} from '../../domain/programme-search.js';
 import { decodeDetails } from '../../domain/programme-details.js';
 import { storedV1Texts } from '../../domain/programme.js';
 import { SchemaVersionError } from '../errors.js';
@@ -25,9 +29,9 @@ export const CATALOGUE_SCHEMA = 'catalogue';
  * 6: each programme carries its channel's sort key and country, indexed in search order.
  * 7: the change log (`changes`) and how far back it was pruned (`changes_horizon`).
  * 8: the full-text index holds each distinct search text once (`search_texts`), not each
- * programme's words.
+ * programme's words. 9: the stored words have the letters no decomposition folds folded (ł, ø, ß…).
  */
-export const CATALOGUE_SCHEMA_VERSION = 8;
+export const CATALOGUE_SCHEMA_VERSION = 9;
 
 /**
  * Page size of a new catalogue file. Programmes are long rows (descriptions) appended in
@@ -211,6 +215,7 @@ export function ensureCatalogueSchema(db: SqliteDatabase): void {
     if (catalogueVersion(db) === 5) indexSearchOrder(db);
     if (catalogueVersion(db) === 6) createChangeLog(db);
     if (catalogueVersion(db) === 7) indexSearchTexts(db);
+    if (catalogueVersion(db) === 8) refoldSearchTexts(db);
   }).immediate();
   // The old table's pages would stay in the file, free, doubling it (876 MB → 1.5 GB for 2
   // million programmes). VACUUM cannot run inside a transaction, so it follows the upgrade.
@@ -412,6 +417,40 @@ function indexSearchTexts(db: SqliteDatabase): void {
     CREATE INDEX catalogue.programmes_in_country_search_order
       ON programmes (channel_country, start_ms, channel_name_key, id, search_text);`);
   db.pragma(`${CATALOGUE_SCHEMA}.user_version = 8`);
+}
+
+/**
+ * Version 8 → 9: search folds the letters no Unicode decomposition takes apart (foldLetters,
+ * domain/programme-search.ts), so the words stored before are folded too: each search text
+ * holding such a letter gets its folded words, or, when another text has them already, its
+ * programmes move to that one; each programme's own copy of its words (which the merge compares
+ * with a file's) follows. Only those texts and their programmes are written.
+ */
+function refoldSearchTexts(db: SqliteDatabase): void {
+  const holding = FOLDED_LETTER_LIST.map((letter) => `instr(words, '${letter}') > 0`).join(' OR ');
+  const texts = db
+    .prepare<[], { id: number; words: string }>(
+      `SELECT id, words FROM catalogue.search_texts WHERE ${holding}`,
+    )
+    .all();
+  const holder = db
+    .prepare<[string], number>('SELECT id FROM catalogue.search_texts WHERE words = ?')
+    .pluck();
+  // Deleted and inserted, not updated: the full-text index follows `search_texts` by its
+  // insert and delete triggers.
+  const remove = db.prepare('DELETE FROM catalogue.search_texts WHERE id = ?');
+  const add = db.prepare('INSERT INTO catalogue.search_texts (id, words) VALUES (?, ?)');
+  const move = db.prepare(
+    'UPDATE catalogue.programmes SET search_text = ?, search_words = ? WHERE search_text = ?',
+  );
+  for (const { id, words } of texts) {
+    const folded = foldLetters(words);
+    remove.run(id);
+    const other = holder.get(folded);
+    if (other === undefined) add.run(id, folded);
+    move.run(other ?? id, folded, id);
+  }
+  db.pragma(`${CATALOGUE_SCHEMA}.user_version = 9`);
 }
 
 interface WordsSourceRow {
