@@ -206,21 +206,46 @@ describe(`GET /api/v1/programmes/search (${TEST_ENGINE})`, () => {
     expect(post.statusCode).toBe(405);
   });
 
+  it('keeps an answer only once it is asked again: the same bytes and ETag either way', async () => {
+    const url = search('q=star&from=2026-08-22T00:00:00Z&limit=1');
+    const reads = vi.spyOn(t.temp.store.catalogue, 'searchProgrammes');
+    try {
+      const first = await t.get(url, key);
+      const second = await t.get(url, key);
+      expect(reads).toHaveBeenCalledTimes(2);
+      const third = await t.get(url, key);
+      expect(reads).toHaveBeenCalledTimes(2);
+      expect(second.body).toBe(first.body);
+      expect(third.body).toBe(first.body);
+      expect(new Set([first, second, third].map((r) => r.headers.etag)).size).toBe(1);
+      // A client holding the first answer's ETag gets 304 from the one kept.
+      const again = await t.get(url, key, { 'if-none-match': String(first.headers.etag) });
+      expect(again.statusCode).toBe(304);
+    } finally {
+      reads.mockRestore();
+    }
+  });
+
   it('moves with the clock from now: a programme that has started leaves the answer', async () => {
     // With a fixed `to`, the answer is kept until its first result starts.
     const params = `q=star%20trek&to=${encodeURIComponent(at(5))}`;
     const reads = vi.spyOn(t.temp.store.catalogue, 'searchProgrammes');
     try {
+      // Asked once, an answer is not kept (most searches are asked once); asked again, it is.
       expect(await found(params)).toEqual(['beta: Star Trekking', 'Zeta: Star Trek']);
+      expect(await found(params)).toEqual(['beta: Star Trekking', 'Zeta: Star Trek']);
+      expect(reads).toHaveBeenCalledTimes(2);
       t.clock.advance(1000);
       expect(await found(params)).toEqual(['beta: Star Trekking', 'Zeta: Star Trek']);
-      expect(reads).toHaveBeenCalledTimes(1);
-      // Both started at now + 1 h: still in at that second ([from, to)), out one second later.
+      expect(reads).toHaveBeenCalledTimes(2);
+      // Both started at now + 1 h: still in at that second ([from, to)), out one second later,
+      // when the answer kept before is made again and kept at once.
       t.clock.advance(H - 1000);
       expect(await found(params)).toHaveLength(2);
       t.clock.advance(1000);
       expect(await found(params)).toEqual([]);
-      expect(reads).toHaveBeenCalledTimes(2);
+      expect(await found(params)).toEqual([]);
+      expect(reads).toHaveBeenCalledTimes(3);
     } finally {
       reads.mockRestore();
       t.clock.ms = NOW;

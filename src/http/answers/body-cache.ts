@@ -19,7 +19,24 @@ export function createBodyCache(maxBytes = DEFAULT_BODY_CACHE_BYTES) {
   const entries = new Map<string, Entry>();
   let bytes = 0;
 
+  async function made(
+    key: string,
+    version: string,
+    build: () => Promise<string | Buffer> | Buffer,
+  ): Promise<Entry> {
+    const tag = `${version}:${key}`;
+    const built = await build();
+    const body = typeof built === 'string' ? Buffer.from(built) : built;
+    return { version, body, tag, etag: etagFor(tag) };
+  }
+
   return {
+    /** The body `get` would keep for `key` at `version`, built now and not kept. */
+    made,
+
+    /** Whether a body is kept under `key`, at any version. */
+    has: (key: string): boolean => entries.has(key),
+
     /** The body for `key` when it is kept at catalogue `version`, without building it. */
     peek(key: string, version: string): PreparedBody | undefined {
       const entry = entries.get(key);
@@ -41,12 +58,7 @@ export function createBodyCache(maxBytes = DEFAULT_BODY_CACHE_BYTES) {
         entries.delete(key);
         bytes -= entry.body.length + key.length;
       }
-      if (entry === undefined || entry.version !== version) {
-        const tag = `${version}:${key}`;
-        const built = await build();
-        const body = typeof built === 'string' ? Buffer.from(built) : built;
-        entry = { version, body, tag, etag: etagFor(tag) };
-      }
+      if (entry === undefined || entry.version !== version) entry = await made(key, version, build);
       entries.set(key, entry);
       bytes += entry.body.length + key.length;
       for (const [oldKey, old] of entries) {

@@ -24,10 +24,20 @@ export interface KeptAnswer {
   peek(version: string, nowMs: number): PreparedBody | undefined;
 }
 
+/**
+ * When an answer is kept: `always` (the first time it is made), or `when-asked-again` (only once
+ * its key has been asked before): for answers most of which are asked once, such as programme
+ * searches (the words one user typed), which kept at once would push out the answers asked
+ * again and again (the lists, guide grids) and, kept until pushed out, leave V8 more to collect:
+ * under "news" searches, 24 full collections in 8 s kept at once against 5 not kept, p99 39 → 27
+ * ms (`node --trace-gc bin/onair serve`, bench/RESULTS.md).
+ */
+export type Keeping = 'always' | 'when-asked-again';
+
 /** The cached routes' answers: how a route declares one, and the one way they are sent. */
 export interface CachedAnswers {
   /** A body kept under `key` (route and parameters), built by `build` at each catalogue version. */
-  body(key: string, build: () => Promise<string | Buffer>): KeptAnswer;
+  body(key: string, build: () => Promise<string | Buffer>, keeping?: Keeping): KeptAnswer;
   /** A window of a channel's schedule, resolved at the time of each answer; 404 without one. */
   schedule(channelId: string, windowAt: WindowAt): KeptAnswer;
   /**
@@ -38,6 +48,7 @@ export interface CachedAnswers {
     key: string,
     instantAt: (nowMs: number) => number,
     build: (instantMs: number) => Promise<MovingAnswer>,
+    keeping?: Keeping,
   ): KeptAnswer;
   /**
    * Sends `answer` at the request's data versions, with its ETag (304 when the client has it),
@@ -62,9 +73,19 @@ export interface CachedAnswersDeps {
  */
 export function createCachedAnswers(deps: CachedAnswersDeps): CachedAnswers {
   const { bodies, schedules, moving, sender } = deps;
+  const asked = askedBefore();
+  /**
+   * Whether an answer of `keeping` under `key`, made now, is kept: always, or when its key was
+   * asked before (an answer kept under it that has gone stale counts).
+   */
+  const keeps = (keeping: Keeping, key: string, kept: (key: string) => boolean) =>
+    keeping === 'always' || kept(key) || asked(key);
   return {
-    body: (key, build) => ({
-      fetch: (version) => bodies.get(key, version, build),
+    body: (key, build, keeping = 'always') => ({
+      fetch: (version) =>
+        keeps(keeping, key, bodies.has)
+          ? bodies.get(key, version, build)
+          : bodies.made(key, version, build),
       peek: (version) => bodies.peek(key, version),
     }),
 
@@ -77,8 +98,11 @@ export function createCachedAnswers(deps: CachedAnswersDeps): CachedAnswers {
       peek: (version, nowMs) => schedules.peek(channelId, windowAt(nowMs), version),
     }),
 
-    moving: (key, instantAt, build) => ({
-      fetch: (version, nowMs) => moving.get(key, version, instantAt(nowMs), build),
+    moving: (key, instantAt, build, keeping = 'always') => ({
+      fetch: (version, nowMs) =>
+        keeps(keeping, key, moving.has)
+          ? moving.get(key, version, instantAt(nowMs), build)
+          : moving.made(key, version, instantAt(nowMs), build),
       peek: (version, nowMs) => moving.peek(key, version, instantAt(nowMs)),
     }),
 
@@ -90,5 +114,30 @@ export function createCachedAnswers(deps: CachedAnswersDeps): CachedAnswers {
       }
       return sender.send(request, reply, prepared);
     },
+  };
+}
+
+/** Characters of keys remembered as asked once, at most; then they are all forgotten. */
+const MAX_ASKED_CHARS = 4 * 1024 * 1024;
+
+/**
+ * Whether a key was asked before (since the keys were last forgotten); notes it when not. A key
+ * asked again is forgotten here: its answer is kept from then on, until its cache pushes it out.
+ */
+function askedBefore(): (key: string) => boolean {
+  let once = new Set<string>();
+  let chars = 0;
+  return (key) => {
+    if (once.delete(key)) {
+      chars -= key.length;
+      return true;
+    }
+    if (chars + key.length > MAX_ASKED_CHARS) {
+      once = new Set();
+      chars = 0;
+    }
+    once.add(key);
+    chars += key.length;
+    return false;
   };
 }

@@ -41,6 +41,33 @@ export function createMovingCache(maxBytes = DEFAULT_MOVING_CACHE_BYTES) {
   const building = new Map<string, Promise<MovingAnswer>>();
   let bytes = 0;
 
+  /** Builds the answer for `key` at `instantMs`, or waits for the same build under way. */
+  function buildOnce(
+    key: string,
+    version: string,
+    instantMs: number,
+    build: (instantMs: number) => Promise<MovingAnswer>,
+  ): Promise<MovingAnswer> {
+    const job = `${key}\0${version}\0${instantMs}`;
+    let pending = building.get(job);
+    if (pending === undefined) {
+      pending = build(instantMs).finally(() => building.delete(job));
+      building.set(job, pending);
+    }
+    return pending;
+  }
+
+  function entryOf(key: string, version: string, instantMs: number, answer: MovingAnswer): Entry {
+    return {
+      version,
+      builtAtMs: instantMs,
+      answer,
+      lastInstantMs: 0,
+      last: null,
+      keyHash: sha256Hex(key).slice(0, 16),
+    };
+  }
+
   function bodyAt(entry: Entry, instantMs: number): PreparedBody {
     if (entry.last !== null && entry.lastInstantMs === instantMs) return entry.last;
     const tag = `${entry.version}:${entry.keyHash}:${instantMs}`;
@@ -89,21 +116,8 @@ export function createMovingCache(maxBytes = DEFAULT_MOVING_CACHE_BYTES) {
         touch(key, kept);
         return bodyAt(kept, instantMs);
       }
-      const job = `${key}\0${version}\0${instantMs}`;
-      let pending = building.get(job);
-      if (pending === undefined) {
-        pending = build(instantMs).finally(() => building.delete(job));
-        building.set(job, pending);
-      }
-      const answer = await pending;
-      const entry: Entry = {
-        version,
-        builtAtMs: instantMs,
-        answer,
-        lastInstantMs: 0,
-        last: null,
-        keyHash: sha256Hex(key).slice(0, 16),
-      };
+      const answer = await buildOnce(key, version, instantMs, build);
+      const entry = entryOf(key, version, instantMs, answer);
       const old = entries.get(key);
       if (old !== undefined) bytes -= old.answer.bytes + key.length;
       entries.delete(key);
@@ -115,6 +129,20 @@ export function createMovingCache(maxBytes = DEFAULT_MOVING_CACHE_BYTES) {
         bytes -= victim.answer.bytes + oldKey.length;
       }
       return bodyAt(entry, instantMs);
+    },
+
+    /** Whether an answer is kept under `key`, at any version or instant. */
+    has: (key: string): boolean => entries.has(key),
+
+    /** The body `get` would give for `key` at `instantMs`, built now and not kept. */
+    async made(
+      key: string,
+      version: string,
+      instantMs: number,
+      build: (instantMs: number) => Promise<MovingAnswer>,
+    ): Promise<PreparedBody> {
+      const answer = await buildOnce(key, version, instantMs, build);
+      return bodyAt(entryOf(key, version, instantMs, answer), instantMs);
     },
 
     /** Bytes held now (for tests). */

@@ -104,8 +104,13 @@ export function createProgrammeSearchAnswers(
     const { fromMs, toMs } = query;
     const until = (from: number) => toMs ?? from + DEFAULT_SEARCH_DAYS * DAY_MS;
     if (query.terms === null) return answers.body(key, async () => empty.body);
+    // Kept only when asked again: most searches are asked once (cached-answers.ts, Keeping).
     if (fromMs !== null) {
-      return answers.body(key, async () => (await page(query, fromMs, until(fromMs))).body);
+      return answers.body(
+        key,
+        async () => (await page(query, fromMs, until(fromMs))).body,
+        'when-asked-again',
+      );
     }
     return answers.moving(
       key,
@@ -121,6 +126,7 @@ export function createProgrammeSearchAnswers(
         const text = found.body;
         return { validUntilMs, render: () => text, bytes: text.length };
       },
+      'when-asked-again',
     );
   }
 
