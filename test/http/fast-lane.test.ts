@@ -70,14 +70,18 @@ const MIDNIGHT = Date.UTC(2026, 7, 22); // the UTC day TEST_NOW falls in
 let channelId: string;
 
 /** Every cached v1 route, and whether its body is long enough to be compressed (1 KB). */
-function cachedRoutes(): { path: string; long: boolean }[] {
+/**
+ * The cached routes' URLs; `again`: a search, whose answer is kept (and so answered here) only
+ * once it is asked a second time (cached-answers.ts, Keeping).
+ */
+function cachedRoutes(): { path: string; long: boolean; again?: true }[] {
   const programmes = `/api/v1/channels/${channelId}/programmes`;
   return [
     { path: '/api/v1/countries', long: false },
     { path: '/api/v1/countries/UK/channels', long: true },
     { path: '/api/v1/countries/uk/channels', long: true },
-    { path: '/api/v1/channels/search?q=channel', long: true },
-    { path: '/api/v1/channels/search?q=channel&country=FR', long: false },
+    { path: '/api/v1/channels/search?q=channel', long: true, again: true },
+    { path: '/api/v1/channels/search?q=channel&country=FR', long: false, again: true },
     { path: programmes, long: true },
     { path: `${programmes}?days=today`, long: true },
     { path: `${programmes}?days=tomorrow`, long: false },
@@ -142,8 +146,10 @@ describe('repeated requests of cached routes answered beneath the router', () =>
         'x-api-key': key,
         ...(encoding === null ? {} : { 'accept-encoding': encoding }),
       };
-      for (const { path, long } of cachedRoutes()) {
+      for (const { path, long, again } of cachedRoutes()) {
         const before = await repeatAnswers();
+        // Asked once, a search's answer is made and not kept: the route answers it again.
+        if (again) await get(path, headers);
         const routed = await get(path, headers);
         // The route has compressed the body by now (its answer waited for it).
         expect(await repeatAnswers(), path).toBe(before);

@@ -50,18 +50,27 @@ export function registerChannelsRoutes(
         country === undefined || country.trim() === '' ? null : parseCountryCode(country);
       const needle = searchNeedle(q);
       if (needle === null) return { results: [] };
-      const answer = answers.body(`search:${countryFilter ?? ''}:${needle}`, async () => {
-        const channels = await catalogue.searchChannels(needle, countryFilter, MAX_SEARCH_RESULTS);
-        return searchJson({
-          results: channels.map((channel) => ({
-            channelId: channel.id,
-            name: channel.name,
-            icon: channel.icon,
-            country: channel.country,
-            needsReview: channel.needsReview,
-          })),
-        });
-      });
+      // Kept only when asked again: most searches are asked once (cached-answers.ts, Keeping).
+      const answer = answers.body(
+        `search:${countryFilter ?? ''}:${needle}`,
+        async () => {
+          const channels = await catalogue.searchChannels(
+            needle,
+            countryFilter,
+            MAX_SEARCH_RESULTS,
+          );
+          return searchJson({
+            results: channels.map((channel) => ({
+              channelId: channel.id,
+              name: channel.name,
+              icon: channel.icon,
+              country: channel.country,
+              needsReview: channel.needsReview,
+            })),
+          });
+        },
+        'when-asked-again',
+      );
       return answers.send(request, reply as unknown as FastifyReply, answer);
     },
   );
