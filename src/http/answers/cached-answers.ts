@@ -29,8 +29,9 @@ export interface KeptAnswer {
  * its key has been asked before): for answers most of which are asked once, such as programme
  * searches (the words one user typed), which kept at once would push out the answers asked
  * again and again (the lists, guide grids) and, kept until pushed out, leave V8 more to collect:
- * under "news" searches, 24 full collections in 8 s kept at once against 5 not kept, p99 39 → 27
- * ms (`node --trace-gc bin/onair serve`, bench/RESULTS.md).
+ * under "news" searches, 24 full collections in 8 s kept at once against 5 not kept
+ * (`node --trace-gc bin/onair serve`), and their p99 a quarter to a half lower since
+ * (`node bench/search.mjs --cases frequent`; bench/RESULTS.md).
  */
 export type Keeping = 'always' | 'when-asked-again';
 
