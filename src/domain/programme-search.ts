@@ -57,6 +57,15 @@ export function foldLetters(text: string): string {
 }
 
 /**
+ * A search text stored before LETTER_FOLDS (programmeSearchText's distinct words, in order) as
+ * programmeSearchText makes it now: each word folded and cut again, and words that became the
+ * same ("große" and "grosse") kept once, where the first was.
+ */
+export function refoldedSearchText(words: string): string {
+  return [...new Set(words.split(' ').map((word) => cutWord(foldLetters(word))))].join(' ');
+}
+
+/**
  * The words of a text as search sees them: compatibility decomposition, lower case, marks
  * removed ("Télé" and "TELE" are both "tele") and LETTER_FOLDS' letters folded, then the runs of
  * letters and digits, each cut to MAX_WORD_LENGTH. Lower-cased before the marks go: "İ"

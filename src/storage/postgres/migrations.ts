@@ -1,8 +1,8 @@
 import type pg from 'pg';
 import {
   FOLDED_LETTER_LIST,
-  foldLetters,
   programmeSearchText,
+  refoldedSearchText,
 } from '../../domain/programme-search.js';
 import { decodeDetails } from '../../domain/programme-details.js';
 import { storedV1Texts } from '../../domain/programme.js';
@@ -51,9 +51,10 @@ async function fillSearchWords(client: pg.ClientBase): Promise<void> {
 }
 
 /**
- * Migration 16's fill: the stored words with the letters foldLetters folds, folded, as on
- * SQLite (catalogue-file.ts, version 9): each search text holding one gets its folded words, or
- * its programmes move to the text that has them already; each programme's copy follows.
+ * Migration 16's fill: the stored words with the letters foldLetters folds, folded as an ingest
+ * would make them now (refoldedSearchText), as on SQLite (catalogue-file.ts, version 9): each
+ * search text holding one gets its folded words, or its programmes move to the text that has
+ * them already; each programme's copy follows.
  */
 async function refoldSearchTexts(client: pg.ClientBase): Promise<void> {
   const { rows } = await client.query<{ id: string; words: string }>(
@@ -61,7 +62,7 @@ async function refoldSearchTexts(client: pg.ClientBase): Promise<void> {
     [`[${FOLDED_LETTER_LIST.join('')}]`],
   );
   for (const { id, words } of rows) {
-    const folded = foldLetters(words);
+    const folded = refoldedSearchText(words);
     const holder = await client.query<{ id: string }>(
       'SELECT id FROM search_texts WHERE md5(words) = md5($1) AND words = $1',
       [folded],

@@ -1,7 +1,7 @@
 import {
   FOLDED_LETTER_LIST,
-  foldLetters,
   programmeSearchText,
+  refoldedSearchText,
 } from '../../domain/programme-search.js';
 import { decodeDetails } from '../../domain/programme-details.js';
 import { storedV1Texts } from '../../domain/programme.js';
@@ -421,8 +421,9 @@ function indexSearchTexts(db: SqliteDatabase): void {
 
 /**
  * Version 8 → 9: search folds the letters no Unicode decomposition takes apart (foldLetters,
- * domain/programme-search.ts), so the words stored before are folded too: each search text
- * holding such a letter gets its folded words, or, when another text has them already, its
+ * domain/programme-search.ts), so the words stored before are folded too (refoldedSearchText:
+ * as an ingest would make them now): each search text holding such a letter gets its folded
+ * words, or, when another text has them already, its
  * programmes move to that one; each programme's own copy of its words (which the merge compares
  * with a file's) follows. Only those texts and their programmes are written.
  */
@@ -444,7 +445,7 @@ function refoldSearchTexts(db: SqliteDatabase): void {
     'UPDATE catalogue.programmes SET search_text = ?, search_words = ? WHERE search_text = ?',
   );
   for (const { id, words } of texts) {
-    const folded = foldLetters(words);
+    const folded = refoldedSearchText(words);
     remove.run(id);
     const other = holder.get(folded);
     if (other === undefined) add.run(id, folded);
