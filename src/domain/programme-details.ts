@@ -467,6 +467,10 @@ function strOrNull(x: unknown): string | null {
 function strs(x: unknown): string[] {
   return list(x).map(str);
 }
+/** Null when stored as null or not stored (the fallback), else what `read` reads. */
+function nullOr<T>(x: unknown, read: (x: unknown) => T): T | null {
+  return x === undefined || x === null ? null : read(x);
+}
 function tuple(x: unknown, length: number): unknown[] {
   const items = list(x);
   return items.length === length ? items : fail();
@@ -667,12 +671,10 @@ const CODECS: readonly FieldCodec[] = [
       return p === null ? undefined : [p.start, p.channel];
     },
     (x, d) => {
-      if (x === undefined || x === null) {
-        d.previouslyShown = null;
-        return;
-      }
-      const [start, channel] = tuple(x, 2);
-      d.previouslyShown = { start: str(start), channel: str(channel) };
+      d.previouslyShown = nullOr(x, (item) => {
+        const [start, channel] = tuple(item, 2);
+        return { start: str(start), channel: str(channel) };
+      });
     },
   ),
   codec(
@@ -682,23 +684,21 @@ const CODECS: readonly FieldCodec[] = [
       return v === null ? undefined : [v.colour, v.aspect, v.quality];
     },
     (x, d) => {
-      if (x === undefined || x === null) {
-        d.video = null;
-        return;
-      }
-      const [colour, aspect, quality] = tuple(x, 3);
-      d.video = {
-        colour: colour === null || typeof colour === 'boolean' ? colour : fail(),
-        aspect: strOrNull(aspect),
-        quality: strOrNull(quality),
-      };
+      d.video = nullOr(x, (item) => {
+        const [colour, aspect, quality] = tuple(item, 3);
+        return {
+          colour: colour === null || typeof colour === 'boolean' ? colour : fail(),
+          aspect: strOrNull(aspect),
+          quality: strOrNull(quality),
+        };
+      });
     },
   ),
   codec(
     'a',
     (d) => (d.audio === null ? undefined : [d.audio.stereo]),
     (x, d) => {
-      d.audio = x === undefined || x === null ? null : { stereo: strOrNull(tuple(x, 1)[0]) };
+      d.audio = nullOr(x, (item) => ({ stereo: strOrNull(tuple(item, 1)[0]) }));
     },
   ),
   codec(

@@ -423,9 +423,9 @@ function indexSearchTexts(db: SqliteDatabase): void {
  * Version 8 → 9: search folds the letters no Unicode decomposition takes apart (foldLetters,
  * domain/programme-search.ts), so the words stored before are folded too (refoldedSearchText:
  * as an ingest would make them now): each search text holding such a letter gets its folded
- * words, or, when another text has them already, its
- * programmes move to that one; each programme's own copy of its words (which the merge compares
- * with a file's) follows. Only those texts and their programmes are written.
+ * words, or, when another text has them already, its programmes move to that one; each
+ * programme's own copy of its words (which the merge compares with a file's) follows. Only those
+ * texts and their programmes are written.
  */
 function refoldSearchTexts(db: SqliteDatabase): void {
   const holding = FOLDED_LETTER_LIST.map((letter) => `instr(words, '${letter}') > 0`).join(' OR ');
