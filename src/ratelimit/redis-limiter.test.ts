@@ -75,6 +75,30 @@ describe('Redis limiter (shared Redis)', () => {
     expect(lines).toEqual([]);
   });
 
+  it('sends the hits of one turn of the event loop together, each with its own answer', async () => {
+    const prefix = `onair-test:${randomUUID()}:`;
+    const redis = await client(SHARED_REDIS_URL);
+    const limiter = createRedisRateLimiter({
+      redis,
+      windowMs: 60_000,
+      prefix,
+      fallback: createMemoryRateLimiter(60_000, () => Date.now()),
+      log: recordingLog().log,
+    });
+    const hits = Array.from({ length: 5 }, (_, i) => limiter.hit(`account:${i % 2}`, 2));
+    // Queued for one write at the end of this turn, not written one by one.
+    expect(redis.autoPipelineQueueSize).toBe(5);
+    const decisions = await Promise.all(hits);
+    expect(decisions.map((d) => [d.allowed, d.remaining])).toEqual([
+      [true, 1],
+      [true, 1],
+      [true, 0],
+      [true, 0],
+      [false, 0],
+    ]);
+    expect(redis.autoPipelineQueueSize).toBe(0);
+  });
+
   it('keeps counters only for one window', async () => {
     const prefix = `onair-test:${randomUUID()}:`;
     const { log } = recordingLog();
