@@ -98,9 +98,10 @@ export async function connectRedis(url: string, commandTimeoutMs = 100): Promise
     connectTimeout: 1_000,
     lazyConnect: false,
     // The commands of the requests one turn of the event loop reads go to Redis in one write:
-    // a write per command cost the server ~18 µs of kernel time each (waking Redis), and the
-    // server's CPU per request of GET /api/v1/countries in scaled mode fell 62-79 → 51-63 µs
-    // (alternating runs of `node bench/http.mjs --engines postgres --routes countries`).
+    // a write per command cost the server ~18 µs of kernel time each (waking Redis). Server
+    // CPU per request of GET /api/v1/countries in scaled mode, median 70.5 → 61 µs, and Redis's
+    // own CPU halved (alternating runs of `node bench/http.mjs --engines postgres --routes
+    // countries`; bench/RESULTS.md).
     enableAutoPipelining: true,
     // Reconnect forever, backing off to one attempt per second.
     retryStrategy: (times) => Math.min(times * 50, 1_000),
