@@ -27,6 +27,7 @@ import {
 } from '../programme-search-rows.js';
 import type { TimedProgramme } from '../../domain/programme.js';
 import { sha256Hex } from '../../domain/sha256.js';
+import type { QueryConnections } from './pipelined-connections.js';
 
 /** Rows in (channel, start, id) order grouped by channel, as the port returns them. */
 function byChannel(rows: readonly TimedProgrammeRow[]): Map<string, TimedProgramme[]> {
@@ -94,7 +95,10 @@ function estimateMatches(
  * (a walk for "news": parse 0.13 ms, plan 0.23, run 0.40; the statement log during
  * `node bench/search.mjs --cases frequent`).
  */
-export function createPostgresCatalogueReader(pool: pg.Pool, searchPool: pg.Pool): CatalogueReader {
+export function createPostgresCatalogueReader(
+  pool: pg.Pool,
+  searchPool: QueryConnections,
+): CatalogueReader {
   let stats: { at: number; value: Promise<WordStats> } | null = null;
   const wordStats = {
     get(): Promise<WordStats> {

@@ -25,17 +25,16 @@ export interface PostgresPoolOptions {
 }
 
 /**
- * A pool whose connections and statements fail within a bounded time, so an unreachable
- * database turns into a quick 503 rather than a hanging request; it reconnects by itself.
+ * The settings of every connection that serves requests (the pool's, the search's): each
+ * fails within a bounded time, so an unreachable database turns into a quick 503 rather than a
+ * hanging request.
  */
-export function createPostgresPool(options: PostgresPoolOptions): pg.Pool {
+export function poolSettings(options: PostgresPoolOptions): pg.ClientConfig {
   const timeoutMs = options.timeoutMs ?? 3_000;
-  const pool = new pg.Pool({
+  return {
     connectionString: options.url,
-    max: options.max ?? 10,
     connectionTimeoutMillis: timeoutMs,
     query_timeout: timeoutMs,
-    idleTimeoutMillis: 30_000,
     types: int8AsNumber,
     // The reads are short and indexed, but a guide grid's many channels make the planner expect
     // tens of thousands of rows: it then compiles the query (JIT) and starts parallel workers,
@@ -44,6 +43,15 @@ export function createPostgresPool(options: PostgresPoolOptions): pg.Pool {
     options: `-c jit=off -c max_parallel_workers_per_gather=0${
       options.planOnce === true ? ' -c plan_cache_mode=force_generic_plan' : ''
     }`,
+  };
+}
+
+/** A pool of connections with poolSettings; it reconnects by itself. */
+export function createPostgresPool(options: PostgresPoolOptions): pg.Pool {
+  const pool = new pg.Pool({
+    ...poolSettings(options),
+    max: options.max ?? 10,
+    idleTimeoutMillis: 30_000,
   });
   // An idle connection that dies (database restart) is dropped; the next query makes a new one.
   pool.on('error', () => {});

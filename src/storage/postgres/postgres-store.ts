@@ -9,6 +9,7 @@ import { watchPostgresDataVersions } from './data-versions.js';
 import { createPostgresChannelAdminStore } from './channel-admin-store.js';
 import { connectPostgresClient, createPostgresPool, migratePostgres } from './database.js';
 import { createPostgresCatalogueWriter } from './ingest-session.js';
+import { createPipelinedConnections } from './pipelined-connections.js';
 import { createPostgresPlaygroundStore } from './playground-store.js';
 import { createPostgresSignInStore } from './sign-in-store.js';
 import { createPostgresSourceStore } from './source-store.js';
@@ -56,6 +57,14 @@ function invalidatingAfterCommit(writer: CatalogueWriter, invalidate: () => void
 }
 
 /**
+ * Connections the programme search pipelines its queries on (pipelined-connections.ts): more
+ * than one, as a backend answers its queries one after another and a walk for a frequent word
+ * takes a millisecond; 1, 2, 4 and 8 measured alike for rare titles, 1 slower for "news"
+ * (`node bench/search.mjs --engines postgres`; bench/RESULTS.md).
+ */
+const SEARCH_CONNECTIONS = 4;
+
+/**
  * Opens the PostgreSQL store and brings its schema up to date (under an advisory lock, so
  * instances starting together migrate once).
  */
@@ -68,17 +77,19 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     throw error;
   }
   // The programme search's statements on connections of their own, each planned once there
-  // (catalogue-reader.ts says why); opened as searches come, like the pool's.
-  const searchPool = createPostgresPool({
+  // (catalogue-reader.ts says why), its queries pipelined (pipelined-connections.ts); opened
+  // as searches come, like the pool's.
+  const searchConnections = createPipelinedConnections({
     url: options.url,
     timeoutMs: options.timeoutMs,
     planOnce: true,
+    connections: SEARCH_CONNECTIONS,
   });
   const versions = await watchPostgresDataVersions({ url: options.url, pool });
   return {
     engine: 'postgres',
     pool,
-    catalogue: createPostgresCatalogueReader(pool, searchPool),
+    catalogue: createPostgresCatalogueReader(pool, searchConnections),
     changes: createPostgresChangeLog(pool),
     accounts: createPostgresAccountStore(pool, () => versions.invalidate()),
     signIn: createPostgresSignInStore(pool),
@@ -102,7 +113,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     },
     async close() {
       await versions.close();
-      if (!searchPool.ended) await searchPool.end();
+      if (!searchConnections.ended) await searchConnections.end();
       if (!pool.ended) await pool.end();
     },
   };

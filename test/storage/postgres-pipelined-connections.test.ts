@@ -1,0 +1,125 @@
+import { createServer, type AddressInfo } from 'node:net';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import pg from 'pg';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { isStorageUnavailable } from '../../src/storage/errors.js';
+import {
+  createPipelinedConnections,
+  type QueryConnections,
+} from '../../src/storage/postgres/pipelined-connections.js';
+import { ENGINES, TEST_POSTGRES_URL } from '../helpers/engines.js';
+
+/**
+ * The programme search's connections (pipelined-connections.ts): the queries of one turn of
+ * the event loop pipelined on one connection, each answered on its own; a busy connection
+ * passed over for the next turn; a failed or slow one replaced.
+ */
+describe.runIf(ENGINES.includes('postgres'))('pipelined search connections', () => {
+  const opened: QueryConnections[] = [];
+  const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+  const connections = (timeoutMs = 3_000, count = 4) => {
+    const made = createPipelinedConnections({
+      url: TEST_POSTGRES_URL,
+      timeoutMs,
+      connections: count,
+    });
+    opened.push(made);
+    return made;
+  };
+  const pidOf = async (c: QueryConnections, sql = 'SELECT pg_backend_pid() AS pid') =>
+    (await c.query<{ pid: number }>({ text: sql })).rows[0]?.pid;
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((c) => c.end()));
+  });
+  afterAll(async () => {
+    await admin.end().catch(() => {});
+  });
+
+  it('sends the queries of one turn on one connection, each with its own answer', async () => {
+    const c = connections();
+    const answers = await Promise.all(
+      [1, 2, 3, 4, 5, 6].map((n) =>
+        c.query<{ pid: number; n: number }>({
+          name: 'pid-and-n',
+          text: 'SELECT pg_backend_pid() AS pid, $1::int AS n',
+          values: [n],
+        }),
+      ),
+    );
+    expect(answers.map((a) => a.rows[0]?.n)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(new Set(answers.map((a) => a.rows[0]?.pid)).size).toBe(1);
+  });
+
+  it('passes a busy connection over for the next turn, opening at most as many as it may', async () => {
+    const c = connections(3_000, 2);
+    const slow = pidOf(c, 'SELECT pg_backend_pid() AS pid FROM pg_sleep(0.3)');
+    await nextTurn();
+    const second = pidOf(c, 'SELECT pg_backend_pid() AS pid FROM pg_sleep(0.3)');
+    await nextTurn();
+    const third = pidOf(c);
+    const pids = await Promise.all([slow, second, third]);
+    expect(pids[0]).not.toBe(pids[1]);
+    // Both are busy: the third waits behind one of them rather than opening a third.
+    expect(pids.slice(0, 2)).toContain(pids[2]);
+  });
+
+  it('answers each query of a turn on its own when one of them fails', async () => {
+    const c = connections();
+    const results = await Promise.allSettled([
+      c.query<{ n: number }>({ text: 'SELECT 1 AS n' }),
+      c.query({ text: 'SELECT 1 / 0' }),
+      c.query<{ n: number }>({ text: 'SELECT 2 AS n' }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(results[1]?.status === 'rejected' && results[1].reason.code).toBe('22012');
+    expect(results[2]?.status === 'fulfilled' && results[2].value.rows).toEqual([{ n: 2 }]);
+  });
+
+  it('fails a query past its time as unavailable, and goes on on a new connection', async () => {
+    const c = connections(200, 1);
+    const before = await pidOf(c);
+    const slow = c.query({ text: 'SELECT pg_sleep(1)' });
+    const behind = c.query({ text: 'SELECT 1' });
+    await expect(slow).rejects.toSatisfy(isStorageUnavailable);
+    await expect(behind).rejects.toSatisfy(isStorageUnavailable);
+    const after = await pidOf(c);
+    expect(after).toEqual(expect.any(Number));
+    expect(after).not.toBe(before);
+  });
+
+  it('replaces a connection the server ended', async () => {
+    const c = connections(3_000, 1);
+    const before = await pidOf(c);
+    await admin.connect();
+    await admin.query('SELECT pg_terminate_backend($1)', [before]);
+    await expect
+      .poll(async () => pidOf(c).catch((error: unknown) => isStorageUnavailable(error)), {
+        timeout: 3_000,
+        interval: 20,
+      })
+      .toSatisfy((pid) => typeof pid === 'number' && pid !== before);
+  });
+
+  it('fails quickly as unavailable where nothing answers, and after it is closed', async () => {
+    // A port that accepts and never answers, and one that refuses.
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    try {
+      for (const url of [`postgres://x@127.0.0.1:${port}/x`, 'postgres://x@127.0.0.1:1/x']) {
+        const c = createPipelinedConnections({ url, timeoutMs: 200, connections: 2 });
+        opened.push(c);
+        const started = Date.now();
+        await expect(c.query({ text: 'SELECT 1' })).rejects.toSatisfy(isStorageUnavailable);
+        expect(Date.now() - started).toBeLessThan(2_000);
+      }
+    } finally {
+      silent.close();
+    }
+    const c = connections();
+    await pidOf(c);
+    await c.end();
+    expect(c.ended).toBe(true);
+    await expect(c.query({ text: 'SELECT 1' })).rejects.toThrow(/closed/);
+  });
+});
