@@ -1,4 +1,4 @@
-import { createServer, type AddressInfo } from 'node:net';
+import { createServer, Socket, type AddressInfo } from 'node:net';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -48,6 +48,40 @@ describe.runIf(ENGINES.includes('postgres'))('pipelined search connections', () 
     );
     expect(answers.map((a) => a.rows[0]?.n)).toEqual([1, 2, 3, 4, 5, 6]);
     expect(new Set(answers.map((a) => a.rows[0]?.pid)).size).toBe(1);
+  });
+
+  it('writes the queries of one turn to the database together', async () => {
+    // Writes to sockets whose far end is the database, as their streams hand them over (each
+    // `_write` or `_writev` of a socket is one system call).
+    const port = Number(new URL(TEST_POSTGRES_URL).port || 5432);
+    let writes = 0;
+    const proto = Socket.prototype as unknown as Record<
+      '_write' | '_writev',
+      (...args: unknown[]) => unknown
+    >;
+    const originals = { _write: proto._write, _writev: proto._writev };
+    for (const method of ['_write', '_writev'] as const) {
+      proto[method] = function (this: Socket, ...args: unknown[]) {
+        if (this.remotePort === port) writes++;
+        return Reflect.apply(originals[method], this, args);
+      };
+    }
+    try {
+      const c = connections(3_000, 1);
+      await pidOf(c);
+      const n = (i: number) =>
+        c.query<{ n: number }>({ name: 'n', text: 'SELECT $1::int AS n', values: [i] });
+      writes = 0;
+      const answers = await Promise.all([1, 2, 3, 4, 5, 6].map(n));
+      expect(answers.map((a) => a.rows)).toEqual([1, 2, 3, 4, 5, 6].map((i) => [{ n: i }]));
+      expect(writes).toBe(1);
+      // Queries of separate turns, each waiting for the one before: a write each.
+      writes = 0;
+      for (const i of [1, 2, 3]) await n(i);
+      expect(writes).toBe(3);
+    } finally {
+      Object.assign(proto, originals);
+    }
   });
 
   it('passes a busy connection over for the next turn, opening at most as many as it may', async () => {
