@@ -17,17 +17,21 @@ import { ENGINES, TEST_POSTGRES_URL } from '../helpers/engines.js';
 describe.runIf(ENGINES.includes('postgres'))('pipelined search connections', () => {
   const opened: QueryConnections[] = [];
   const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
-  const connections = (timeoutMs = 3_000, count = 4) => {
+  const connections = (timeoutMs = 3_000, count = 4, batch = 8) => {
     const made = createPipelinedConnections({
       url: TEST_POSTGRES_URL,
       timeoutMs,
       connections: count,
+      batch,
     });
     opened.push(made);
     return made;
   };
-  const pidOf = async (c: QueryConnections, sql = 'SELECT pg_backend_pid() AS pid') =>
-    (await c.query<{ pid: number }>({ text: sql })).rows[0]?.pid;
+  const pidOf = async (
+    c: QueryConnections,
+    sql = 'SELECT pg_backend_pid() AS pid',
+    alone = false,
+  ) => (await c.query<{ pid: number }>({ text: sql }, { alone })).rows[0]?.pid;
   afterEach(async () => {
     await Promise.all(opened.splice(0).map((c) => c.end()));
   });
@@ -48,6 +52,17 @@ describe.runIf(ENGINES.includes('postgres'))('pipelined search connections', () 
     );
     expect(answers.map((a) => a.rows[0]?.n)).toEqual([1, 2, 3, 4, 5, 6]);
     expect(new Set(answers.map((a) => a.rows[0]?.pid)).size).toBe(1);
+  });
+
+  it('sends at most `batch` queries together, and those sent alone each on its own', async () => {
+    const c = connections(3_000, 4, 4);
+    const batched = Promise.all(Array.from({ length: 6 }, () => pidOf(c)));
+    const alone = Promise.all(Array.from({ length: 2 }, () => pidOf(c, undefined, true)));
+    const [b, a] = await Promise.all([batched, alone]);
+    // Four together and two together; each alone on another connection.
+    expect(new Set(b.slice(0, 4)).size).toBe(1);
+    expect(new Set(b.slice(4)).size).toBe(1);
+    expect(new Set([...b, ...a]).size).toBe(4);
   });
 
   it('writes the queries of one turn to the database together', async () => {
@@ -84,17 +99,24 @@ describe.runIf(ENGINES.includes('postgres'))('pipelined search connections', () 
     }
   });
 
-  it('passes a busy connection over for the next turn, opening at most as many as it may', async () => {
+  it('sends a turn to an idle connection; while none is, its queries wait for the first free', async () => {
     const c = connections(3_000, 2);
-    const slow = pidOf(c, 'SELECT pg_backend_pid() AS pid FROM pg_sleep(0.3)');
+    const timed = async (sql: string) => {
+      const pid = await pidOf(c, sql);
+      return { pid, at: Date.now() };
+    };
+    const started = Date.now();
+    const slow = timed('SELECT pg_backend_pid() AS pid FROM pg_sleep(1)');
     await nextTurn();
-    const second = pidOf(c, 'SELECT pg_backend_pid() AS pid FROM pg_sleep(0.3)');
+    const short = timed('SELECT pg_backend_pid() AS pid FROM pg_sleep(0.1)');
     await nextTurn();
-    const third = pidOf(c);
-    const pids = await Promise.all([slow, second, third]);
-    expect(pids[0]).not.toBe(pids[1]);
-    // Both are busy: the third waits behind one of them rather than opening a third.
-    expect(pids.slice(0, 2)).toContain(pids[2]);
+    // Both are busy: it waits, then goes to the one that is free first, not behind the slow one.
+    const third = timed('SELECT pg_backend_pid() AS pid');
+    const [a, b, t] = await Promise.all([slow, short, third]);
+    expect(a.pid).not.toBe(b.pid);
+    expect(t.pid).toBe(b.pid);
+    expect(t.at - started).toBeLessThan(800);
+    expect(a.at - started).toBeGreaterThanOrEqual(1_000);
   });
 
   it('answers each query of a turn on its own when one of them fails', async () => {
@@ -141,7 +163,7 @@ describe.runIf(ENGINES.includes('postgres'))('pipelined search connections', () 
     const { port } = silent.address() as AddressInfo;
     try {
       for (const url of [`postgres://x@127.0.0.1:${port}/x`, 'postgres://x@127.0.0.1:1/x']) {
-        const c = createPipelinedConnections({ url, timeoutMs: 200, connections: 2 });
+        const c = createPipelinedConnections({ url, timeoutMs: 200, connections: 2, batch: 8 });
         opened.push(c);
         const started = Date.now();
         await expect(c.query({ text: 'SELECT 1' })).rejects.toSatisfy(isStorageUnavailable);

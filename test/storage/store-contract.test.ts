@@ -30,6 +30,10 @@ import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite/sqli
 import { createPostgresPool, migratePostgres } from '../../src/storage/postgres/database.js';
 import { POSTGRES_MIGRATIONS } from '../../src/storage/postgres/migrations.js';
 import { createPostgresCatalogueReader } from '../../src/storage/postgres/catalogue-reader.js';
+import {
+  createPipelinedConnections,
+  type QueryConnections,
+} from '../../src/storage/postgres/pipelined-connections.js';
 import { migrateSqlite, openSqliteDatabase } from '../../src/storage/sqlite/database.js';
 import { SQLITE_MIGRATIONS } from '../../src/storage/sqlite/migrations.js';
 import type { SourceRefreshState } from '../../src/storage/source-store.js';
@@ -1249,11 +1253,16 @@ describe.each(ENGINES)('migration 3 on %s', (engine) => {
 /** Runs `body` over a new database migrated up to `version`, then drops the database. */
 async function withPostgresAt(
   version: number,
-  body: (pool: pg.Pool, searchPool: pg.Pool) => Promise<void>,
+  body: (pool: pg.Pool, searchPool: QueryConnections) => Promise<void>,
 ): Promise<void> {
   const database = await freshPostgresDatabase();
   const pool = createPostgresPool({ url: database.url });
-  const searchPool = createPostgresPool({ url: database.url, planOnce: true });
+  const searchPool = createPipelinedConnections({
+    url: database.url,
+    planOnce: true,
+    connections: 2,
+    batch: 8,
+  });
   try {
     await migratePostgres(
       pool,
@@ -1274,7 +1283,7 @@ async function withPostgresAt(
  */
 async function withOneChannelAt(
   version: number,
-  body: (pool: pg.Pool, searchPool: pg.Pool) => Promise<void>,
+  body: (pool: pg.Pool, searchPool: QueryConnections) => Promise<void>,
 ): Promise<void> {
   await withPostgresAt(version, async (pool, searchPool) => {
     await pool.query(`INSERT INTO channels (id, xmltv_id, name, name_key, name_folded, icon,
@@ -1721,7 +1730,12 @@ describe.runIf(ENGINES.includes('postgres'))('PostgreSQL search index', () => {
   it('plans each search statement once per connection, whatever its values', async () => {
     const s = await openEngineStore('postgres', NOW);
     // One connection, so the statements it prepared can be read back on it.
-    const searchPool = createPostgresPool({ url: s.databaseUrl, max: 1, planOnce: true });
+    const searchPool = createPipelinedConnections({
+      url: s.databaseUrl,
+      planOnce: true,
+      connections: 1,
+      batch: 8,
+    });
     try {
       await run(s.store, guide('Day', 1));
       const reader = createPostgresCatalogueReader((s.store as PostgresStore).pool, searchPool);
@@ -1749,10 +1763,10 @@ describe.runIf(ENGINES.includes('postgres'))('PostgreSQL search index', () => {
           'Day film',
         ]);
       }
-      const { rows } = await searchPool.query<{ custom: number; generic: number }>(
-        `SELECT custom_plans::int AS custom, generic_plans::int AS generic
+      const { rows } = await searchPool.query<{ custom: number; generic: number }>({
+        text: `SELECT custom_plans::int AS custom, generic_plans::int AS generic
          FROM pg_prepared_statements WHERE name LIKE 'search-%' ORDER BY statement`,
-      );
+      });
       // The index read, the walks from the window's start and from where the earlier walks
       // found nothing (the one letter is walked twice a search: the page is not full), and the
       // read of the programmes found, once a search.

@@ -132,8 +132,12 @@ export function createPostgresCatalogueReader(
         ? { fromMs: Math.min(from, s.toMs), version: spansVersion }
         : null;
     const { sql, params } = searchStatement(POSTGRES_SEARCH, s, { ...mode, startAt });
+    // Alone: a walk that finds few matches reads thousands of rows (at 10 million programmes
+    // up to a second), which would hold up every query sent with it.
     const rows = (
-      await searchPool.query<SearchRow & { catalogue_version: string }>(named(sql, params))
+      await searchPool.query<SearchRow & { catalogue_version: string }>(named(sql, params), {
+        alone: true,
+      })
     ).rows;
     const read = rows[0] === undefined ? null : Number(rows[0].catalogue_version);
     // Learnt for the version the statement read; an answer of an older one teaches nothing.

@@ -57,12 +57,14 @@ function invalidatingAfterCommit(writer: CatalogueWriter, invalidate: () => void
 }
 
 /**
- * Connections the programme search pipelines its queries on (pipelined-connections.ts): more
- * than one, as a backend answers its queries one after another and a walk for a frequent word
- * takes a millisecond; 1, 2, 4 and 8 measured alike for rare titles, 1 slower for "news"
- * (`node bench/search.mjs --engines postgres`; bench/RESULTS.md).
+ * The programme search's connections (pipelined-connections.ts): as many as the pool has, so a
+ * search waits behind walks only when ten are running; and the most queries sent together, so
+ * a slow index read holds up no more than seven others (batches of 8 and 16 gave rare titles the
+ * same speed at 10 million programmes, `node bench/search.mjs --engines postgres --channels
+ * 11112`; bench/RESULTS.md).
  */
-const SEARCH_CONNECTIONS = 4;
+const SEARCH_CONNECTIONS = 10;
+const SEARCH_BATCH = 8;
 
 /**
  * Opens the PostgreSQL store and brings its schema up to date (under an advisory lock, so
@@ -84,6 +86,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     timeoutMs: options.timeoutMs,
     planOnce: true,
     connections: SEARCH_CONNECTIONS,
+    batch: SEARCH_BATCH,
   });
   const versions = await watchPostgresDataVersions({ url: options.url, pool });
   return {
