@@ -29,7 +29,9 @@ export interface PostgresPoolOptions {
  * fails within a bounded time, so an unreachable database turns into a quick 503 rather than a
  * hanging request.
  */
-export function poolSettings(options: PostgresPoolOptions): pg.ClientConfig {
+export function poolSettings(
+  options: PostgresPoolOptions,
+): pg.ClientConfig & { query_timeout: number } {
   const timeoutMs = options.timeoutMs ?? 3_000;
   return {
     connectionString: options.url,

@@ -26,7 +26,6 @@ interface Waiting {
 /** A connection, and how many queries sent on it are not answered yet. */
 interface Lane {
   readonly client: pg.Client;
-  connected: boolean;
   broken: boolean;
   pending: number;
   drop(): void;
@@ -44,15 +43,16 @@ interface Lane {
  * on the other core (`writev` under `Query.submit` in `node bench/search.mjs --engines postgres
  * --cases rare --server-cpu-prof DIR`). Only idle connections take a batch, so a slow statement
  * holds up the queries of its own batch, never those that come after it; the search sends its
- * walks alone, the statements that can be slow. A query past
- * `timeoutMs` fails as unavailable (503), and so do the others of its batch, as the connection
- * is ended; the next batch goes to another.
+ * walks alone, the statements that can be slow. A query past `timeoutMs` fails as unavailable
+ * (503), and so do the others of its batch, as the connection is ended; the next batch goes to
+ * another.
  */
 export function createPipelinedConnections(
   options: PostgresPoolOptions & { connections: number; batch: number },
 ): QueryConnections {
   if (!(options.connections >= 1)) throw new Error('At least one search connection is needed');
-  const timeoutMs = options.timeoutMs ?? 3_000;
+  const settings = { ...poolSettings(options), pipeline: true };
+  const timeoutMs = settings.query_timeout;
   const lanes: (Lane | null)[] = Array.from({ length: options.connections }, () => null);
   // Queries waiting for an idle connection: those sent in batches, and those sent alone.
   const waiting: Waiting[] = [];
@@ -61,10 +61,9 @@ export function createPipelinedConnections(
   let ended = false;
 
   const open = (slot: number): Lane => {
-    const client = new pg.Client({ ...poolSettings(options), pipeline: true });
+    const client = new pg.Client(settings);
     const lane: Lane = {
       client,
-      connected: false,
       broken: false,
       pending: 0,
       drop() {
@@ -78,10 +77,7 @@ export function createPipelinedConnections(
     };
     client.on('error', () => lane.drop());
     client.on('end', () => lane.drop());
-    client.connect().then(
-      () => (lane.connected = true),
-      () => lane.drop(),
-    );
+    client.connect().catch(() => lane.drop());
     lanes[slot] = lane;
     return lane;
   };
@@ -136,8 +132,9 @@ export function createPipelinedConnections(
 
   const sendBatch = (lane: Lane, batch: Waiting[]) => {
     const now = Date.now();
-    const stream = lane.connected ? lane.client.connection.stream : null;
-    stream?.cork();
+    // Before the connection is open node-postgres holds the queries and sends them on opening.
+    const stream = lane.client.connection.stream;
+    stream.cork();
     try {
       for (const item of batch) {
         const remainingMs = item.deadline - now;
@@ -145,7 +142,7 @@ export function createPipelinedConnections(
         else item.reject(new Error('Query read timeout: every search connection stayed busy'));
       }
     } finally {
-      stream?.uncork();
+      stream.uncork();
     }
   };
 
