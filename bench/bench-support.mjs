@@ -67,6 +67,21 @@ export async function ensurePostgresDatabase(url) {
 }
 
 /**
+ * Runs `sql` on the database `url` over a connection of its own, without the store's query
+ * timeout: an ANALYZE of 10 million programmes can outlast a request's.
+ */
+export async function runPostgres(url, sql) {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
  * A bench catalogue's store, opened with the built code: the SQLite file at `sqlitePath`, or the
  * PostgreSQL database at `postgresUrl` (made when missing). `databaseUrl` is its DATABASE_URL.
  */
