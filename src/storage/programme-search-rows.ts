@@ -27,13 +27,6 @@ import type { ProgrammeSearch, ProgrammeSearchHit } from './catalogue-reader.js'
  */
 export const SEARCH_COUNT_CAPS: readonly number[] = [500, 5_000];
 
-/**
- * Up to this many matches of a long prefix's head are read and tested whole on each row, each a
- * row read (about 2 µs); more, the index reads the whole prefix, whose fixed cost in FTS5 is
- * about 0.2 ms (a rare title's 6-letter word, whose 4-letter head begins 700 others: 1.4 ms
- * read by its head).
- */
-const HEAD_READ_MAX = 64;
 export const SEARCH_WALK_BUDGET = 25_000;
 
 /** How a search reads: from the word index (`words` whole, `prefix` as a prefix), or a walk. */
@@ -77,8 +70,8 @@ export interface SearchReads {
  * A search on either engine, planned as SEARCH_COUNT_CAPS tells. The word index is counted and
  * read only as it answers cheaply: whole words, and a prefix up to the length it reads at the
  * cost of its own matches (FTS5: 2 to 4 characters, which it keeps whole; PostgreSQL's GIN:
- * any); a longer prefix is counted and read by its head and tested whole on each row, a prefix
- * of one letter only tested. When the walk did not fill the page, the index is read with the
+ * any); a longer prefix is counted by its head and read whole, a prefix of one letter only
+ * tested. When the walk did not fill the page, the index is read with the
  * whole prefix (its words are then known to be sparse), or, for a query of one letter and
  * nothing else, the whole window is walked.
  */
@@ -93,9 +86,12 @@ export async function planAndSearch(
     for (const cap of SEARCH_COUNT_CAPS) {
       const count = await reads.count(words, head, cap);
       if (count >= cap) continue;
-      // A few matches of the head are read and tested; more, the whole prefix is read: its
-      // words are among the head's, so the index merges fewer than `cap` entries for it.
-      const byHead = head === prefix || head === null || count <= HEAD_READ_MAX;
+      // A longer prefix is read whole: its words are among the head's, so the index merges
+      // fewer than `cap` entries for it, and only the texts that match are read. Reading by
+      // the head and testing each of its texts' programmes whole took SQLite's search thread
+      // half as long again for a rare title (`node bench/search.mjs --engines sqlite --cases
+      // rare`, bench/RESULTS.md).
+      const byHead = head === prefix || head === null;
       const mode = byHead
         ? ({ kind: 'index', words, prefix: head, whole: head === prefix } as const)
         : ({ kind: 'index', words, prefix, whole: true } as const);
