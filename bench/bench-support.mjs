@@ -51,19 +51,26 @@ export function startProcess(command, args, env, ready, stdin) {
   });
 }
 
+/** `use` with a client of its own on the database `url`, ended after. */
+async function withPostgresClient(url, use) {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await use(client);
+  } finally {
+    await client.end();
+  }
+}
+
 /** Creates the database `url` names when the server has none of that name. */
 export async function ensurePostgresDatabase(url) {
-  const { default: pg } = await import('pg');
   const parsed = new URL(url);
-  const admin = new pg.Client({ connectionString: url.replace(parsed.pathname, '/postgres') });
-  await admin.connect();
-  try {
+  await withPostgresClient(url.replace(parsed.pathname, '/postgres'), async (admin) => {
     const name = parsed.pathname.slice(1);
     const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
     if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
+  });
 }
 
 /**
@@ -71,14 +78,7 @@ export async function ensurePostgresDatabase(url) {
  * timeout: an ANALYZE of 10 million programmes can outlast a request's.
  */
 export async function runPostgres(url, sql) {
-  const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
+  await withPostgresClient(url, (client) => client.query(sql));
 }
 
 /**

@@ -91,10 +91,13 @@ export async function planAndSearch(
       // the head and testing each of its texts' programmes whole took SQLite's search thread
       // half as long again for a rare title (`node bench/search.mjs --engines sqlite --cases
       // rare`, bench/RESULTS.md).
-      const byHead = head === prefix || head === null;
-      const mode = byHead
-        ? ({ kind: 'index', words, prefix: head, whole: head === prefix } as const)
-        : ({ kind: 'index', words, prefix, whole: true } as const);
+      // A prefix of one letter (no head) is only tested on each row.
+      const mode = {
+        kind: 'index',
+        words,
+        prefix: head === null ? null : prefix,
+        whole: head !== null,
+      } as const;
       return hits(await reads.rows(search, mode));
     }
   }
