@@ -1727,17 +1727,23 @@ describe.runIf(ENGINES.includes('postgres'))('PostgreSQL search index', () => {
     }
   });
 
-  it('plans each search statement once per connection, whatever its values', async () => {
+  /** A store with guide('Day', 1) and search connections of its own, as the store makes them. */
+  const dayStore = async (connections: number) => {
     const s = await openEngineStore('postgres', NOW);
-    // One connection, so the statements it prepared can be read back on it.
     const searchPool = createPipelinedConnections({
       url: s.databaseUrl,
       planOnce: true,
-      connections: 1,
+      connections,
       batch: 8,
     });
+    await run(s.store, guide('Day', 1));
+    return { s, searchPool };
+  };
+
+  it('plans each search statement once per connection, whatever its values', async () => {
+    // One connection, so the statements it prepared can be read back on it.
+    const { s, searchPool } = await dayStore(1);
     try {
-      await run(s.store, guide('Day', 1));
       const reader = createPostgresCatalogueReader((s.store as PostgresStore).pool, searchPool);
       const search = (q: string, country: string | null, fromMs: number) =>
         searchWhole(reader, {
@@ -1775,6 +1781,50 @@ describe.runIf(ENGINES.includes('postgres'))('PostgreSQL search index', () => {
       expect(rows.reduce((sum, r) => sum + r.generic, 0)).toBe(8 + 2 * 8 + 2 * 8);
     } finally {
       await searchPool.end();
+      await s.dispose();
+    }
+  });
+
+  it('sends a walk alone, but in a batch where an earlier walk found where it begins', async () => {
+    const { s, searchPool: connections } = await dayStore(2);
+    // What each search statement was sent as: alone, or to go in a batch.
+    const sent: boolean[] = [];
+    const recorded: QueryConnections = {
+      query: (config, options) => {
+        sent.push(options?.alone === true);
+        return connections.query(config, options);
+      },
+      end: () => connections.end(),
+      get ended() {
+        return connections.ended;
+      },
+    };
+    try {
+      const reader = createPostgresCatalogueReader((s.store as PostgresStore).pool, recorded);
+      const titles = async (fromMs: number) =>
+        (
+          await searchWhole(reader, {
+            terms: { words: [], prefix: 'd' },
+            country: null,
+            channels: null,
+            fromMs,
+            toMs: fromMs + 31 * DAY,
+            after: null,
+            limit: 5,
+          })
+        ).map((h) => h.programme.title);
+      // One letter is walked, twice a search (the page is not full), then the programmes found
+      // are read. The first walk knows nothing of the start times ahead: alone. The second
+      // starts where the first found its first match, after the span it found without one.
+      const fromMs = Date.UTC(2026, 1, 20);
+      expect(await titles(fromMs)).toEqual(['Day film', 'Day one', 'Day two']);
+      expect(sent).toEqual([true, false, false]);
+      // From an hour later, inside that span: both walks start at its end; the same answer.
+      sent.length = 0;
+      expect(await titles(fromMs + 3_600_000)).toEqual(['Day film', 'Day one', 'Day two']);
+      expect(sent).toEqual([false, false, false]);
+    } finally {
+      await connections.end();
       await s.dispose();
     }
   });

@@ -132,11 +132,17 @@ export function createPostgresCatalogueReader(
         ? { fromMs: Math.min(from, s.toMs), version: spansVersion }
         : null;
     const { sql, params } = searchStatement(POSTGRES_SEARCH, s, { ...mode, startAt });
-    // Alone: a walk that finds few matches reads thousands of rows (at 10 million programmes
-    // up to a second), which would hold up every query sent with it.
+    // A walk into start times not known is sent alone: one that finds few matches reads
+    // thousands of rows (at 10 million programmes up to a second), which would hold up every
+    // query sent with it (batched with other walks, a "news" p99 of 490-580 ms against 51 at
+    // 10 million). One that starts where an earlier walk found a match (the end of an empty
+    // span) fills its page there as a rule, and goes in a batch: each walk sent alone wakes a
+    // backend of its own, and so batched, "news" searches answered 22-27 % more at 1.8 million
+    // and 10-16 % more at 10 million (`node bench/search.mjs --engines postgres --cases
+    // frequent`; bench/RESULTS.md, "Walks from a known start sent in batches").
     const rows = (
       await searchPool.query<SearchRow & { catalogue_version: string }>(named(sql, params), {
-        alone: true,
+        alone: startAt === null,
       })
     ).rows;
     const read = rows[0] === undefined ? null : Number(rows[0].catalogue_version);

@@ -42,10 +42,10 @@ interface Lane {
  * connection was the largest single cost of the server's thread, as each wakes a backend asleep
  * on the other core (`writev` under `Query.submit` in `node bench/search.mjs --engines postgres
  * --cases rare --server-cpu-prof DIR`). Only idle connections take a batch, so a slow statement
- * holds up the queries of its own batch, never those that come after it; the search sends its
- * walks alone, the statements that can be slow. A query past `timeoutMs` fails as unavailable
- * (503), and so do the others of its batch, as the connection is ended; the next batch goes to
- * another.
+ * holds up the queries of its own batch, never those that come after it; the search sends
+ * alone the statements that can be slow (its walks into start times it knows nothing of). A
+ * query past `timeoutMs` fails as unavailable (503), and so do the others of its batch, as the
+ * connection is ended; the next batch goes to another.
  */
 export function createPipelinedConnections(
   options: PostgresPoolOptions & { connections: number; batch: number },
