@@ -56,6 +56,11 @@ export function createEmptySpans(maxSpans: number) {
     get size(): number {
       return froms.length;
     },
+    /**
+     * Whether the latest walk of the search filled its page: a walk from a span's end then
+     * finds its page there too, as a rule (PostgreSQL sends it in a batch, catalogue-reader.ts).
+     */
+    lastWalkFilled: false,
   };
 }
 

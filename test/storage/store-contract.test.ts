@@ -1801,28 +1801,35 @@ describe.runIf(ENGINES.includes('postgres'))('PostgreSQL search index', () => {
     };
     try {
       const reader = createPostgresCatalogueReader((s.store as PostgresStore).pool, recorded);
-      const titles = async (fromMs: number) =>
-        (
-          await searchWhole(reader, {
-            terms: { words: [], prefix: 'd' },
-            country: null,
-            channels: null,
-            fromMs,
-            toMs: fromMs + 31 * DAY,
-            after: null,
-            limit: 5,
-          })
-        ).map((h) => h.programme.title);
-      // One letter is walked, twice a search (the page is not full), then the programmes found
-      // are read. The first walk knows nothing of the start times ahead: alone. The second
-      // starts where the first found its first match, after the span it found without one.
+      /** The titles found from `fromMs` (one letter: walked), and how each statement went. */
+      const search = async (fromMs: number, limit: number) => {
+        sent.length = 0;
+        const hits = await searchWhole(reader, {
+          terms: { words: [], prefix: 'd' },
+          country: null,
+          channels: null,
+          fromMs,
+          toMs: fromMs + 31 * DAY,
+          after: null,
+          limit,
+        });
+        return { titles: hits.map((h) => h.programme.title), alone: [...sent] };
+      };
+      const all = ['Day film', 'Day one', 'Day two'];
       const fromMs = Date.UTC(2026, 1, 20);
-      expect(await titles(fromMs)).toEqual(['Day film', 'Day one', 'Day two']);
-      expect(sent).toEqual([true, false, false]);
-      // From an hour later, inside that span: both walks start at its end; the same answer.
-      sent.length = 0;
-      expect(await titles(fromMs + 3_600_000)).toEqual(['Day film', 'Day one', 'Day two']);
-      expect(sent).toEqual([false, false, false]);
+      const hour = 3_600_000;
+      // A page of 5 is not filled: walked twice (the second from where the first found its
+      // first match, after the span it found without one), then the programmes found read. A
+      // walk of a search whose walks do not fill their page goes alone, from wherever.
+      expect(await search(fromMs, 5)).toEqual({ titles: all, alone: [true, true, false] });
+      expect(await search(fromMs + hour, 5)).toEqual({ titles: all, alone: [true, true, false] });
+      // A page of 2 is: from inside that span, the walk starts at its end, alone while the
+      // search's latest walk did not fill its page, then in a batch.
+      const two = all.slice(0, 2);
+      expect(await search(fromMs + hour, 2)).toEqual({ titles: two, alone: [true, false] });
+      expect(await search(fromMs + 2 * hour, 2)).toEqual({ titles: two, alone: [false, false] });
+      // From before what is known, alone again.
+      expect(await search(fromMs - hour, 2)).toEqual({ titles: two, alone: [true, false] });
     } finally {
       await connections.end();
       await s.dispose();

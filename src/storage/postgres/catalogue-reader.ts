@@ -136,13 +136,15 @@ export function createPostgresCatalogueReader(
     // thousands of rows (at 10 million programmes up to a second), which would hold up every
     // query sent with it (batched with other walks, a "news" p99 of 490-580 ms against 51 at
     // 10 million). One that starts where an earlier walk found a match (the end of an empty
-    // span) fills its page there as a rule, and goes in a batch: each walk sent alone wakes a
+    // span), of a search whose latest walk filled its page (its word is not sparse there),
+    // fills its page there as a rule, and goes in a batch: each walk sent alone wakes a
     // backend of its own, and so batched, "news" searches answered 22-27 % more at 1.8 million
     // and 10-16 % more at 10 million (`node bench/search.mjs --engines postgres --cases
     // frequent`; bench/RESULTS.md, "Walks from a known start sent in batches").
+    const known = spansVersion === null ? null : spans.of(s);
     const rows = (
       await searchPool.query<SearchRow & { catalogue_version: string }>(named(sql, params), {
-        alone: startAt === null,
+        alone: startAt === null || known?.lastWalkFilled !== true,
       })
     ).rows;
     const read = rows[0] === undefined ? null : Number(rows[0].catalogue_version);
@@ -159,6 +161,8 @@ export function createPostgresCatalogueReader(
         rows.map((row) => Number(row.start_ms)),
       );
     }
+    // A walk with no row (it read its whole budget) says no version, and counts as not filled.
+    if (spansVersion !== null) spans.of(s).lastWalkFilled = rows.length >= s.limit;
     return rows;
   };
   return {
