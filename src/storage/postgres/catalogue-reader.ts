@@ -138,7 +138,7 @@ export function createPostgresCatalogueReader(
     // 10 million). One that starts where an earlier walk found a match (the end of an empty
     // span), of a search whose latest walk filled its page (its word is not sparse there),
     // fills its page there as a rule, and goes in a batch: each walk sent alone wakes a
-    // backend of its own, and so batched, "news" searches answered 22-27 % more at 1.8 million
+    // backend of its own, and so batched, "news" searches answered 7-27 % more at 1.8 million
     // and 10-16 % more at 10 million (`node bench/search.mjs --engines postgres --cases
     // frequent`; bench/RESULTS.md, "Walks from a known start sent in batches").
     const known = spansVersion === null ? null : spans.of(s);
