@@ -141,10 +141,9 @@ export function createPostgresCatalogueReader(
     // backend of its own, and so batched, "news" searches answered 7-27 % more at 1.8 million
     // and 10-16 % more at 10 million (`node bench/search.mjs --engines postgres --cases
     // frequent`; bench/RESULTS.md, "Walks from a known start sent in batches").
-    const known = spansVersion === null ? null : spans.of(s);
     const rows = (
       await searchPool.query<SearchRow & { catalogue_version: string }>(named(sql, params), {
-        alone: startAt === null || known?.lastWalkFilled !== true,
+        alone: startAt === null || !spans.of(s).lastWalkFilled,
       })
     ).rows;
     const read = rows[0] === undefined ? null : Number(rows[0].catalogue_version);
