@@ -569,36 +569,40 @@ function manyProgrammes(prefix: string, channels: number, perChannel: number, st
   return { xml: Buffer.from(xml.join('\n')), titles };
 }
 
-describe.runIf(ENGINES.includes('sqlite'))('late indexes on SQLite', () => {
-  const start = Date.UTC(2026, 5, 1);
-  const titlesFound = async (store: Store, q: string) => {
-    const terms = searchTermsOf(q);
-    if (terms === null) throw new Error('blank');
-    const found: string[] = [];
-    let after: ProgrammeSearch['after'] = null;
-    for (;;) {
-      const search = {
-        terms,
-        country: null,
-        channels: null,
-        fromMs: start,
-        toMs: start + 31 * DAY,
-      };
-      const hits = await searchWhole(store.catalogue, { ...search, after, limit: 200 });
-      found.push(...hits.map((h) => `${h.channel.id} ${h.key.startMs} ${h.programme.title}`));
-      if (hits.length < 200) return found.sort();
-      after = hits.at(-1)?.key ?? null;
-    }
-  };
-  const expectedTitles = (
-    titles: { channel: string; startMs: number; title: string }[],
-    word: string,
-  ) =>
-    titles
-      .filter((t) => searchWordsOf(t.title).includes(word))
-      .map((t) => `${t.channel} ${t.startMs} ${t.title}`)
-      .sort();
+/** The start of the late-index guides (manyProgrammes). */
+const LATE_START = Date.UTC(2026, 5, 1);
 
+/** What a paged search of `q` over the guides' 31 days finds, as `channel start title`, sorted. */
+const titlesFound = async (store: Store, q: string) => {
+  const terms = searchTermsOf(q);
+  if (terms === null) throw new Error('blank');
+  const found: string[] = [];
+  let after: ProgrammeSearch['after'] = null;
+  for (;;) {
+    const search = {
+      terms,
+      country: null,
+      channels: null,
+      fromMs: LATE_START,
+      toMs: LATE_START + 31 * DAY,
+    };
+    const hits = await searchWhole(store.catalogue, { ...search, after, limit: 200 });
+    found.push(...hits.map((h) => `${h.channel.id} ${h.key.startMs} ${h.programme.title}`));
+    if (hits.length < 200) return found.sort();
+    after = hits.at(-1)?.key ?? null;
+  }
+};
+/** What titlesFound should find of `word` among `titles`. */
+const expectedTitles = (
+  titles: { channel: string; startMs: number; title: string }[],
+  word: string,
+) =>
+  titles
+    .filter((t) => searchWordsOf(t.title).includes(word))
+    .map((t) => `${t.channel} ${t.startMs} ${t.title}`)
+    .sort();
+
+describe.runIf(ENGINES.includes('sqlite'))('late indexes on SQLite', () => {
   it('are built after the rows only when a file brings more programmes than are stored, as the schema defines them', async () => {
     const s = await openEngineStore('sqlite', NOW);
     try {
@@ -616,7 +620,7 @@ describe.runIf(ENGINES.includes('sqlite'))('late indexes on SQLite', () => {
       const schema = await catalogueSchemaVersion(db);
 
       // 6,000 programmes into an empty catalogue: the late path.
-      const first = manyProgrammes('late', 6, 1_000, start);
+      const first = manyProgrammes('late', 6, 1_000, LATE_START);
       expect((await run(s.store, first.xml)).merge.programmesAdded).toBe(6_000);
       const afterFirst = await catalogueSchemaVersion(db);
       expect(afterFirst).toBeGreaterThan(schema);
@@ -628,11 +632,11 @@ describe.runIf(ENGINES.includes('sqlite'))('late indexes on SQLite', () => {
       );
 
       // 5,000 more on new channels, fewer than stored: indexed row by row.
-      const second = manyProgrammes('more', 5, 1_000, start);
+      const second = manyProgrammes('more', 5, 1_000, LATE_START);
       expect((await run(s.store, second.xml)).merge.programmesAdded).toBe(5_000);
       expect(await catalogueSchemaVersion(db)).toBe(afterFirst);
       // The first guide again, changed: an upsert, indexed row by row.
-      const again = manyProgrammes('late', 6, 1_000, start + 900_000);
+      const again = manyProgrammes('late', 6, 1_000, LATE_START + 900_000);
       const merged = await run(s.store, again.xml);
       expect(merged.merge.programmesAdded).toBe(6_000);
       expect(await catalogueSchemaVersion(db)).toBe(afterFirst);
@@ -640,7 +644,11 @@ describe.runIf(ENGINES.includes('sqlite'))('late indexes on SQLite', () => {
       expect(await titlesFound(s.store, 'news')).toEqual(
         // Each channel's programme before the file's first start stays (the merge rules).
         expectedTitles(
-          [...first.titles.filter((t) => t.startMs === start), ...second.titles, ...again.titles],
+          [
+            ...first.titles.filter((t) => t.startMs === LATE_START),
+            ...second.titles,
+            ...again.titles,
+          ],
           'news',
         ),
       );
@@ -654,7 +662,7 @@ describe.runIf(ENGINES.includes('sqlite'))('late indexes on SQLite', () => {
     try {
       const schema = await catalogueSchemaVersion(store.db);
       const cacheSize = store.db.pragma('cache_size', { simple: true });
-      const guide = manyProgrammes('mem', 6, 1_000, start);
+      const guide = manyProgrammes('mem', 6, 1_000, LATE_START);
       expect((await run(store, guide.xml)).merge.programmesAdded).toBe(6_000);
       expect(await catalogueSchemaVersion(store.db)).toBeGreaterThan(schema);
       // The build's smaller page cache is the store's own connection's again.
@@ -663,6 +671,124 @@ describe.runIf(ENGINES.includes('sqlite'))('late indexes on SQLite', () => {
       expect(await titlesFound(store, 'news')).toEqual(expectedTitles(guide.titles, 'news'));
     } finally {
       await store.close();
+    }
+  });
+});
+
+describe.runIf(ENGINES.includes('postgres'))('late indexes on PostgreSQL', () => {
+  it('are built after the rows only into a catalogue holding no programme, as the schema defines them', async () => {
+    const s = await openEngineStore('postgres', NOW);
+    try {
+      if (s.engine !== 'postgres') throw new Error('not PostgreSQL');
+      // Each index's definition and object id: an index dropped and built again has a new id.
+      const indexes = async () =>
+        (
+          await s.sql(
+            `SELECT i.indexname AS name, i.indexdef AS definition, c.oid::bigint AS oid
+              FROM pg_indexes AS i
+              JOIN pg_class AS c ON c.relname = i.indexname
+                AND c.relnamespace = to_regnamespace(i.schemaname)
+              WHERE i.schemaname = current_schema() AND i.tablename = 'programmes'
+              ORDER BY i.indexname`,
+          )
+        ).map((r) => ({ name: r.name, definition: r.definition, oid: Number(r.oid) }));
+      const definitions = (list: { name: unknown; definition: unknown }[]) =>
+        list.map(({ name, definition }) => ({ name, definition }));
+      const rebuilt = (before: typeof defined, after: typeof defined) =>
+        after
+          .filter((a) => before.find((b) => b.name === a.name)?.oid !== a.oid)
+          .map((a) => a.name);
+      const defined = await indexes();
+      expect(defined.length).toBeGreaterThan(3);
+
+      // 6,000 programmes into an empty catalogue: the late path, the three out of file order.
+      const first = manyProgrammes('late', 6, 1_000, LATE_START);
+      expect((await run(s.store, first.xml)).merge.programmesAdded).toBe(6_000);
+      const afterFirst = await indexes();
+      expect(definitions(afterFirst)).toEqual(definitions(defined));
+      expect(rebuilt(defined, afterFirst).sort()).toEqual([
+        'programmes_by_search_text',
+        'programmes_in_country_search_order',
+        'programmes_in_search_order',
+      ]);
+      expect(await titlesFound(s.store, 'news')).toEqual(expectedTitles(first.titles, 'news'));
+      expect(await titlesFound(s.store, 'only2500')).toEqual(
+        expectedTitles(first.titles, 'only2500'),
+      );
+
+      // 7,000 more on new channels, more than stored but the catalogue holds some: row by row,
+      // its readers never waiting for the merge.
+      const second = manyProgrammes('more', 7, 1_000, LATE_START);
+      expect((await run(s.store, second.xml)).merge.programmesAdded).toBe(7_000);
+      expect(await indexes()).toEqual(afterFirst);
+      expect(await titlesFound(s.store, 'news')).toEqual(
+        expectedTitles([...first.titles, ...second.titles], 'news'),
+      );
+      const [count] = await s.sql('SELECT count(*)::int AS n FROM programmes');
+      expect(count?.n).toBe(13_000);
+    } finally {
+      await s.dispose();
+    }
+  });
+
+  it('a reader waits for the merge; a merge cut after the drop leaves every index as it was', async () => {
+    const s = await openEngineStore('postgres', NOW);
+    const reader = await (s.store as PostgresStore).pool.connect();
+    try {
+      if (s.engine !== 'postgres') throw new Error('not PostgreSQL');
+      const oids = async () =>
+        (
+          await s.sql(
+            `SELECT c.relname AS name, c.oid::bigint AS oid FROM pg_class AS c
+              JOIN pg_index AS i ON i.indexrelid = c.oid
+              WHERE i.indrelid = 'programmes'::regclass ORDER BY c.relname`,
+          )
+        ).map((r) => `${String(r.name)} ${String(r.oid)}`);
+      const before = await oids();
+      // The merge that waits for the reader's lock on programmes, as its DROP INDEX must.
+      const waiting = async () => {
+        for (let i = 0; i < 500; i++) {
+          const [row] = await s.sql(
+            `SELECT l.pid FROM pg_locks AS l WHERE NOT l.granted
+              AND l.relation = 'programmes'::regclass AND l.mode = 'AccessExclusiveLock'`,
+          );
+          if (row !== undefined) return Number(row.pid);
+          await new Promise((done) => setTimeout(done, 20));
+        }
+        throw new Error('no merge waited for the lock');
+      };
+      const guide = manyProgrammes('late', 6, 1_000, LATE_START);
+
+      // A reader in a transaction holds the merge back; the merge, cut then, leaves no trace.
+      await reader.query('BEGIN');
+      await reader.query('SELECT count(*) FROM programmes');
+      const cut = run(s.store, guide.xml);
+      const outcome = cut.then(
+        () => 'committed',
+        (error: unknown) => String(error),
+      );
+      await s.sql(`SELECT pg_terminate_backend(${await waiting()})`);
+      expect(await outcome).toMatch(/terminat/i);
+      await reader.query('COMMIT');
+      expect(await oids()).toEqual(before);
+      const [none] = await s.sql('SELECT count(*)::int AS n FROM programmes');
+      expect(none?.n).toBe(0);
+
+      // Again: a read asked once the merge has asked for the lock waits behind it, for all of it.
+      await reader.query('BEGIN');
+      await reader.query('SELECT count(*) FROM programmes');
+      const ingest = run(s.store, guide.xml);
+      await waiting();
+      await reader.query('COMMIT');
+      const reading = s.sql('SELECT count(*)::int AS n FROM programmes');
+      await ingest;
+      const [all] = await reading;
+      expect(all?.n).toBe(6_000);
+      expect(await oids()).not.toEqual(before);
+      expect(await titlesFound(s.store, 'news')).toEqual(expectedTitles(guide.titles, 'news'));
+    } finally {
+      reader.release(true);
+      await s.dispose();
     }
   });
 });

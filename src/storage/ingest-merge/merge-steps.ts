@@ -298,18 +298,34 @@ export function mayBuildIndexesLate(winners: number): boolean {
  * each row at a random page; once such an index outgrows the page cache each row costs a page
  * read and written, and a 1 GB guide's insert into an empty catalogue took 146 s of its 237 s,
  * against 26 s for the rows and 19 s to build the three indexes after them (per-statement timing
- * of `node bench/ingest.mjs --child worker` on the 1 GB guide, bench/INGEST.md). Only where
- * dropping an index does not block readers (SQLite's readers keep the schema of their snapshot;
- * PostgreSQL's DROP INDEX would lock the table until the commit).
+ * of `node bench/ingest.mjs --child worker` on the 1 GB guide, bench/INGEST.md). SQLite's
+ * readers keep the schema of their snapshot, so it takes this path whenever the file is the
+ * larger. PostgreSQL's DROP INDEX locks the table until the commit, so readers of programmes
+ * wait for the merge: it takes the path only into a catalogue holding no programme, where a
+ * reader waits for the first ones instead of reading none (postgres-merge-dialect.ts).
  */
 export interface LateIndexes {
   /** Drops the indexes. */
   readonly drop: string;
   /** Builds them again, as the schema defines them. */
   readonly build: string;
-  /** An SQL expression never below the number of stored programmes, cheap to read. */
+  /**
+   * An SQL expression, cheap to read, never below the number of stored programmes: the path is
+   * taken when the file brings at least as many.
+   */
   readonly storedBound: string;
 }
+
+/**
+ * The indexes of `programmes` not in file order, which a LateIndexes drops and builds (the same
+ * names on both engines): search's two in search order and the one by text. The (channel,
+ * start) indexes follow the file's order and stay.
+ */
+export const LATE_INDEX_NAMES: readonly string[] = [
+  'programmes_by_search_text',
+  'programmes_in_search_order',
+  'programmes_in_country_search_order',
+];
 
 export interface MergeStepOptions {
   /** True when the staged rows were collapsed (collapseSteps ran). */

@@ -20,10 +20,12 @@ import {
   createStagedTablesSql,
   fileTextSteps,
   mergeStats,
+  mayBuildIndexesLate,
   mergeSteps,
   mergeStepOptions,
   onlyIfHolds,
   stagingStats,
+  type LateIndexes,
   type MergeStep,
   type MergeStepResult,
 } from '../ingest-merge/merge-steps.js';
@@ -40,7 +42,12 @@ import { RowPacker } from '../packed-rows.js';
 import { StagedProgrammes } from '../staged-programmes.js';
 import { createCopyEncoder } from './copy-encoder.js';
 import type { CopyShape } from './copy-text.js';
-import { POSTGRES_MERGE, unnestInsertFor } from './postgres-merge-dialect.js';
+import {
+  LATE_INDEXES_QUERY,
+  POSTGRES_MERGE,
+  postgresLateIndexes,
+  unnestInsertFor,
+} from './postgres-merge-dialect.js';
 
 /** Rows sent to PostgreSQL per staging statement (one `unnest` of column arrays each). */
 const CHANNEL_BATCH_ROWS = 1_000;
@@ -229,7 +236,14 @@ class PostgresIngestSession implements IngestSession {
         POSTGRES_MERGE,
         TABLES,
         file,
-        mergeStepOptions(file, options, this.staged.flagged > 0, this.winners),
+        mergeStepOptions(
+          file,
+          options,
+          this.staged.flagged > 0,
+          this.winners,
+          // Read only when they may be used: one round trip less for a small file.
+          mayBuildIndexesLate(this.winners) ? await this.lateIndexes() : null,
+        ),
       );
       const results = await runSteps(this.client, steps);
       // GIN adds the new search texts' words to a pending list that every search then reads
@@ -296,6 +310,12 @@ class PostgresIngestSession implements IngestSession {
       ...fileTextSteps(POSTGRES_MERGE, TABLES, collapsed),
     ];
     this.losers = collapsedLosers(steps, await runSteps(this.client, steps));
+  }
+
+  /** The catalogue's late indexes (see LateIndexes). */
+  private async lateIndexes(): Promise<LateIndexes | null> {
+    const { rows } = await this.client.query<Record<string, unknown>>(LATE_INDEXES_QUERY);
+    return postgresLateIndexes(rows);
   }
 
   private async settled(): Promise<void> {

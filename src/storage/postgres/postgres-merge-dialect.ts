@@ -1,4 +1,5 @@
 import type { MergeDialect } from '../ingest-merge/merge-dialect.js';
+import { LATE_INDEX_NAMES, type LateIndexes } from '../ingest-merge/merge-steps.js';
 import { stagedInsert, type StagedTable, type StagedType } from '../ingest-merge/staged-tables.js';
 
 const TYPES: Readonly<Record<StagedType, string>> = {
@@ -97,4 +98,41 @@ export function unnestInsertFor(name: string, table: StagedTable): string {
   ];
   return `INSERT INTO ${name} (${insert.columnNames.join(', ')})
     SELECT * FROM unnest(${types.map((type, i) => `$${i + 1}::${type}`).join(', ')}) ${insert.tail}`;
+}
+
+/**
+ * Reads the definitions of the late indexes (LateIndexes) of `programmes` in the connection's
+ * schema: rows of name (schema-qualified, quoted) and definition, as PostgreSQL prints them.
+ */
+export const LATE_INDEXES_QUERY = `SELECT format('%I.%I', schemaname, indexname) AS name,
+    indexdef AS definition
+  FROM pg_indexes
+  WHERE schemaname = current_schema() AND tablename = 'programmes'
+    AND indexname = ANY(ARRAY[${LATE_INDEX_NAMES.map((n) => `'${n}'`).join(', ')}])
+  ORDER BY indexname`;
+
+/**
+ * The late indexes from the rows of LATE_INDEXES_QUERY (built again from PostgreSQL's own
+ * definitions), or null when `programmes` lacks one of them. Taken only into a catalogue
+ * holding no programme: DROP INDEX holds the table's ACCESS EXCLUSIVE lock until the commit, so
+ * readers of programmes wait for the merge (about 2 s for the 92 MB guide) where they would
+ * otherwise read the old rows; with none stored, they wait for the first ones instead of reading
+ * nothing. Merges and channel fixes take turns by an advisory lock before they touch a table
+ * (changesInCommitOrder), so none waits here holding a lock the merge needs. The 92 MB guide's
+ * 294,294 programmes: the insert with every index 3.2–3.4 s, without these three 1.3–1.4 s and
+ * 0.7–0.8 s to build them (`psql`, bench/INGEST.md).
+ */
+export function postgresLateIndexes(
+  rows: readonly Readonly<Record<string, unknown>>[],
+): LateIndexes | null {
+  const indexes = rows.flatMap(({ name, definition }) =>
+    typeof name === 'string' && typeof definition === 'string' ? [{ name, definition }] : [],
+  );
+  if (indexes.length !== LATE_INDEX_NAMES.length) return null;
+  return {
+    drop: `DROP INDEX ${indexes.map((i) => i.name).join(', ')}`,
+    build: indexes.map((i) => `${i.definition};`).join('\n'),
+    // 0 with no programme stored, else more than any file brings.
+    storedBound: `(CASE WHEN EXISTS (SELECT 1 FROM programmes) THEN ${Number.MAX_SAFE_INTEGER} ELSE 0 END)`,
+  };
 }

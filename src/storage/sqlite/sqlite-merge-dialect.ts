@@ -1,5 +1,5 @@
 import type { MergeDialect } from '../ingest-merge/merge-dialect.js';
-import type { LateIndexes } from '../ingest-merge/merge-steps.js';
+import { LATE_INDEX_NAMES, type LateIndexes } from '../ingest-merge/merge-steps.js';
 import {
   stagedInsert,
   valueKind,
@@ -95,16 +95,6 @@ export function rowInsertFor(name: string, table: StagedTable): RowInsert {
     ...(insert.programmeId === null ? {} : { programmeIdOf: insert.programmeId.from }),
   };
 }
-
-/**
- * The indexes of `programmes` not in file order (LateIndexes): search's two in search order and
- * the one by text. The (channel, start) indexes follow the file's order and stay.
- */
-const LATE_INDEX_NAMES = [
-  'programmes_by_search_text',
-  'programmes_in_search_order',
-  'programmes_in_country_search_order',
-];
 
 /**
  * The page cache (KiB) while the late indexes are built. SQLite's sorter holds as much of an

@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { LATE_INDEX_NAMES } from '../ingest-merge/merge-steps.js';
+import { postgresLateIndexes } from './postgres-merge-dialect.js';
+
+const row = (name: string) => ({
+  name: `public.${name}`,
+  definition: `CREATE INDEX ${name} ON public.programmes USING btree (start_ms)`,
+});
+
+describe('postgresLateIndexes', () => {
+  it('drops the late indexes in one statement and builds each from its definition', () => {
+    const late = postgresLateIndexes(LATE_INDEX_NAMES.map(row));
+    expect(late?.drop).toBe(`DROP INDEX ${LATE_INDEX_NAMES.map((n) => `public.${n}`).join(', ')}`);
+    expect(late?.build.split('\n')).toEqual(LATE_INDEX_NAMES.map((n) => `${row(n).definition};`));
+    // Late only into a catalogue holding no programme: 0 then, else beyond any file.
+    expect(late?.storedBound).toContain('EXISTS (SELECT 1 FROM programmes)');
+  });
+
+  it('offers nothing when the catalogue lacks one of them', () => {
+    expect(postgresLateIndexes(LATE_INDEX_NAMES.slice(1).map(row))).toBeNull();
+    expect(postgresLateIndexes([])).toBeNull();
+  });
+});
