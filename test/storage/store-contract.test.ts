@@ -1862,7 +1862,13 @@ describe.runIf(ENGINES.includes('postgres'))('PostgreSQL search index', () => {
       connections,
       batch: 8,
     });
-    await run(s.store, guide('Day', 1));
+    try {
+      await run(s.store, guide('Day', 1));
+    } catch (error) {
+      await searchPool.end();
+      await s.dispose();
+      throw error;
+    }
     return { s, searchPool };
   };
 
