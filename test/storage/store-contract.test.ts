@@ -1,7 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chownSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type pg from 'pg';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PLAYGROUND_XMLTV_IDS } from '../../src/catalogue/demo-catalogue.js';
 import { ingestXmltv, type IngestSummary } from '../../src/catalogue/ingest/ingest-xmltv.js';
@@ -42,6 +42,7 @@ import {
   ENGINES,
   freshPostgresDatabase,
   openEngineStore,
+  TEST_POSTGRES_URL,
   type EngineStore,
 } from '../helpers/engines.js';
 import { fixturePath, NOW } from '../ingest/ingest-helpers.js';
@@ -684,22 +685,32 @@ describe.runIf(ENGINES.includes('postgres'))('late indexes on PostgreSQL', () =>
       const indexes = async () =>
         (
           await s.sql(
-            `SELECT i.indexname AS name, i.indexdef AS definition, c.oid::bigint AS oid
+            `SELECT i.indexname AS name, i.indexdef AS definition, c.oid::bigint AS oid,
+                i.tablespace
               FROM pg_indexes AS i
               JOIN pg_class AS c ON c.relname = i.indexname
                 AND c.relnamespace = to_regnamespace(i.schemaname)
               WHERE i.schemaname = current_schema() AND i.tablename = 'programmes'
               ORDER BY i.indexname`,
           )
-        ).map((r) => ({ name: r.name, definition: r.definition, oid: Number(r.oid) }));
-      const definitions = (list: { name: unknown; definition: unknown }[]) =>
-        list.map(({ name, definition }) => ({ name, definition }));
+        ).map((r) => ({
+          name: r.name,
+          definition: r.definition,
+          tablespace: r.tablespace,
+          oid: Number(r.oid),
+        }));
+      const definitions = (list: { name: unknown; definition: unknown; tablespace: unknown }[]) =>
+        list.map(({ name, definition, tablespace }) => ({ name, definition, tablespace }));
       const rebuilt = (before: typeof defined, after: typeof defined) =>
         after
           .filter((a) => before.find((b) => b.name === a.name)?.oid !== a.oid)
           .map((a) => a.name);
+      // An index an operator tuned keeps its storage parameter (and, in the next test, its
+      // tablespace) when built again.
+      await s.sql('ALTER INDEX programmes_in_search_order SET (fillfactor = 80)');
       const defined = await indexes();
       expect(defined.length).toBeGreaterThan(3);
+      expect(JSON.stringify(defined)).toContain('fillfactor');
 
       // 6,000 programmes into an empty catalogue: the late path, the three out of file order.
       const first = manyProgrammes('late', 6, 1_000, LATE_START);
@@ -730,6 +741,58 @@ describe.runIf(ENGINES.includes('postgres'))('late indexes on PostgreSQL', () =>
       await s.dispose();
     }
   });
+
+  // A tablespace is a directory the database server's own user owns: made here only where the
+  // tests run as root beside a local server.
+  const postgresUid = (() => {
+    try {
+      const line = readFileSync('/etc/passwd', 'utf8')
+        .split('\n')
+        .find((l) => l.startsWith('postgres:'));
+      return line === undefined ? null : Number(line.split(':')[2]);
+    } catch {
+      return null;
+    }
+  })();
+  const localServer = ['127.0.0.1', 'localhost'].includes(new URL(TEST_POSTGRES_URL).hostname);
+  it.runIf(process.getuid?.() === 0 && postgresUid !== null && localServer)(
+    'are built again in the tablespace they were in',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'onair-tablespace-'));
+      chownSync(dir, postgresUid ?? 0, postgresUid ?? 0);
+      const name = `onair_test_${process.pid}_${Date.now()}`;
+      const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+      await admin.connect();
+      try {
+        await admin.query(`CREATE TABLESPACE ${name} LOCATION '${dir}'`);
+        const s = await openEngineStore('postgres', NOW);
+        try {
+          await s.sql(`ALTER INDEX programmes_by_search_text SET TABLESPACE ${name}`);
+          const placed = async () =>
+            (
+              await s.sql(
+                `SELECT c.oid::bigint AS oid, i.tablespace FROM pg_indexes AS i
+                  JOIN pg_class AS c ON c.relname = i.indexname
+                  WHERE i.indexname = 'programmes_by_search_text'`,
+              )
+            )[0];
+          const before = await placed();
+          expect(before?.tablespace).toBe(name);
+          const guide = manyProgrammes('ts', 6, 1_000, LATE_START);
+          expect((await run(s.store, guide.xml)).merge.programmesAdded).toBe(6_000);
+          const after = await placed();
+          expect(after?.oid).not.toBe(before?.oid);
+          expect(after?.tablespace).toBe(name);
+        } finally {
+          await s.dispose();
+        }
+      } finally {
+        await admin.query(`DROP TABLESPACE IF EXISTS ${name}`).catch(() => {});
+        await admin.end();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('a reader waits for the merge; a merge cut after the drop leaves every index as it was', async () => {
     const s = await openEngineStore('postgres', NOW);

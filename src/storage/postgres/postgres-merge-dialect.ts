@@ -102,10 +102,12 @@ export function unnestInsertFor(name: string, table: StagedTable): string {
 
 /**
  * Reads the definitions of the late indexes (LateIndexes) of `programmes` in the connection's
- * schema: rows of name (schema-qualified, quoted) and definition, as PostgreSQL prints them.
+ * schema: rows of name (schema-qualified, quoted) and definition, as PostgreSQL prints them
+ * (storage parameters included), with the tablespace an operator may have put an index in,
+ * which the printed definition leaves out.
  */
 export const LATE_INDEXES_QUERY = `SELECT format('%I.%I', schemaname, indexname) AS name,
-    indexdef AS definition
+    indexdef || coalesce(' TABLESPACE ' || quote_ident(tablespace), '') AS definition
   FROM pg_indexes
   WHERE schemaname = current_schema() AND tablename = 'programmes'
     AND indexname = ANY(ARRAY[${LATE_INDEX_NAMES.map((n) => `'${n}'`).join(', ')}])
