@@ -657,10 +657,13 @@ async function parent() {
     } finally {
       for (const spinner of spinners) spinner.kill();
     }
+    /** Median seconds by case, for the PostgreSQL / SQLite ratios after the table. */
+    const secondsOf = new Map();
     for (const [c, [label, kind]] of chosen.entries()) {
       const results = allResults[c];
       const ms = median(results.map((r) => r.ms));
       const seconds = ms / 1000;
+      secondsOf.set(kind, seconds);
       if (kind === 'epg-parser') epgSeconds = seconds;
       if (kind === 'saxes') saxesSeconds = seconds;
       const programmes = results[0].programmes;
@@ -688,6 +691,20 @@ async function parent() {
         `| ${label} | ${seconds.toFixed(2)} | ${merged} | ${(size / MB / seconds).toFixed(1)} | ${perSecond} | ${ofSaxes} | ${ratio} | ${cpuSeconds.toFixed(2)} | ${Math.round(rss)} / ${hwm > 0 ? Math.round(hwm) : '–'} | ${longest('writerWaitMs')} | ${longest('catalogueLockMs')} |`,
       );
     }
+    // PostgreSQL's MB/s as a share of SQLite's on the same guide in the same run (issue 26's
+    // target is 0.8), for each pair of cases run.
+    const pairs = [
+      ['in process', 'postgres', 'worker'],
+      ['`bin/onair ingest`', 'cli-postgres', 'cli'],
+      ['into the large catalogue', 'postgres-large', 'large'],
+    ].flatMap(([what, pgKind, sqliteKind]) => {
+      const pgSeconds = secondsOf.get(pgKind);
+      const sqliteSeconds = secondsOf.get(sqliteKind);
+      return pgSeconds === undefined || sqliteSeconds === undefined
+        ? []
+        : [`${what} ${(sqliteSeconds / pgSeconds).toFixed(2)}`];
+    });
+    if (pairs.length > 0) console.log(`\nPostgreSQL against SQLite (MB/s): ${pairs.join(', ')}.`);
     for (const note of notes) console.log(`\n${note}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
