@@ -74,10 +74,69 @@ export function refoldedSearchText(words: string): string {
 export function searchWordsOf(text: string): string[] {
   // ASCII text (most of a guide) folds to itself lower-cased, with no normalisation to do: the
   // same words, found three times as fast (runs for every text of every programme at ingest).
-  if (ASCII.test(text)) return (text.toLowerCase().match(ASCII_WORD) ?? []).map(cutWord);
+  if (ASCII.test(text)) return asciiWordsOf(text);
+  // Other text folds a character at a time (charFold), without normalising the whole: those
+  // normalisations cost a French or German description 10-20 µs and were most of an ingest's
+  // parse of such a guide (searchWordsOf 3.2 s of 7.4 s busy for 125 MB; `node --cpu-prof
+  // bench/ingest.mjs --child none FILE`, bench/INGEST.md). A character that does not fold
+  // alone sends the whole text the long way. Property tests compare the two ways.
+  let folded = '';
+  let from = 0;
+  let onlyAscii = true;
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code < 0x80) continue;
+    const fold = charFold(code);
+    if (fold === null) return foldedWordsOf(text);
+    if (onlyAscii && !ASCII.test(fold)) onlyAscii = false;
+    folded += text.slice(from, at).toLowerCase() + fold;
+    from = at + 1;
+  }
+  folded += text.slice(from).toLowerCase();
+  return (folded.match(onlyAscii ? ASCII_WORD : WORD) ?? []).map(cutWord);
+}
+
+/** searchWordsOf of ASCII text. */
+function asciiWordsOf(text: string): string[] {
+  return (text.toLowerCase().match(ASCII_WORD) ?? []).map(cutWord);
+}
+
+/** searchWordsOf of any text, folded whole by the rule (see searchWordsOf). */
+export function foldedWordsOf(text: string): string[] {
+  return (foldWhole(text).match(WORD) ?? []).map(cutWord);
+}
+
+function foldWhole(text: string): string {
   const folded = text.normalize('NFKD').toLowerCase().normalize('NFKD').replace(MARKS, '');
-  const words = foldLetters(folded).normalize('NFC').match(WORD) ?? [];
-  return words.map(cutWord);
+  return foldLetters(folded).normalize('NFC');
+}
+
+/**
+ * Characters whose fold is not theirs alone: a surrogate (half of a character), a capital
+ * sigma (lower-cased by what follows it), and Hangul jamo, conjoining or compatibility (NFC
+ * composes a syllable of the jamo beside each other).
+ */
+const FOLDS_IN_CONTEXT =
+  /[\ud800-\udfff\u03a3\u1100-\u11ff\u3130-\u318f\ua960-\ua97f\ud7b0-\ud7ff\uffa0-\uffdc]/;
+
+/** Folds of the characters beyond ASCII met so far, by code; null: it folds in context. */
+const charFolds = new Map<number, string | null>();
+
+/**
+ * The fold of the character `code` (U+0080-U+FFFF) where it folds alone, else null. A text of
+ * such characters folds to their folds one after the other: decomposition reorders only marks,
+ * which folding removes, so NFC composes nothing across two of them but jamo; lower-casing
+ * looks at the context only for a capital sigma (FOLDS_IN_CONTEXT).
+ */
+function charFold(code: number): string | null {
+  let fold = charFolds.get(code);
+  if (fold === undefined) {
+    const char = String.fromCharCode(code);
+    const whole = FOLDS_IN_CONTEXT.test(char) ? '' : foldWhole(char);
+    fold = FOLDS_IN_CONTEXT.test(char) || FOLDS_IN_CONTEXT.test(whole) ? null : whole;
+    charFolds.set(code, fold);
+  }
+  return fold;
 }
 
 function cutWord(word: string): string {

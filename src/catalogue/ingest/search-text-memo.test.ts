@@ -18,3 +18,21 @@ describe('SearchTextMemo', () => {
     for (const texts of lists) expect(memo.textOf(texts)).toBe(searchTextOf(texts));
   });
 });
+
+describe('SearchTextMemo when lists seldom repeat', () => {
+  it('stops looking them up after a sample finds few, gives the same texts, and samples again', () => {
+    const memo = new SearchTextMemo();
+    // Every list new: a sample of 2,048 lookups finds none kept.
+    for (let i = 0; i < 2_047; i++) expect(memo.textOf([`Film ${i}`])).toBe(`film ${i}`);
+    expect(memo.skips).toBe(false);
+    memo.textOf(['Film 2047']);
+    expect(memo.skips).toBe(true);
+    for (let i = 0; i < 16_384; i++) {
+      expect(memo.textOf(['Télé', `Été ${i % 3}`])).toBe(searchTextOf(['Télé', `Été ${i % 3}`]));
+    }
+    // Sampling again, on lists that repeat: kept, and looked up from then on.
+    expect(memo.skips).toBe(false);
+    for (let i = 0; i < 4_096; i++) memo.textOf(['News', `Day ${i % 10}`]);
+    expect(memo.skips).toBe(false);
+  });
+});
