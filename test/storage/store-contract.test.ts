@@ -690,7 +690,8 @@ describe.runIf(ENGINES.includes('postgres'))('late indexes on PostgreSQL', () =>
               FROM pg_indexes AS i
               JOIN pg_class AS c ON c.relname = i.indexname
                 AND c.relnamespace = to_regnamespace(i.schemaname)
-              WHERE i.schemaname = current_schema() AND i.tablename = 'programmes'
+              WHERE i.schemaname = current_schema()
+                AND i.tablename IN ('programmes', 'search_texts')
               ORDER BY i.indexname`,
           )
         ).map((r) => ({
@@ -717,10 +718,13 @@ describe.runIf(ENGINES.includes('postgres'))('late indexes on PostgreSQL', () =>
       expect((await run(s.store, first.xml)).merge.programmesAdded).toBe(6_000);
       const afterFirst = await indexes();
       expect(definitions(afterFirst)).toEqual(definitions(defined));
+      // And the texts' indexes, none being stored.
       expect(rebuilt(defined, afterFirst).sort()).toEqual([
         'programmes_by_search_text',
         'programmes_in_country_search_order',
         'programmes_in_search_order',
+        'search_texts_by_words',
+        'search_texts_words',
       ]);
       expect(await titlesFound(s.store, 'news')).toEqual(expectedTitles(first.titles, 'news'));
       expect(await titlesFound(s.store, 'only2500')).toEqual(
@@ -804,7 +808,8 @@ describe.runIf(ENGINES.includes('postgres'))('late indexes on PostgreSQL', () =>
           await s.sql(
             `SELECT c.relname AS name, c.oid::bigint AS oid FROM pg_class AS c
               JOIN pg_index AS i ON i.indexrelid = c.oid
-              WHERE i.indrelid = 'programmes'::regclass ORDER BY c.relname`,
+              WHERE i.indrelid IN ('programmes'::regclass, 'search_texts'::regclass)
+              ORDER BY c.relname`,
           )
         ).map((r) => `${String(r.name)} ${String(r.oid)}`);
       const before = await oids();

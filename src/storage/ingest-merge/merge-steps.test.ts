@@ -37,6 +37,7 @@ function steps(d: MergeDialect, prune = true): MergeStep[] {
     pruneBeforeMs: prune ? 0 : null,
     changesBeforeMs: prune ? 0 : null,
     lateIndexes: null,
+    lateTextIndexes: null,
   });
 }
 
@@ -93,6 +94,7 @@ describe('the merge steps', () => {
     const offered = mergeSteps(SQLITE_MERGE, SQLITE_MERGE.stagedTableNames(), FILE, {
       ...options,
       lateIndexes: late,
+      lateTextIndexes: null,
     });
     const labels = offered.map((s) => s.label);
     const at = labels.indexOf('insert');
@@ -112,11 +114,54 @@ describe('the merge steps', () => {
     const notOffered = mergeSteps(SQLITE_MERGE, SQLITE_MERGE.stagedTableNames(), FILE, {
       ...options,
       lateIndexes: null,
+      lateTextIndexes: null,
     });
     expect(notOffered.map((s) => s.label)).not.toContain('dropLateIndexes');
     // Fewer programmes than the least worth it: not offered whatever the engine gives.
     expect(mergeStepOptions(FILE, {}, false, LATE_INDEX_MIN_ROWS - 1, late).lateIndexes).toBeNull();
     expect(mergeStepOptions(FILE, {}, false, LATE_INDEX_MIN_ROWS, late).lateIndexes).toBe(late);
+  });
+
+  it('drop and build the texts’ late indexes around the new texts, only when offered and none is stored', () => {
+    const texts = { drop: 'DROP INDEX t', build: 'CREATE INDEX t ON search_texts (words)' };
+    const steps = mergeSteps(POSTGRES_MERGE, POSTGRES_MERGE.stagedTableNames(), FILE, {
+      collapsed: false,
+      winners: LATE_INDEX_MIN_ROWS,
+      pruneBeforeMs: null,
+      changesBeforeMs: null,
+      lateIndexes: null,
+      lateTextIndexes: texts,
+    });
+    const labels = steps.map((s) => s.label);
+    const at = labels.indexOf('addSearchTexts');
+    expect(labels.slice(at - 2, at + 3)).toEqual([
+      'textsPlan',
+      'dropLateTextIndexes',
+      'addSearchTexts',
+      'buildLateTextIndexes',
+      'fileTextIds',
+    ]);
+    const plan = steps[at - 2];
+    const drop = steps[at - 1];
+    const build = steps[at + 1];
+    if (plan === undefined || drop === undefined || build === undefined) throw new Error('no step');
+    expect(drop.sql).toBe(texts.drop);
+    expect(build.sql).toBe(texts.build);
+    const planned = (late: boolean) =>
+      steps.map((s): MergeStepResult =>
+        s === plan ? { kind: 'get', row: { late } } : { kind: 'skipped' },
+      );
+    for (const step of [drop, build]) {
+      expect(onlyIfHolds(step, steps, planned(true))).toBe(true);
+      expect(onlyIfHolds(step, steps, planned(false))).toBe(false);
+    }
+    const small = mergeStepOptions(FILE, {}, false, LATE_INDEX_MIN_ROWS - 1, null, texts);
+    expect(small.lateTextIndexes).toBeNull();
+    expect(
+      mergeSteps(POSTGRES_MERGE, POSTGRES_MERGE.stagedTableNames(), FILE, small).map(
+        (s) => s.label,
+      ),
+    ).not.toContain('textsPlan');
   });
 
   it.each(DIALECTS)('count a first ingest’s programmes from its insert (%s)', (_, d) => {

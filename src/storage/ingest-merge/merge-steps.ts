@@ -327,6 +327,23 @@ export const LATE_INDEX_NAMES: readonly string[] = [
   'programmes_in_country_search_order',
 ];
 
+/**
+ * The indexes of `search_texts` (LATE_TEXT_INDEX_NAMES), which the file's texts, when none is
+ * stored, go in without and are built after (PostgreSQL: see postgres-merge-dialect.ts).
+ */
+export interface LateTextIndexes {
+  /** Drops the indexes. */
+  readonly drop: string;
+  /** Builds them again, as the schema defines them. */
+  readonly build: string;
+}
+
+/** The indexes of `search_texts` a LateTextIndexes drops and builds: by MD5, and the words'. */
+export const LATE_TEXT_INDEX_NAMES: readonly string[] = [
+  'search_texts_by_words',
+  'search_texts_words',
+];
+
 export interface MergeStepOptions {
   /** True when the staged rows were collapsed (collapseSteps ran). */
   collapsed: boolean;
@@ -338,6 +355,8 @@ export interface MergeStepOptions {
   changesBeforeMs: number | null;
   /** The indexes a large insert builds after its rows, or null (see LateIndexes). */
   lateIndexes: LateIndexes | null;
+  /** The indexes of the texts a large first ingest builds after them, or null. */
+  lateTextIndexes: LateTextIndexes | null;
 }
 
 /** The merge's options for an ingest of `file` committed with `options`. */
@@ -347,6 +366,7 @@ export function mergeStepOptions(
   collapsed: boolean,
   winners: number,
   lateIndexes: LateIndexes | null = null,
+  lateTextIndexes: LateTextIndexes | null = null,
 ): MergeStepOptions {
   const before = (days: number | null | undefined) =>
     days === null || days === undefined ? null : file.ingestedAt - days * DAY_MS;
@@ -356,6 +376,7 @@ export function mergeStepOptions(
     pruneBeforeMs: before(options.retentionDays),
     changesBeforeMs: before(options.changesRetentionDays),
     lateIndexes: mayBuildIndexesLate(winners) ? lateIndexes : null,
+    lateTextIndexes: mayBuildIndexesLate(winners) ? lateTextIndexes : null,
   };
 }
 
@@ -392,6 +413,7 @@ export function mergeSteps(
     pruneBeforeMs,
     changesBeforeMs,
     lateIndexes,
+    lateTextIndexes,
   }: MergeStepOptions,
 ): MergeStep[] {
   const now = file.ingestedAt;
@@ -480,6 +502,7 @@ export function mergeSteps(
   );
   const overlapping = { label: 'plan', column: 'overlapping' };
   const late = { label: 'plan', column: 'late' };
+  const lateTexts = { label: 'textsPlan', column: 'late' };
   const remove = { label: 'match', column: 'remove' };
   const analyse = d.analyseStaged(t.programmes);
   const index = d.indexStagedIds(t.programmes);
@@ -553,12 +576,37 @@ export function mergeSteps(
     // row's words took 0.89 s to look the texts up and 1.78 s to join the programmes to them
     // (the 92 MB guide), its 11,309 distinct texts 0.2 s and the join here 0.35 s (`EXPLAIN
     // ANALYZE`; bench/INGEST.md).
+    ...(lateTextIndexes === null
+      ? []
+      : [
+          {
+            label: 'textsPlan',
+            kind: 'get' as const,
+            sql: 'SELECT NOT EXISTS (SELECT 1 FROM search_texts) AS late',
+          },
+          {
+            label: 'dropLateTextIndexes',
+            kind: 'exec' as const,
+            sql: lateTextIndexes.drop,
+            onlyIf: lateTexts,
+          },
+        ]),
     {
       label: 'addSearchTexts',
       kind: 'run',
       sql: `INSERT INTO search_texts (words) SELECT n.words FROM ${t.fileTexts} AS n
         WHERE NOT EXISTS (SELECT 1 FROM search_texts AS t WHERE ${sameText('n.words')})`,
     },
+    ...(lateTextIndexes === null
+      ? []
+      : [
+          {
+            label: 'buildLateTextIndexes',
+            kind: 'exec' as const,
+            sql: lateTextIndexes.build,
+            onlyIf: lateTexts,
+          },
+        ]),
     {
       label: 'fileTextIds',
       kind: 'run',

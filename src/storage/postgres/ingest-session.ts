@@ -26,6 +26,7 @@ import {
   onlyIfHolds,
   stagingStats,
   type LateIndexes,
+  type LateTextIndexes,
   type MergeStep,
   type MergeStepResult,
 } from '../ingest-merge/merge-steps.js';
@@ -44,8 +45,10 @@ import { createCopyEncoder } from './copy-encoder.js';
 import type { CopyShape } from './copy-text.js';
 import {
   LATE_INDEXES_QUERY,
+  LATE_TEXT_INDEXES_QUERY,
   POSTGRES_MERGE,
   postgresLateIndexes,
+  postgresLateTextIndexes,
   unnestInsertFor,
 } from './postgres-merge-dialect.js';
 
@@ -241,8 +244,9 @@ class PostgresIngestSession implements IngestSession {
           options,
           this.staged.flagged > 0,
           this.winners,
-          // Read only when they may be used: one round trip less for a small file.
+          // Read only when they may be used: two round trips less for a small file.
           mayBuildIndexesLate(this.winners) ? await this.lateIndexes() : null,
+          mayBuildIndexesLate(this.winners) ? await this.lateTextIndexes() : null,
         ),
       );
       const results = await runSteps(this.client, steps);
@@ -316,6 +320,12 @@ class PostgresIngestSession implements IngestSession {
   private async lateIndexes(): Promise<LateIndexes | null> {
     const { rows } = await this.client.query<Record<string, unknown>>(LATE_INDEXES_QUERY);
     return postgresLateIndexes(rows);
+  }
+
+  /** The catalogue's late indexes of its search texts (see LateTextIndexes). */
+  private async lateTextIndexes(): Promise<LateTextIndexes | null> {
+    const { rows } = await this.client.query<Record<string, unknown>>(LATE_TEXT_INDEXES_QUERY);
+    return postgresLateTextIndexes(rows);
   }
 
   private async settled(): Promise<void> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LATE_INDEX_NAMES } from '../ingest-merge/merge-steps.js';
-import { postgresLateIndexes } from './postgres-merge-dialect.js';
+import { LATE_INDEX_NAMES, LATE_TEXT_INDEX_NAMES } from '../ingest-merge/merge-steps.js';
+import { postgresLateIndexes, postgresLateTextIndexes } from './postgres-merge-dialect.js';
 
 const row = (name: string) => ({
   name: `public.${name}`,
@@ -19,5 +19,14 @@ describe('postgresLateIndexes', () => {
   it('offers nothing when the catalogue lacks one of them', () => {
     expect(postgresLateIndexes(LATE_INDEX_NAMES.slice(1).map(row))).toBeNull();
     expect(postgresLateIndexes([])).toBeNull();
+  });
+
+  it('of the search texts: both dropped and built, or nothing when one lacks', () => {
+    const late = postgresLateTextIndexes(LATE_TEXT_INDEX_NAMES.map(row));
+    expect(late?.drop).toBe(
+      `DROP INDEX ${LATE_TEXT_INDEX_NAMES.map((n) => `public.${n}`).join(', ')}`,
+    );
+    expect(late?.build.split('\n')).toHaveLength(2);
+    expect(postgresLateTextIndexes(LATE_TEXT_INDEX_NAMES.slice(1).map(row))).toBeNull();
   });
 });

@@ -94,6 +94,7 @@ export function stageMergeForPlanCheck(db: SqliteDatabase, file: SourceFileRecor
       pruneBeforeMs: file.ingestedAt,
       changesBeforeMs: file.ingestedAt,
       lateIndexes: null,
+      lateTextIndexes: null,
     }),
   );
 }
