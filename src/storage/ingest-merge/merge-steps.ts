@@ -329,7 +329,9 @@ export const LATE_INDEX_NAMES: readonly string[] = [
 
 /**
  * The indexes of `search_texts` (LATE_TEXT_INDEX_NAMES), which the file's texts, when none is
- * stored, go in without and are built after (PostgreSQL: see postgres-merge-dialect.ts).
+ * stored, go in without and are built after (PostgreSQL: see postgres-merge-dialect.ts). SQLite
+ * offers none: its texts are unique by a constraint of the table, an index it cannot drop, and
+ * its full-text index follows the table by trigger.
  */
 export interface LateTextIndexes {
   /** Drops the indexes. */
