@@ -93,17 +93,22 @@ export function searchWordsOf(text: string): string[] {
     from = at + 1;
   }
   folded += text.slice(from).toLowerCase();
-  return (folded.match(onlyAscii ? ASCII_WORD : WORD) ?? []).map(cutWord);
+  return wordsIn(folded, onlyAscii ? ASCII_WORD : WORD);
 }
 
 /** searchWordsOf of ASCII text. */
 function asciiWordsOf(text: string): string[] {
-  return (text.toLowerCase().match(ASCII_WORD) ?? []).map(cutWord);
+  return wordsIn(text.toLowerCase(), ASCII_WORD);
 }
 
 /** searchWordsOf of any text, folded whole by the rule (see searchWordsOf). */
 export function foldedWordsOf(text: string): string[] {
-  return (foldWhole(text).match(WORD) ?? []).map(cutWord);
+  return wordsIn(foldWhole(text), WORD);
+}
+
+/** The words (`pattern`'s matches) of folded text, each cut to MAX_WORD_LENGTH. */
+function wordsIn(folded: string, pattern: RegExp): string[] {
+  return (folded.match(pattern) ?? []).map(cutWord);
 }
 
 function foldWhole(text: string): string {
@@ -132,8 +137,8 @@ function charFold(code: number): string | null {
   let fold = charFolds.get(code);
   if (fold === undefined) {
     const char = String.fromCharCode(code);
-    const whole = FOLDS_IN_CONTEXT.test(char) ? '' : foldWhole(char);
-    fold = FOLDS_IN_CONTEXT.test(char) || FOLDS_IN_CONTEXT.test(whole) ? null : whole;
+    const whole = FOLDS_IN_CONTEXT.test(char) ? null : foldWhole(char);
+    fold = whole === null || FOLDS_IN_CONTEXT.test(whole) ? null : whole;
     charFolds.set(code, fold);
   }
   return fold;

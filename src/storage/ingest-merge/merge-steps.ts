@@ -291,6 +291,14 @@ export function mayBuildIndexesLate(winners: number): boolean {
   return winners >= LATE_INDEX_MIN_ROWS;
 }
 
+/** Indexes dropped before a merge's rows and built again after them, in its transaction. */
+export interface IndexRebuild {
+  /** Drops the indexes. */
+  readonly drop: string;
+  /** Builds them again, as the schema defines them. */
+  readonly build: string;
+}
+
 /**
  * Indexes of `programmes` that an insert into a catalogue holding fewer programmes than the file
  * brings drops first and builds again after its rows, in the same transaction. Rows are
@@ -304,11 +312,7 @@ export function mayBuildIndexesLate(winners: number): boolean {
  * wait for the merge: it takes the path only into a catalogue holding no programme, where a
  * reader waits for the first ones instead of reading none (postgres-merge-dialect.ts).
  */
-export interface LateIndexes {
-  /** Drops the indexes. */
-  readonly drop: string;
-  /** Builds them again, as the schema defines them. */
-  readonly build: string;
+export interface LateIndexes extends IndexRebuild {
   /**
    * An SQL expression, cheap to read, never below the number of stored programmes: the path is
    * taken when the file brings at least as many.
@@ -333,12 +337,7 @@ export const LATE_INDEX_NAMES: readonly string[] = [
  * offers none: its texts are unique by a constraint of the table, an index it cannot drop, and
  * its full-text index follows the table by trigger.
  */
-export interface LateTextIndexes {
-  /** Drops the indexes. */
-  readonly drop: string;
-  /** Builds them again, as the schema defines them. */
-  readonly build: string;
-}
+export type LateTextIndexes = IndexRebuild;
 
 /** The indexes of `search_texts` a LateTextIndexes drops and builds: by MD5, and the words'. */
 export const LATE_TEXT_INDEX_NAMES: readonly string[] = [

@@ -45,7 +45,6 @@ import { createCopyEncoder } from './copy-encoder.js';
 import type { CopyShape } from './copy-text.js';
 import {
   LATE_INDEXES_QUERY,
-  LATE_TEXT_INDEXES_QUERY,
   POSTGRES_MERGE,
   postgresLateIndexes,
   postgresLateTextIndexes,
@@ -235,6 +234,8 @@ class PostgresIngestSession implements IngestSession {
     try {
       await this.stageAll();
       await this.prepareMerge();
+      // Read only when they may be used: one round trip less for a small file.
+      const late = mayBuildIndexesLate(this.winners) ? await this.lateIndexes() : null;
       const steps = mergeSteps(
         POSTGRES_MERGE,
         TABLES,
@@ -244,9 +245,8 @@ class PostgresIngestSession implements IngestSession {
           options,
           this.staged.flagged > 0,
           this.winners,
-          // Read only when they may be used: two round trips less for a small file.
-          mayBuildIndexesLate(this.winners) ? await this.lateIndexes() : null,
-          mayBuildIndexesLate(this.winners) ? await this.lateTextIndexes() : null,
+          late?.programmes ?? null,
+          late?.texts ?? null,
         ),
       );
       const results = await runSteps(this.client, steps);
@@ -316,16 +316,13 @@ class PostgresIngestSession implements IngestSession {
     this.losers = collapsedLosers(steps, await runSteps(this.client, steps));
   }
 
-  /** The catalogue's late indexes (see LateIndexes). */
-  private async lateIndexes(): Promise<LateIndexes | null> {
+  /** The catalogue's late indexes, of its programmes and of its texts (see LateIndexes). */
+  private async lateIndexes(): Promise<{
+    programmes: LateIndexes | null;
+    texts: LateTextIndexes | null;
+  }> {
     const { rows } = await this.client.query<Record<string, unknown>>(LATE_INDEXES_QUERY);
-    return postgresLateIndexes(rows);
-  }
-
-  /** The catalogue's late indexes of its search texts (see LateTextIndexes). */
-  private async lateTextIndexes(): Promise<LateTextIndexes | null> {
-    const { rows } = await this.client.query<Record<string, unknown>>(LATE_TEXT_INDEXES_QUERY);
-    return postgresLateTextIndexes(rows);
+    return { programmes: postgresLateIndexes(rows), texts: postgresLateTextIndexes(rows) };
   }
 
   private async settled(): Promise<void> {

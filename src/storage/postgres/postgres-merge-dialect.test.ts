@@ -3,6 +3,7 @@ import { LATE_INDEX_NAMES, LATE_TEXT_INDEX_NAMES } from '../ingest-merge/merge-s
 import { postgresLateIndexes, postgresLateTextIndexes } from './postgres-merge-dialect.js';
 
 const row = (name: string) => ({
+  index: name,
   name: `public.${name}`,
   definition: `CREATE INDEX ${name} ON public.programmes USING btree (start_ms)`,
 });

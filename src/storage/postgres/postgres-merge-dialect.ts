@@ -2,6 +2,7 @@ import type { MergeDialect } from '../ingest-merge/merge-dialect.js';
 import {
   LATE_INDEX_NAMES,
   LATE_TEXT_INDEX_NAMES,
+  type IndexRebuild,
   type LateIndexes,
   type LateTextIndexes,
 } from '../ingest-merge/merge-steps.js';
@@ -106,32 +107,36 @@ export function unnestInsertFor(name: string, table: StagedTable): string {
 }
 
 /**
- * Reads the definitions of the indexes `names` of `table` in the connection's schema (the late
- * indexes): rows of name (schema-qualified, quoted) and definition, as PostgreSQL prints them
- * (storage parameters included), with the tablespace an operator may have put an index in,
- * which the printed definition leaves out.
+ * Reads the definitions of the late indexes of `programmes` and `search_texts` in the
+ * connection's schema, in one round trip: rows of index (its name), name (schema-qualified,
+ * quoted) and definition, as PostgreSQL prints it (storage parameters included), with the
+ * tablespace an operator may have put an index in, which the printed definition leaves out.
  */
-function lateIndexesQuery(table: string, names: readonly string[]): string {
-  return `SELECT format('%I.%I', schemaname, indexname) AS name,
-      indexdef || coalesce(' TABLESPACE ' || quote_ident(tablespace), '') AS definition
-    FROM pg_indexes
-    WHERE schemaname = current_schema() AND tablename = '${table}'
-      AND indexname = ANY(ARRAY[${names.map((n) => `'${n}'`).join(', ')}])
-    ORDER BY indexname`;
-}
+export const LATE_INDEXES_QUERY = `SELECT indexname AS index,
+    format('%I.%I', schemaname, indexname) AS name,
+    indexdef || coalesce(' TABLESPACE ' || quote_ident(tablespace), '') AS definition
+  FROM pg_indexes
+  WHERE schemaname = current_schema() AND tablename IN ('programmes', 'search_texts')
+    AND indexname = ANY(ARRAY[${[...LATE_INDEX_NAMES, ...LATE_TEXT_INDEX_NAMES]
+      .map((n) => `'${n}'`)
+      .join(', ')}])
+  ORDER BY indexname`;
 
-/** The definitions of the late indexes of `programmes` (postgresLateIndexes). */
-export const LATE_INDEXES_QUERY = lateIndexesQuery('programmes', LATE_INDEX_NAMES);
-/** The definitions of the late indexes of `search_texts` (postgresLateTextIndexes). */
-export const LATE_TEXT_INDEXES_QUERY = lateIndexesQuery('search_texts', LATE_TEXT_INDEX_NAMES);
-
-/** Drops and builds again the indexes of `rows` (a late indexes query's), or null if one lacks. */
+/**
+ * Drops and builds again the indexes `names` from the rows of LATE_INDEXES_QUERY, or null when
+ * one of them lacks.
+ */
 function dropAndBuild(
   rows: readonly Readonly<Record<string, unknown>>[],
   names: readonly string[],
-): { drop: string; build: string } | null {
-  const indexes = rows.flatMap(({ name, definition }) =>
-    typeof name === 'string' && typeof definition === 'string' ? [{ name, definition }] : [],
+): IndexRebuild | null {
+  const indexes = rows.flatMap(({ index, name, definition }) =>
+    typeof index === 'string' &&
+    names.includes(index) &&
+    typeof name === 'string' &&
+    typeof definition === 'string'
+      ? [{ name, definition }]
+      : [],
   );
   if (indexes.length !== names.length) return null;
   return {
@@ -164,7 +169,7 @@ export function postgresLateIndexes(
 }
 
 /**
- * The late indexes of `search_texts` from the rows of LATE_TEXT_INDEXES_QUERY, or null. Taken
+ * The late indexes of `search_texts` from the rows of LATE_INDEXES_QUERY, or null. Taken
  * when no text is stored (so no programme either), for the reasons of postgresLateIndexes: the
  * file's texts go in without their MD5 and word indexes, which are built after them. 173,115
  * distinct texts (a generated guide whose descriptions never repeat): the insert 2.1–2.2 s with
