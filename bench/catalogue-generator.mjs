@@ -54,7 +54,7 @@ function richDetails(lib, search, c, d, p, v1) {
   const texts = { ...v1, categories };
   return {
     details: encodeDetails(details, texts),
-    searchWords: search.programmeSearchText(texts, details),
+    searchedTexts: search.searchedTextsOf(texts, details),
   };
 }
 
@@ -139,7 +139,7 @@ export async function generateCatalogue(lib, store, options) {
           desc,
           category,
           details: rich.details,
-          searchWords: rich.searchWords,
+          searchedTexts: rich.searchedTexts,
           needsReview: false,
           line: 0,
         });

@@ -32,8 +32,11 @@ export interface ProgrammeRecord {
   category: string;
   /** Everything else the guide says of it, in its stored form ('' when nothing). */
   details: string;
-  /** The words search finds it by (programmeSearchText in domain/programme-search.ts). */
-  searchWords: string;
+  /**
+   * The texts search finds it by (searchedTextsOf in domain/programme-search.ts); the store
+   * makes their words (searchTextOf) beside the parser (storage/ingest-merge/made-values.ts).
+   */
+  searchedTexts: readonly string[];
   needsReview: boolean;
   /** Line of the `<programme>` element in its file, for warnings. */
   line: number;

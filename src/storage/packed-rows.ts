@@ -107,23 +107,36 @@ export class RowPacker {
 }
 
 /**
+ * What the thread that writes staged rows makes of each row once unpacked: values it replaces
+ * and `appended` values after the row's columns (the store's made values, made-values.ts).
+ */
+export interface RowCompletion {
+  readonly appended: number;
+  /**
+   * Completes the row whose values start at index `at` of `values`, in place; its appended
+   * values go from index `next`.
+   */
+  complete(values: PackedValue[], at: number, next: number): void;
+}
+
+/**
  * Unpacks `packed` into rows of values, `perStatement` rows at a time (fewer for the
  * last group), handing each group to `run`. The parameter array of full groups is reused.
- * With `extra`, each row gets one more value after its columns: `extra` of the row's values
- * (from index `at` of `values`).
+ * With `completion`, each row is completed once unpacked (RowCompletion).
  */
 export function unpackRows(
   packed: PackedRows,
   columns: readonly PackedColumn[],
   perStatement: number,
   run: (rows: number, values: PackedValue[]) => void,
-  extra: ((values: readonly PackedValue[], at: number) => PackedValue) | null = null,
+  completion: RowCompletion | null = null,
 ): void {
   const { texts, textLengths, numbers } = packed;
   let piece = 0;
   let text = texts[0] ?? '';
   const columnCount = columns.length;
-  const width = columnCount + (extra === null ? 0 : 1);
+  const appended = completion === null ? 0 : completion.appended;
+  const width = columnCount + appended;
   const full = new Array<PackedValue>(width * perStatement);
   let textAt = 0;
   let numberAt = 0;
@@ -153,7 +166,10 @@ export function unpackRows(
           }
         }
       }
-      if (extra !== null) values[k++] = extra(values, at);
+      if (completion !== null) {
+        completion.complete(values, at, k);
+        k += appended;
+      }
     }
     run(rows, values);
     done += rows;

@@ -20,7 +20,7 @@ function row(channel: string, hour: number | null): ProgrammeRecord {
     desc: '',
     category: '',
     details: '',
-    searchWords: 'a programme',
+    searchedTexts: ['A programme'],
     needsReview: false,
     line: 1,
   };

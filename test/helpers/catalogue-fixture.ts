@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { channelIdFor } from '../../src/domain/catalogue-ids.js';
 import { storedV1Texts } from '../../src/domain/programme.js';
 import { decodeDetails } from '../../src/domain/programme-details.js';
-import { programmeSearchText } from '../../src/domain/programme-search.js';
+import { searchedTextsOf } from '../../src/domain/programme-search.js';
 import { formatXmltvUtc } from '../../src/domain/xmltv-time.js';
 import type { Store } from '../../src/storage/store.js';
 
@@ -76,7 +76,7 @@ export async function seedCatalogue(
         stopMs,
         ...texts,
         details: p.details ?? '',
-        searchWords: programmeSearchText(v1, decodeDetails(p.details ?? '', v1)),
+        searchedTexts: searchedTextsOf(v1, decodeDetails(p.details ?? '', v1)),
         needsReview: Boolean(p.needsReview) || startMs === null,
         line: line + 1,
       });

@@ -175,7 +175,7 @@ describe.each(ENGINES)('store contract: %s', (engine) => {
           desc: '',
           category: '',
           details: '',
-          searchWords: 'programme',
+          searchedTexts: ['Programme'],
           needsReview: false,
           line: i + 1,
         });
@@ -223,7 +223,7 @@ describe.each(ENGINES)('store contract: %s', (engine) => {
       desc: 'A description\r\nover lines',
       category: '',
       details: '',
-      searchWords: 'tab here line',
+      searchedTexts: [title, 'A description\r\nover lines'],
       needsReview: false,
       line: i + 1,
     });

@@ -16,7 +16,6 @@ import { searchedTextsOf } from '../../domain/programme-search.js';
 import { storedV1Texts } from '../../domain/programme.js';
 import { TimeConverter } from '../xmltv/time-converter.js';
 import { readXmltv, type XmltvChannel, type XmltvProgramme } from '../xmltv/xmltv-reader.js';
-import { SearchTextMemo } from './search-text-memo.js';
 
 export { IngestError } from './ingest-error.js';
 export type { IngestInput } from './byte-source.js';
@@ -186,7 +185,6 @@ class IngestRun {
   private readonly time: TimeConverter;
   /** Its own converter: `previously-shown` times would push the starts out of `time`'s memory. */
   private readonly shownTime: TimeConverter;
-  private readonly searchTexts = new SearchTextMemo();
 
   constructor(
     private readonly session: IngestSession,
@@ -309,7 +307,7 @@ class IngestRun {
       desc,
       category,
       details: encodeDetails(details, v1),
-      searchWords: this.searchTexts.textOf(searchedTextsOf(v1, details)),
+      searchedTexts: searchedTextsOf(v1, details),
       needsReview: review,
       line,
     });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { foldForSearch, nameSortKey } from '../../domain/search-folding.js';
 import type { ChannelRecord, ProgrammeRecord } from '../catalogue-writer.js';
+import { joinSearchedTexts } from '../search-text-memo.js';
 import {
   STAGED_TABLES,
   stagedInsert,
@@ -46,7 +47,7 @@ const programme: ProgrammeRecord = {
   desc: 'The day',
   category: 'News, Current affairs',
   details: '{"s":"Part one"}',
-  searchWords: 'news the day part one current affairs',
+  searchedTexts: ['News', 'Part one', 'The day', 'Current affairs'],
   needsReview: true,
   line: 42,
 };
@@ -65,7 +66,8 @@ describe('the staged tables', () => {
         description: 'The day',
         category: 'News, Current affairs',
         details: '{"s":"Part one"}',
-        search_words: 'news the day part one current affairs',
+        // The searched texts, joined: the store makes their words (made-values.ts).
+        search_words: joinSearchedTexts(['News', 'Part one', 'The day', 'Current affairs']),
         needs_review: 1,
         line: 42,
       },
@@ -118,12 +120,20 @@ describe('the staged tables', () => {
     const insert = stagedInsert(STAGED_TABLES.programmes);
     expect(insert.columnNames.at(-1)).toBe('id');
     expect(insert.written.map((c) => c.name)).not.toContain('id');
-    const [channel, start] = insert.programmeId?.from ?? [-1, -1];
+    const [channel, start] = insert.made.programmeIdOf ?? [-1, -1];
     expect([insert.written[channel]?.name, insert.written[start]?.name]).toEqual([
       'channel_id',
       'start',
     ]);
-    expect(stagedInsert(STAGED_TABLES.channels).programmeId).toBeNull();
+    expect(stagedInsert(STAGED_TABLES.channels).made.programmeIdOf).toBeNull();
+  });
+
+  it('make the search text in place of the searched texts written', () => {
+    const insert = stagedInsert(STAGED_TABLES.programmes);
+    const at = insert.made.searchTextAt ?? -1;
+    expect(insert.written[at]?.name).toBe('search_words');
+    expect(insert.columnNames[at]).toBe('search_words');
+    expect(stagedInsert(STAGED_TABLES.channels).made.searchTextAt).toBeNull();
   });
 
   it('keep the first of a repeated channel or candidate, and every programme', () => {

@@ -1,5 +1,6 @@
 import { foldForSearch, nameSortKey } from '../../domain/search-folding.js';
 import type { ChannelRecord, ProgrammeRecord } from '../catalogue-writer.js';
+import { joinSearchedTexts } from '../search-text-memo.js';
 
 /**
  * The tables an ingest stages the file in before the merge, as data: each engine's DDL
@@ -22,10 +23,13 @@ export interface StagedColumn {
   /** The table's primary key. */
   readonly key?: true;
   /**
-   * The programme id: not written by the session with the row's values but hashed by the
-   * store from them (`programmeIdFor(channel_id, start)`) and sent after them.
+   * A value the store makes in the thread that writes the rows (made-values.ts):
+   * `programme-id` is not written by the session but hashed from the row's values
+   * (`programmeIdFor(channel_id, start)`) and sent after them; for `search-text` the session
+   * writes the programme's searched texts (searchedTextsOf, joined by joinSearchedTexts) and
+   * the store puts their search text (searchTextOf) in their place.
    */
-  readonly programmeId?: true;
+  readonly made?: 'programme-id' | 'search-text';
 }
 
 /**
@@ -48,7 +52,7 @@ export interface ProgrammeColumn extends StagedColumn {
  * update and repeat comparison follow from this list.
  */
 export const PROGRAMME_COLUMNS: readonly ProgrammeColumn[] = [
-  { name: 'id', type: 'text', role: 'slot', programmeId: true },
+  { name: 'id', type: 'text', role: 'slot', made: 'programme-id' },
   { name: 'channel_id', type: 'text', role: 'slot' },
   { name: 'start', type: 'text', role: 'form' },
   { name: 'stop', type: 'text', role: 'content' },
@@ -62,7 +66,7 @@ export const PROGRAMME_COLUMNS: readonly ProgrammeColumn[] = [
   { name: 'details', type: 'text', role: 'content' },
   // What search finds it by: follows from the content (programmeSearchText), so it is not
   // compared between repeats; indexed by each engine (docs/catalogue.md, "The search index").
-  { name: 'search_words', type: 'text', role: 'form' },
+  { name: 'search_words', type: 'text', role: 'form', made: 'search-text' },
   { name: 'needs_review', type: 'boolean', role: 'form' },
 ];
 
@@ -199,16 +203,29 @@ export function valueKind(column: StagedColumn): StagedValueKind {
   return 'number';
 }
 
+/**
+ * Values of a staged row that the store makes from those the session writes (StagedColumn.made),
+ * in the thread that writes the rows (made-values.ts).
+ */
+export interface MadeValues {
+  /**
+   * Indexes in the written values of the channel id and the start key the programme id is
+   * hashed from; the id is sent after the written values. Null: no id.
+   */
+  readonly programmeIdOf: readonly [number, number] | null;
+  /**
+   * Index in the written values of the searched texts (joinSearchedTexts), which their search
+   * text (searchTextOf) replaces. Null: none.
+   */
+  readonly searchTextAt: number | null;
+}
+
 /** How rows are added to a staged table: the columns a session writes, then a hashed id. */
 export interface StagedInsert {
   /** The columns whose values the session writes, in that order. */
   readonly written: readonly StagedColumn[];
-  /** The programme id's column, sent after the written values, and where its inputs are. */
-  readonly programmeId: {
-    readonly column: string;
-    /** Indexes in `written` of the channel id and the start key it is hashed from. */
-    readonly from: readonly [number, number];
-  } | null;
+  /** Where the values the store makes come from (StagedColumn.made). */
+  readonly made: MadeValues;
   /** Every column the insert names, in order. */
   readonly columnNames: readonly string[];
   /** `ON CONFLICT (key) DO NOTHING` for a table where the first row wins, else empty. */
@@ -216,20 +233,21 @@ export interface StagedInsert {
 }
 
 export function stagedInsert(table: StagedTable): StagedInsert {
-  const written = table.columns.filter((c) => !c.programmeId);
-  const idColumn = table.columns.find((c) => c.programmeId);
+  const written = table.columns.filter((c) => c.made !== 'programme-id');
+  const idColumn = table.columns.find((c) => c.made === 'programme-id');
   const at = (name: string) => {
     const index = written.findIndex((c) => c.name === name);
     if (index < 0) throw new Error(`a programme id needs the staged column ${name}`);
     return index;
   };
+  const searchTextAt = written.findIndex((c) => c.made === 'search-text');
   const key = table.columns.find((c) => c.key);
   return {
     written,
-    programmeId:
-      idColumn === undefined
-        ? null
-        : { column: idColumn.name, from: [at('channel_id'), at('start')] },
+    made: {
+      programmeIdOf: idColumn === undefined ? null : [at('channel_id'), at('start')],
+      searchTextAt: searchTextAt < 0 ? null : searchTextAt,
+    },
     columnNames: [
       ...written.map((c) => c.name),
       ...(idColumn === undefined ? [] : [idColumn.name]),
@@ -252,7 +270,7 @@ export interface StagedRowSink {
 // on the parser's thread for every programme. staged-tables.test.ts checks them against the
 // lists above.
 
-/** A staged programme's values (its id is hashed by the store, see StagedColumn.programmeId). */
+/** A staged programme's values (its id and search text are made by the store: StagedColumn.made). */
 export function writeStagedProgramme(sink: StagedRowSink, seq: number, p: ProgrammeRecord): void {
   sink.number(seq);
   sink.text(p.channelId);
@@ -264,7 +282,7 @@ export function writeStagedProgramme(sink: StagedRowSink, seq: number, p: Progra
   sink.text(p.desc);
   sink.text(p.category);
   sink.text(p.details);
-  sink.text(p.searchWords);
+  sink.text(joinSearchedTexts(p.searchedTexts));
   sink.number(p.needsReview ? 1 : 0);
   sink.number(p.line);
 }

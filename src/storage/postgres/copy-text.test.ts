@@ -1,13 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { programmeIdFor } from '../../domain/programme-id.js';
-import { PIECE_CHARS, RowPacker, type PackedColumn } from '../packed-rows.js';
+import { searchTextOf } from '../../domain/programme-search.js';
+import { madeValuesCompletion } from '../ingest-merge/made-values.js';
+import { PIECE_CHARS, RowPacker, type PackedColumn, type PackedRows } from '../packed-rows.js';
+import { joinSearchedTexts } from '../search-text-memo.js';
 import { createCopyEncoder } from './copy-encoder.js';
-import { copyLines, type CopyShape } from './copy-text.js';
+import { copyLines as copyLinesOf, type CopyShape } from './copy-text.js';
 
 const SHAPE: CopyShape = {
   columns: ['number', 'text', 'text', 'nullable-text', 'number'] satisfies PackedColumn[],
-  programmeIdOf: [1, 2],
+  made: { programmeIdOf: [1, 2], searchTextAt: null },
 };
+
+/** copyLines with the values `shape` makes, as the encoder's thread makes them. */
+function copyLines(packed: PackedRows, shape: CopyShape): string[] {
+  return copyLinesOf(packed, shape, madeValuesCompletion(shape.made));
+}
 
 /** Rows of (seq, channel, start, note, flag) packed as a session packs them. */
 function pack(rows: [number, string, string, string | null, number | null][]) {
@@ -59,6 +67,31 @@ describe('copyLines', () => {
     expect(lines).toHaveLength(301);
     expect(lines[299]).toBe(
       `299\tc5\t${start}\t${'Télé 📺 '.repeat(19)}\\t299\t1\t${programmeIdFor('c5', start)}`,
+    );
+  });
+});
+
+describe('copyLines with searched texts', () => {
+  it('writes their search text in their place', () => {
+    const shape: CopyShape = {
+      columns: ['number', 'text', 'text', 'text'],
+      made: { programmeIdOf: [1, 2], searchTextAt: 3 },
+    };
+    const lists = [['Télé Matin', 'Été\tà Paris'], [], ['Télé Matin', 'Été\tà Paris'], ['a\\b']];
+    const packer = new RowPacker(shape.columns, lists.length);
+    lists.forEach((texts, i) => {
+      packer.number(i);
+      packer.text('c1');
+      packer.text(`2026082${i}100000 +0000`);
+      packer.text(joinSearchedTexts(texts));
+      packer.endRow();
+    });
+    const lines = copyLines(packer.take(), shape).join('').split('\n');
+    expect(lines.slice(0, -1).map((line) => line.split('\t')[3])).toEqual(
+      lists.map((texts) => searchTextOf(texts)),
+    );
+    expect(lines[3]).toBe(
+      `3\tc1\t20260823100000 +0000\ta b\t${programmeIdFor('c1', '20260823100000 +0000')}`,
     );
   });
 });

@@ -1,5 +1,11 @@
-import { programmeIdFor } from '../../domain/programme-id.js';
-import { PIECE_CHARS, unpackRows, type PackedColumn, type PackedRows } from '../packed-rows.js';
+import type { MadeValues } from '../ingest-merge/staged-tables.js';
+import {
+  PIECE_CHARS,
+  unpackRows,
+  type PackedColumn,
+  type PackedRows,
+  type RowCompletion,
+} from '../packed-rows.js';
 
 /** What COPY's text format escapes in a value: the backslash, and tab and line breaks. */
 const COPY_SPECIAL = /[\\\t\n\r]/;
@@ -17,23 +23,24 @@ export function copyText(value: string): string {
     : value;
 }
 
-/** How packed rows become COPY text: their columns, and where a programme id comes from. */
+/** How packed rows become COPY text: their columns, and the values the encoder makes. */
 export interface CopyShape {
   readonly columns: readonly PackedColumn[];
-  /**
-   * When set, each line ends with one more value: the programme id of the row's values at
-   * these indexes (channel id, start key).
-   */
-  readonly programmeIdOf: readonly [number, number] | null;
+  /** A programme id ends each line when made; a search text replaces the searched texts. */
+  readonly made: MadeValues;
 }
 
 /**
  * Packed rows as COPY text: tab-separated columns, `\N` for NULL, one line a row; numbers as
  * written (booleans come as 1 and 0, which COPY reads as booleans). In pieces of whole lines,
- * each about PIECE_CHARS long, for the reason given there.
+ * each about PIECE_CHARS long, for the reason given there. `completion` makes the values of
+ * `shape.made` (madeValuesCompletion, one for every batch of a session).
  */
-export function copyLines(packed: PackedRows, shape: CopyShape): string[] {
-  const idOf = shape.programmeIdOf;
+export function copyLines(
+  packed: PackedRows,
+  shape: CopyShape,
+  completion: RowCompletion | null,
+): string[] {
   const pieces: string[] = [];
   let text = '';
   unpackRows(
@@ -60,10 +67,7 @@ export function copyLines(packed: PackedRows, shape: CopyShape): string[] {
         }
       }
     },
-    idOf === null
-      ? null
-      : (values, at) =>
-          programmeIdFor(values[at + idOf[0]] as string, values[at + idOf[1]] as string),
+    completion,
   );
   if (text !== '') pieces.push(text);
   return pieces;

@@ -75,7 +75,7 @@ const COPY_PROGRAMMES = `COPY ${TABLES.programmes} (${PROGRAMMES_INSERT.columnNa
 /** The programmes' values as the session packs them, and their id's inputs. */
 const PROGRAMME_COPY: CopyShape = {
   columns: PROGRAMMES_INSERT.written.map(valueKind),
-  programmeIdOf: PROGRAMMES_INSERT.programmeId?.from ?? null,
+  made: PROGRAMMES_INSERT.made,
 };
 const INSERT_CHANNELS = unnestInsertFor(TABLES.channels, STAGED_TABLES.channels);
 const INSERT_CANDIDATES = unnestInsertFor(TABLES.candidates, STAGED_TABLES.candidates);

@@ -100,7 +100,7 @@ export function unnestInsertFor(name: string, table: StagedTable): string {
   const insert = stagedInsert(table);
   const types = [
     ...insert.written.map((c) => ARRAY_TYPES[c.type]),
-    ...(insert.programmeId === null ? [] : [ARRAY_TYPES.text]),
+    ...(insert.made.programmeIdOf === null ? [] : [ARRAY_TYPES.text]),
   ];
   return `INSERT INTO ${name} (${insert.columnNames.join(', ')})
     SELECT * FROM unnest(${types.map((type, i) => `$${i + 1}::${type}`).join(', ')}) ${insert.tail}`;

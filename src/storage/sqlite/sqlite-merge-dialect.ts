@@ -91,8 +91,8 @@ export function rowInsertFor(name: string, table: StagedTable): RowInsert {
     head: `INSERT INTO ${name} (${insert.columnNames.join(', ')})`,
     columns: insert.written.map(valueKind),
     tail: insert.tail,
-    // Hashed by the staging thread, beside the parser rather than on it.
-    ...(insert.programmeId === null ? {} : { programmeIdOf: insert.programmeId.from }),
+    // Made by the staging thread, beside the parser rather than on it.
+    made: insert.made,
   };
 }
 

@@ -1,11 +1,12 @@
 import type Database from 'better-sqlite3';
-import { programmeIdFor } from '../../domain/programme-id.js';
 import type { SqliteDatabase } from './connection.js';
+import { madeValuesCompletion } from '../ingest-merge/made-values.js';
+import type { MadeValues } from '../ingest-merge/staged-tables.js';
 import {
   unpackRows,
   type PackedColumn,
   type PackedRows,
-  type PackedValue,
+  type RowCompletion,
 } from '../packed-rows.js';
 
 /** A value bound to a statement parameter. */
@@ -44,11 +45,10 @@ export interface RowInsert {
   columns: readonly PackedColumn[];
   tail: string;
   /**
-   * When set, each row has one more value after its columns (`head` names it last): the
-   * programme id of its text columns at these indexes (channel id, start key), hashed in the
-   * staging thread, beside the parser rather than on it.
+   * The values the staging thread makes (made-values.ts): a programme id after the columns
+   * (`head` names it last), a search text in place of the searched texts.
    */
-  programmeIdOf?: readonly [number, number];
+  made: MadeValues;
 }
 
 /**
@@ -74,7 +74,7 @@ export const ROWS_PER_STATEMENT = 64;
 
 /** SQL of a multi-row INSERT of `rows` rows. */
 export function multiRowInsertSql(insert: RowInsert, rows: number): string {
-  const width = insert.columns.length + (insert.programmeIdOf === undefined ? 0 : 1);
+  const width = insert.columns.length + (insert.made.programmeIdOf === null ? 0 : 1);
   const row = `(${new Array<string>(width).fill('?').join(',')})`;
   return `${insert.head} VALUES ${new Array<string>(rows).fill(row).join(',')} ${insert.tail}`;
 }
@@ -106,24 +106,36 @@ export function statementCache(db: SqliteDatabase): StatementCache {
 }
 
 /**
- * Inserts packed rows with multi-row statements, with their programme ids when the insert
- * asks for them (RowInsert.programmeIdOf); the caller holds the transaction.
+ * Each staged table's RowCompletion (madeValuesCompletion), made once per connection and
+ * session: the memo of search texts lasts the file. By the insert's `head`, which names the
+ * table (a RowInsert sent to the staging thread arrives as a new object each time).
+ */
+export type Completions = (insert: RowInsert) => RowCompletion | null;
+
+export function completionsByTable(): Completions {
+  const made = new Map<string, RowCompletion | null>();
+  return (insert) => {
+    let completion = made.get(insert.head);
+    if (completion === undefined) {
+      completion = madeValuesCompletion(insert.made);
+      made.set(insert.head, completion);
+    }
+    return completion;
+  };
+}
+
+/**
+ * Inserts packed rows with multi-row statements, completed with the values the insert makes
+ * (RowInsert.made); the caller holds the transaction.
  */
 export function insertPackedRows(
   statements: StatementCache,
+  completions: Completions,
   insert: RowInsert,
   packed: PackedRows,
   perStatement: number,
 ): void {
   const sqlByRows = new Map<number, string>();
-  const idOf = insert.programmeIdOf;
-  // Bound with the row rather than computed by SQLite from a generated column: calling back
-  // into JavaScript from SQLite cost 0.12-0.17 s more per 294,510 rows (bench/INGEST.md).
-  const extra =
-    idOf === undefined
-      ? null
-      : (values: readonly PackedValue[], at: number) =>
-          programmeIdFor(values[at + idOf[0]] as string, values[at + idOf[1]] as string);
   unpackRows(
     packed,
     insert.columns,
@@ -136,7 +148,9 @@ export function insertPackedRows(
       }
       statements.prepare(sql).run(values);
     },
-    extra,
+    // Bound with the row rather than computed by SQLite from a generated column: calling back
+    // into JavaScript from SQLite cost 0.12-0.17 s more per 294,510 rows (bench/INGEST.md).
+    completions(insert),
   );
 }
 
@@ -177,8 +191,9 @@ export function runSteps(
  */
 export function createInThreadRunner(db: SqliteDatabase, owned: boolean): StagingRunner {
   const statements = statementCache(db);
+  const completions = completionsByTable();
   const insertTx = db.transaction((insert: RowInsert, packed: PackedRows) =>
-    insertPackedRows(statements, insert, packed, ROWS_PER_STATEMENT),
+    insertPackedRows(statements, completions, insert, packed, ROWS_PER_STATEMENT),
   );
   return {
     insertRows(insert, packed) {

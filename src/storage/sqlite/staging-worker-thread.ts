@@ -3,6 +3,7 @@ import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import type BetterSqlite3 from 'better-sqlite3';
 import {
   ROWS_PER_STATEMENT,
+  completionsByTable,
   insertPackedRows,
   runSteps,
   statementCache,
@@ -33,12 +34,13 @@ function serveStaging(port: MessagePort, input: WorkerInput): void {
   }
   const open = db;
   const statements = open === null ? null : statementCache(open);
+  const completions = completionsByTable();
   port.on('message', (m: WorkerRequest) => {
     if (m.op === 'insert') {
       if (failure === null && open !== null && statements !== null) {
         try {
           open.transaction(() =>
-            insertPackedRows(statements, m.insert, m.packed, ROWS_PER_STATEMENT),
+            insertPackedRows(statements, completions, m.insert, m.packed, ROWS_PER_STATEMENT),
           )();
         } catch (error) {
           failure = error;

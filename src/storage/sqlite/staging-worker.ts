@@ -31,7 +31,14 @@ const MAX_PENDING_INSERTS = 4;
  */
 export function createWorkerRunner(path: string, pragmas: readonly string[]): StagingRunner {
   const input: WorkerInput = { path, pragmas: [...pragmas] };
-  const worker = new Worker(WORKER_ENTRY, { workerData: input });
+  const worker = new Worker(WORKER_ENTRY, {
+    workerData: input,
+    // Its garbage is a batch's values and the search texts made of them, gone once the batch
+    // is in: a small young generation keeps the thread's memory small (the generated 124 MB
+    // guide's ingest peaked at 230 MB against 255-261 with V8's default, as fast: `node
+    // bench/ingest.mjs --child worker FILE`, bench/INGEST.md).
+    resourceLimits: { maxYoungGenerationSizeMb: 8 },
+  });
   let pendingInserts = 0;
   let failure: Error | null = null;
   let nextId = 1;
