@@ -168,13 +168,17 @@ function dataVersion(db: Database.Database): number {
 function catalogueSchema(file: string): unknown[] {
   const db = new Database(join(dir, file), { readonly: true });
   try {
-    return db
-      .prepare(`SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name`)
-      .all()
-      .map((row) => {
-        const r = row as { sql: string | null };
-        return { ...r, sql: r.sql?.replace(/^CREATE TABLE "(\w+)"/, 'CREATE TABLE $1') };
-      });
+    return [
+      ...db
+        .prepare(`SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name`)
+        .all()
+        .map((row) => {
+          const r = row as { sql: string | null };
+          return { ...r, sql: r.sql?.replace(/^CREATE TABLE "(\w+)"/, 'CREATE TABLE $1') };
+        }),
+      // The full-text index's settings, which its config table keeps.
+      ...db.prepare('SELECT k, v FROM text_words_config ORDER BY k').all(),
+    ];
   } finally {
     db.close();
   }
@@ -582,6 +586,29 @@ describe('the catalogue file', () => {
       }
       // No answer changed.
       expect(dataVersion(db)).toBe(version);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('version 9 is upgraded on open: the texts’ full-text index gathers 4 MiB of new words, answers kept', async () => {
+    const hashSize = (db: Database.Database) =>
+      db.prepare(`SELECT v FROM text_words_config WHERE k = 'hashsize'`).pluck().get();
+    const old = openSqliteStore({ path, nowMs: NOW });
+    expect(hashSize(old.db)).toBe(4 * 1024 * 1024);
+    old.db.exec(ONE_CHANNEL_AND_FILE);
+    // As version 9 left it: FTS5's default (its shadow tables cannot be written directly).
+    old.db.exec(`INSERT INTO text_words (text_words, rank) VALUES ('hashsize', 1048576);
+      PRAGMA catalogue.user_version = 9;`);
+    expect(hashSize(old.db)).toBe(1024 * 1024);
+    const version = dataVersion(old.db);
+    await old.close();
+
+    const store = openSqliteStore({ path, nowMs: NOW });
+    try {
+      expect(store.db.pragma('catalogue.user_version', { simple: true })).toBe(10);
+      expect(hashSize(store.db)).toBe(4 * 1024 * 1024);
+      expect(dataVersion(store.db)).toBe(version);
     } finally {
       await store.close();
     }

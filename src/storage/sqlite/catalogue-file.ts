@@ -30,8 +30,9 @@ export const CATALOGUE_SCHEMA = 'catalogue';
  * 7: the change log (`changes`) and how far back it was pruned (`changes_horizon`).
  * 8: the full-text index holds each distinct search text once (`search_texts`), not each
  * programme's words. 9: the stored words have the letters no decomposition folds folded (ł, ø, ß…).
+ * 10: the full-text index of the texts gathers more new words in memory before it writes them.
  */
-export const CATALOGUE_SCHEMA_VERSION = 9;
+export const CATALOGUE_SCHEMA_VERSION = 10;
 
 /**
  * Page size of a new catalogue file. Programmes are long rows (descriptions) appended in
@@ -216,6 +217,7 @@ export function ensureCatalogueSchema(db: SqliteDatabase): void {
     if (catalogueVersion(db) === 6) createChangeLog(db);
     if (catalogueVersion(db) === 7) indexSearchTexts(db);
     if (catalogueVersion(db) === 8) refoldSearchTexts(db);
+    if (catalogueVersion(db) === 9) sizeTextWordsBuffer(db);
   }).immediate();
   // The old table's pages would stay in the file, free, doubling it (876 MB → 1.5 GB for 2
   // million programmes). VACUUM cannot run inside a transaction, so it follows the upgrade.
@@ -452,6 +454,23 @@ function refoldSearchTexts(db: SqliteDatabase): void {
     move.run(other ?? id, folded, id);
   }
   db.pragma(`${CATALOGUE_SCHEMA}.user_version = 9`);
+}
+
+/**
+ * New words the full-text index of the texts gathers in memory before it writes them as a new
+ * segment, in bytes (FTS5's `hashsize`; its default is 1 MiB). An ingest of a guide whose
+ * descriptions are all new adds a text per programme: with the default, the 173,000 texts of the
+ * generated 124 MB guide took 0.25 s longer to insert, their index written and merged in more,
+ * smaller segments (`node bench/ingest.mjs --child worker FILE`, three pairs: the merge 2.83–2.97
+ * s against 2.60–2.66; bench/INGEST.md). Held only while an ingest's transaction writes texts.
+ */
+const TEXT_WORDS_HASH_BYTES = 4 * 1024 * 1024;
+
+/** Version 9 → 10: the texts' full-text index takes TEXT_WORDS_HASH_BYTES (kept in its config). */
+function sizeTextWordsBuffer(db: SqliteDatabase): void {
+  db.exec(`INSERT INTO catalogue.text_words (text_words, rank)
+    VALUES ('hashsize', ${TEXT_WORDS_HASH_BYTES})`);
+  db.pragma(`${CATALOGUE_SCHEMA}.user_version = 10`);
 }
 
 interface WordsSourceRow {
