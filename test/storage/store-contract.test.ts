@@ -29,6 +29,7 @@ import { OTHER_PROCESS_CHECK_MS } from '../../src/storage/sqlite/data-versions.j
 import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import { createPostgresPool, migratePostgres } from '../../src/storage/postgres/database.js';
 import { POSTGRES_MIGRATIONS } from '../../src/storage/postgres/migrations.js';
+import { POSTGRES_MERGE } from '../../src/storage/postgres/postgres-merge-dialect.js';
 import { createPostgresCatalogueReader } from '../../src/storage/postgres/catalogue-reader.js';
 import {
   createPipelinedConnections,
@@ -856,6 +857,41 @@ describe.runIf(ENGINES.includes('postgres'))('late indexes on PostgreSQL', () =>
       expect(await titlesFound(s.store, 'news')).toEqual(expectedTitles(guide.titles, 'news'));
     } finally {
       reader.release(true);
+      await s.dispose();
+    }
+  });
+
+  it('finds a search text by the hash of its words (migration 17), each text stored once', async () => {
+    const s = await openEngineStore('postgres', NOW);
+    try {
+      if (s.engine !== 'postgres') throw new Error('not PostgreSQL');
+      await run(s.store, guide('News at six', 1));
+      await run(s.store, guide('Film', 2));
+      // The same texts again, and one more: each stored once, found by the index.
+      await run(s.store, guide('News at six', 3));
+      const texts = await s.sql(
+        'SELECT words, count(*)::int AS n FROM search_texts GROUP BY words',
+      );
+      expect(texts.length).toBeGreaterThan(1);
+      for (const t of texts) expect(t.n).toBe(1);
+      // The merge's lookup of a text (sameSearchText) can use the index.
+      const client = new pg.Client({ connectionString: s.databaseUrl });
+      await client.connect();
+      try {
+        await client.query('BEGIN');
+        await client.query('SET LOCAL enable_seqscan = off');
+        const plan = await client.query<{ 'QUERY PLAN': string }>(
+          `EXPLAIN SELECT t.id FROM search_texts AS t
+            WHERE ${POSTGRES_MERGE.sameSearchText('t.words', "'news at six'")}`,
+        );
+        expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toMatch(
+          /Index Scan using search_texts_by_words/,
+        );
+      } finally {
+        await client.query('ROLLBACK');
+        await client.end();
+      }
+    } finally {
       await s.dispose();
     }
   });

@@ -70,10 +70,11 @@ export interface MergeDialect {
    */
   prepareFileTexts(fileTexts: string): string;
   /**
-   * What `search_texts` is unique on, of the text `words`: the text (SQLite), or its MD5
-   * (PostgreSQL, whose B-tree keys hold at most about 2.7 KB; a long description is more).
+   * The condition that the stored text `stored` (of `search_texts`) has the words `words`, by
+   * the index that finds it: its words (SQLite's unique index), or a hash of them and then the
+   * words (PostgreSQL, whose B-tree keys hold at most about 2.7 KB; a long description is more).
    */
-  searchTextKey(words: string): string;
+  sameSearchText(stored: string, words: string): string;
   /** Deletes the programmes that started before the parameter `before`. */
   prune(before: string): string;
   /** FROM and WHERE of the programmes `p` that prune deletes, for a SELECT of them. */

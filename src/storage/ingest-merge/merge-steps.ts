@@ -339,7 +339,7 @@ export const LATE_INDEX_NAMES: readonly string[] = [
  */
 export type LateTextIndexes = IndexRebuild;
 
-/** The indexes of `search_texts` a LateTextIndexes drops and builds: by MD5, and the words'. */
+/** The indexes of `search_texts` a LateTextIndexes drops and builds: by hash, and the words'. */
 export const LATE_TEXT_INDEX_NAMES: readonly string[] = [
   'search_texts_by_words',
   'search_texts_words',
@@ -445,7 +445,7 @@ export function mergeSteps(
       (p) => `${CHANGE_INSERT} SELECT 'programme', ${change}, ${a}.channel_id, ${a}.id, ${a}.start,
           ${p(now)} ${rows(p)}`,
     );
-  const sameText = (words: string) => `${d.searchTextKey('t.words')} = ${d.searchTextKey(words)}`;
+  const sameText = (words: string) => d.sameSearchText('t.words', words);
   const insert = (stagedRows: string, staged = `${t.programmes} AS f`) =>
     bound(
       d,
@@ -573,10 +573,10 @@ export function mergeSteps(
     // Each distinct search text once (docs/catalogue.md, "The search index"): the file's texts,
     // made distinct before the merge (fileTextSteps), its new ones added (the full-text index
     // follows them), and each gets its id; the programmes written below find theirs among these
-    // by their words. PostgreSQL finds a text in search_texts by its MD5: hashing every staged
-    // row's words took 0.89 s to look the texts up and 1.78 s to join the programmes to them
-    // (the 92 MB guide), its 11,309 distinct texts 0.2 s and the join here 0.35 s (`EXPLAIN
-    // ANALYZE`; bench/INGEST.md).
+    // by their words. PostgreSQL finds a text in search_texts by a hash of its words (an MD5
+    // then): hashing every staged row's words took 0.89 s to look the texts up and 1.78 s to
+    // join the programmes to them (the 92 MB guide), its 11,309 distinct texts 0.2 s and the
+    // join here 0.35 s (`EXPLAIN ANALYZE`; bench/INGEST.md).
     ...(lateTextIndexes === null
       ? []
       : [

@@ -34,6 +34,13 @@ const CHANGES_LOCK = 0x6f6e6163; // "onac"
  * dropped at the end of its one transaction; the statements run one by one on that connection
  * (ingest-session.ts).
  */
+/**
+ * The hash `search_texts` is indexed by (migration 17), of the text `words`: 64 bits, computed
+ * in a third of the time of the MD5 it replaced, which was most of a first ingest's lookups of
+ * its texts (bench/INGEST.md). Written as the index defines it, so that the planner uses it.
+ */
+const SEARCH_TEXT_HASH = (words: string) => `hashtextextended(${words}, 0)`;
+
 export const POSTGRES_MERGE: MergeDialect = {
   stagedTableNames: () => ({
     programmes: 'stage_programmes',
@@ -81,9 +88,11 @@ export const POSTGRES_MERGE: MergeDialect = {
   indexStagedIds: () => null,
   // A hash join on the words then: the 92 MB guide's 294,294 rows found their texts in
   // 0.35 s, against 1.78 s joining search_texts on the MD5 of every row's words (`EXPLAIN
-  // ANALYZE` of both joins; bench/INGEST.md).
+  // ANALYZE` of both joins when texts were found by MD5; bench/INGEST.md).
   prepareFileTexts: (fileTexts) => `ANALYZE ${fileTexts}`,
-  searchTextKey: (words) => `md5(${words})`,
+  // The index by the words' hash (migration 17): two texts may share a hash, so the words too.
+  sameSearchText: (stored, words) =>
+    `${SEARCH_TEXT_HASH(stored)} = ${SEARCH_TEXT_HASH(words)} AND ${stored} = ${words}`,
   prune: (before) => `DELETE FROM programmes WHERE start_ms < ${before}`,
   prunedRows: (before) => `FROM programmes AS p WHERE p.start_ms < ${before}`,
   // An identity column numbers rows as they are written, not as their transactions commit: two
@@ -171,7 +180,7 @@ export function postgresLateIndexes(
 /**
  * The late indexes of `search_texts` from the rows of LATE_INDEXES_QUERY, or null. Taken
  * when no text is stored (so no programme either), for the reasons of postgresLateIndexes: the
- * file's texts go in without their MD5 and word indexes, which are built after them. 173,115
+ * file's texts go in without their hash and word indexes, which are built after them. 173,115
  * distinct texts (a generated guide whose descriptions never repeat): the insert 2.1–2.2 s with
  * both, 0.29–0.35 s without and 0.9–0.95 s to build them (`psql`, bench/INGEST.md).
  */

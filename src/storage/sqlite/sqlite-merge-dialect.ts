@@ -69,7 +69,7 @@ export const SQLITE_MERGE: MergeDialect = {
   analyseStaged: () => null,
   prepareFileTexts: (fileTexts) =>
     `CREATE INDEX temp.${fileTexts}_by_words ON ${fileTexts} (words)`,
-  searchTextKey: (words) => words,
+  sameSearchText: (stored, words) => `${stored} = ${words}`,
   // Only when the file drops programmes: each stored one is checked against the staged ids.
   indexStagedIds: (programmes) =>
     `CREATE INDEX IF NOT EXISTS temp.${programmes}_by_id ON ${programmes} (id)`,
