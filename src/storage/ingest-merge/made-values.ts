@@ -10,10 +10,10 @@ export const NO_MADE_VALUES: MadeValues = { programmeIdOf: null, searchTextAt: n
  * Completes each unpacked row with the values the store makes (MadeValues, staged-tables.ts), in
  * the thread that writes the rows (SQLite's staging thread, PostgreSQL's COPY encoder) rather
  * than on the parser's, whose work bounds an ingest's read. Making the search texts there took
- * a generated 124 MB guide in French and German from 8.6–8.9 to 6.9–7.2 s into SQLite, and the
- * 92 MB bench guide from 5.1–5.4 to 4.8–4.9 s (`node bench/ingest.mjs --child worker FILE`,
- * bench/INGEST.md). Null when `made` makes none. One per table and session: its memo of search
- * texts lasts the file.
+ * a generated 124 MB guide in French and German from 8.1–8.6 to 6.7–7.0 s into SQLite (the
+ * 92 MB bench guide, whose texts repeat, 2–3 % less: `node bench/ingest.mjs --child worker
+ * FILE`, bench/INGEST.md). Null when `made` makes none. One per table and session: its memo of
+ * search texts lasts the file.
  */
 export function madeValuesCompletion(made: MadeValues): RowCompletion | null {
   const { programmeIdOf, searchTextAt } = made;
