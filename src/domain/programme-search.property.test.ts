@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { foldedWordsOf, searchWordsOf } from './programme-search.js';
+import { foldedWordsOf, searchTextOf, searchWordsOf } from './programme-search.js';
 
 // Pieces that test where folding could reach across a run: ASCII words, punctuation and the
 // white space runs are cut at; letters with marks precomposed and apart, marks alone (after a
@@ -129,6 +129,24 @@ describe('search words of a text', () => {
         expect(searchWordsOf(text)).toEqual(foldedWordsOf(text));
       }),
       { numRuns: 5_000 },
+    );
+  });
+});
+
+describe('the search text of texts joined by U+0000', () => {
+  // The store makes a programme's search text of its texts joined so (joinSearchedTexts,
+  // storage/search-text-memo.ts), without splitting them again. (Joined by '.', a sigma would
+  // fold as though a letter followed it: this fails.)
+  it('is the search text of the texts one by one', () => {
+    const texts = fc.oneof(
+      fc.array(fc.constantFrom(...PIECES), { maxLength: 12 }).map((p) => p.join('')),
+      fc.string({ unit: 'grapheme', maxLength: 30 }),
+    );
+    fc.assert(
+      fc.property(fc.array(texts, { maxLength: 6 }), (list) => {
+        expect(searchTextOf([list.join('\u0000')])).toBe(searchTextOf(list));
+      }),
+      { numRuns: 20_000 },
     );
   });
 });

@@ -7,16 +7,13 @@ const SKIPPED_LISTS = 16_384;
 
 /**
  * Joins a programme's searched texts (searchedTextsOf) into the one value a staged row carries
- * to the thread that makes their search text (SearchTextMemo). XML text holds no U+0000; and a
- * text that did would give the same words either way, as U+0000 is no part of a word.
+ * to the thread that makes their search text (SearchTextMemo). U+0000 is no part of a word and
+ * folds with nothing beside it, so the joined text has the words of the texts one after the
+ * other and its search text is theirs (a property test in domain/ checks it): it is made
+ * without splitting them again.
  */
 export function joinSearchedTexts(texts: readonly string[]): string {
   return texts.join('\u0000');
-}
-
-/** The texts joinSearchedTexts joined. */
-function splitSearchedTexts(joined: string): string[] {
-  return joined.split('\u0000');
 }
 
 /**
@@ -46,11 +43,11 @@ export class SearchTextMemo {
   textOf(joined: string): string {
     if (this.skipping > 0) {
       this.skipping--;
-      return searchTextOf(splitSearchedTexts(joined));
+      return searchTextOf([joined]);
     }
     let text = this.kept.get(joined);
     if (text === undefined) {
-      text = searchTextOf(splitSearchedTexts(joined));
+      text = searchTextOf([joined]);
       if (this.kept.size >= this.capacity) this.kept.clear();
       this.kept.set(joined, text);
     } else {
