@@ -21,8 +21,9 @@ export interface CopyEncoder {
 }
 
 /**
- * A COPY encoder whose work (each programme's id hashed, every value escaped, the text encoded)
- * runs beside the parser rather than on its thread, as SQLite's staging thread hashes the ids:
+ * A COPY encoder whose work (each programme's id hashed and search text made, every value
+ * escaped, the text encoded) runs beside the parser rather than on its thread, as SQLite's
+ * staging thread does the same (ingest-merge/made-values.ts):
  * on the parser's thread it was a quarter of the time the programmes' COPY held the connection
  * (`node --cpu-prof bench/ingest.mjs --child postgres FILE`, bench/INGEST.md).
  */

@@ -72,7 +72,7 @@ const CREATE_STAGING = createStagedTablesSql(POSTGRES_MERGE, TABLES);
 // of a 26 s ingest of the 92 MB guide were the `unnest` inserts that staged them before.
 const PROGRAMMES_INSERT = stagedInsert(STAGED_TABLES.programmes);
 const COPY_PROGRAMMES = `COPY ${TABLES.programmes} (${PROGRAMMES_INSERT.columnNames.join(', ')}) FROM STDIN`;
-/** The programmes' values as the session packs them, and their id's inputs. */
+/** The programmes' values as the session packs them, and what the encoder makes of them. */
 const PROGRAMME_COPY: CopyShape = {
   columns: PROGRAMMES_INSERT.written.map(valueKind),
   made: PROGRAMMES_INSERT.made,
@@ -154,7 +154,7 @@ async function runSteps(
  * (StagedProgrammes), as in the SQLite session.
  */
 class PostgresIngestSession implements IngestSession {
-  // The programmes' staged values, packed for the encoder, which adds their ids.
+  // The programmes' staged values, packed for the encoder, which makes their ids and search texts.
   private readonly programmes = new RowPacker(PROGRAMME_COPY.columns, COPY_BATCH_ROWS);
   private readonly encoder = createCopyEncoder(PROGRAMME_COPY);
   /** The COPY of the programmes, opened with the first chunk and ended before the merge. */
