@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { programmeIdFor } from '../../domain/programme-id.js';
 import { searchTextOf } from '../../domain/programme-search.js';
 import { joinSearchedTexts } from '../search-text-memo.js';
-import { madeValuesCompletion, NO_MADE_VALUES } from './made-values.js';
+import { madeValuesCompletion } from './made-values.js';
 
 describe('madeValuesCompletion', () => {
   it('makes nothing for a table without made values', () => {
-    expect(madeValuesCompletion(NO_MADE_VALUES)).toBeNull();
+    expect(madeValuesCompletion({ programmeIdOf: null, searchTextAt: null })).toBeNull();
   });
 
   it('puts the search text in place of the searched texts and the id after the row', () => {

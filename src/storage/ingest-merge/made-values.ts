@@ -3,9 +3,6 @@ import type { PackedValue, RowCompletion } from '../packed-rows.js';
 import { SearchTextMemo } from '../search-text-memo.js';
 import type { MadeValues } from './staged-tables.js';
 
-/** Made values of a table that has none. */
-export const NO_MADE_VALUES: MadeValues = { programmeIdOf: null, searchTextAt: null };
-
 /**
  * Completes each unpacked row with the values the store makes (MadeValues, staged-tables.ts), in
  * the thread that writes the rows (SQLite's staging thread, PostgreSQL's COPY encoder) rather

@@ -30,17 +30,17 @@ const ARRAY_TYPES: Readonly<Record<StagedType, string>> = {
 const CHANGES_LOCK = 0x6f6e6163; // "onac"
 
 /**
- * The merge's SQL on PostgreSQL. Staged tables are TEMP tables of the ingest's own connection,
- * dropped at the end of its one transaction; the statements run one by one on that connection
- * (ingest-session.ts).
- */
-/**
  * The hash `search_texts` is indexed by (migration 17), of the text `words`: 64 bits, computed
  * in a third of the time of the MD5 it replaced, which was most of a first ingest's lookups of
  * its texts (bench/INGEST.md). Written as the index defines it, so that the planner uses it.
  */
 const SEARCH_TEXT_HASH = (words: string) => `hashtextextended(${words}, 0)`;
 
+/**
+ * The merge's SQL on PostgreSQL. Staged tables are TEMP tables of the ingest's own connection,
+ * dropped at the end of its one transaction; the statements run one by one on that connection
+ * (ingest-session.ts).
+ */
 export const POSTGRES_MERGE: MergeDialect = {
   stagedTableNames: () => ({
     programmes: 'stage_programmes',
