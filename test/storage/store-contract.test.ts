@@ -27,7 +27,12 @@ import {
 } from '../../src/storage/postgres/postgres-store.js';
 import { OTHER_PROCESS_CHECK_MS } from '../../src/storage/sqlite/data-versions.js';
 import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
-import { createPostgresPool, migratePostgres } from '../../src/storage/postgres/database.js';
+import {
+  connectPostgresClient,
+  createPostgresPool,
+  migratePostgres,
+} from '../../src/storage/postgres/database.js';
+import { createPostgresCatalogueWriter } from '../../src/storage/postgres/ingest-session.js';
 import { POSTGRES_MIGRATIONS } from '../../src/storage/postgres/migrations.js';
 import { POSTGRES_MERGE } from '../../src/storage/postgres/postgres-merge-dialect.js';
 import { createPostgresCatalogueReader } from '../../src/storage/postgres/catalogue-reader.js';
@@ -893,6 +898,42 @@ describe.runIf(ENGINES.includes('postgres'))('late indexes on PostgreSQL', () =>
       }
     } finally {
       await s.dispose();
+    }
+  });
+});
+
+describe.runIf(ENGINES.includes('postgres'))('the ingest connection on PostgreSQL', () => {
+  it('plans its statements without JIT compilation, leaving other connections as they are', async () => {
+    const database = await freshPostgresDatabase({ migrated: true });
+    const clients: pg.Client[] = [];
+    const admin = new pg.Client({ connectionString: database.url });
+    await admin.connect();
+    try {
+      // New connections to this database compile with JIT, whatever the server's default.
+      await admin.query(`ALTER DATABASE ${new URL(database.url).pathname.slice(1)} SET jit = on`);
+      const writer = createPostgresCatalogueWriter(async () => {
+        const client = await connectPostgresClient(database.url);
+        clients.push(client);
+        return client;
+      });
+      const setting = async (client: pg.Client) =>
+        (await client.query<{ jit: string }>('SHOW jit')).rows[0]?.jit;
+      const session = await writer.beginIngest();
+      try {
+        const [own] = clients;
+        if (own === undefined) throw new Error('the session opened no connection');
+        expect(await setting(own)).toBe('off');
+        // The setting is the ingest's own: a reader's connection keeps the database's.
+        const reader = await connectPostgresClient(database.url);
+        clients.push(reader);
+        expect(await setting(reader)).toBe('on');
+      } finally {
+        await session.abort();
+      }
+    } finally {
+      await admin.end();
+      await Promise.all(clients.slice(1).map((c) => c.end()));
+      await database.drop();
     }
   });
 });

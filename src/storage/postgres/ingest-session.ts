@@ -68,6 +68,16 @@ const TABLES = POSTGRES_MERGE.stagedTableNames();
 // that also merges: readers see the old catalogue until COMMIT, and a failure rolls it all back.
 const CREATE_STAGING = createStagedTablesSql(POSTGRES_MERGE, TABLES);
 
+/**
+ * The ingest's transaction runs without JIT compilation. The staged tables have no statistics
+ * when the merge's statements are planned, so their estimated costs pass the thresholds at
+ * which PostgreSQL compiles expressions with LLVM, and for these statements the compile cost
+ * more than it saved: giving the file's texts their ids, 11,309 rows, took 0.25-0.30 s with
+ * JIT and 0.04-0.09 s without (the bench guide, per-statement `log_min_duration_statement` of
+ * `node bench/ingest.mjs --child postgres FILE`, bench/INGEST.md). Only this connection.
+ */
+const INGEST_SETTINGS = 'SET LOCAL jit = off;';
+
 // Programmes, nearly all of a file's rows, are streamed in with COPY as the file is read: 5.6 s
 // of a 26 s ingest of the 92 MB guide were the `unnest` inserts that staged them before.
 const PROGRAMMES_INSERT = stagedInsert(STAGED_TABLES.programmes);
@@ -411,7 +421,7 @@ export function createPostgresCatalogueWriter(connect: () => Promise<pg.Client>)
       const client = await connect();
       try {
         await client.query('BEGIN');
-        await client.query(CREATE_STAGING);
+        await client.query(`${INGEST_SETTINGS}\n${CREATE_STAGING}`);
       } catch (error) {
         await client.end().catch(() => {});
         throw error;
