@@ -74,7 +74,8 @@ const CREATE_STAGING = createStagedTablesSql(POSTGRES_MERGE, TABLES);
  * which PostgreSQL compiles expressions with LLVM, and for these statements the compile cost
  * more than it saved: giving the file's texts their ids, 11,309 rows, took 0.25-0.30 s with
  * JIT and 0.04-0.09 s without (the bench guide, per-statement `log_min_duration_statement` of
- * `node bench/ingest.mjs --child postgres FILE`, bench/INGEST.md). Only this connection.
+ * `node bench/ingest.mjs --child postgres FILE`, bench/INGEST.md). The connections that serve
+ * requests run without it too (poolSettings in database.ts); this one is the ingest's own.
  */
 const INGEST_SETTINGS = 'SET LOCAL jit = off;';
 
