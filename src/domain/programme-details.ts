@@ -415,8 +415,6 @@ type Stored = Record<string, unknown>;
 
 interface FieldCodec {
   key: string;
-  /** `"key":`, before the stored value in the text. */
-  prefix: string;
   /**
    * The field as stored, or undefined when it is its fallback (then nothing is stored); checked
    * without building the fallback, as it runs for every programme ingested.
@@ -435,7 +433,7 @@ interface FieldCodec {
  * handles as a few cases.
  */
 function codec(key: string, store: FieldCodec['store'], load: FieldCodec['load']): FieldCodec {
-  return { key, prefix: `"${key}":`, store, load };
+  return { key, store, load };
 }
 
 /** Deep equality of plain data (what ProgrammeDetails is made of). */
@@ -721,16 +719,22 @@ const CODECS: readonly FieldCodec[] = [
  * JSON of the fields that differ. Deterministic (the merge compares texts to decide "changed").
  */
 export function encodeDetails(details: ProgrammeDetails, v1: V1Texts): string {
-  // The JSON of an object with these keys in this order, written by parts, each field checked
-  // against its fallback without building it: built as an object and compared deeply, encoding
-  // was most of an ingest's cost of rich data (callgrind over a corpus guide; the tests hold the
-  // text to what JSON.parse reads back).
-  const out: string[] = [];
+  // Each field is checked against its fallback without building it: built whole and compared
+  // deeply, encoding was most of an ingest's cost of rich data (callgrind over a corpus guide).
+  // The fields that differ go into one object, in CODECS' order (no key is an integer, so JSON
+  // keeps that order), written by one JSON.stringify: a call per field, joined, took a third
+  // more instructions (22,500 against 14,800 a programme of the bench guide, callgrind of a
+  // loop over its encodings, bench/INGEST.md). The tests pin the bytes stored.
+  const stored: Stored = {};
+  let any = false;
   for (const field of CODECS) {
     const value = field.store(details, v1);
-    if (value !== undefined) out.push(field.prefix + JSON.stringify(value));
+    if (value !== undefined) {
+      stored[field.key] = value;
+      any = true;
+    }
   }
-  return out.length === 0 ? '' : `{${out.join(',')}}`;
+  return any ? JSON.stringify(stored) : '';
 }
 
 /** Whether texts are those a programme with only the v1 text has (v1LangTexts). */
