@@ -723,8 +723,8 @@ export function encodeDetails(details: ProgrammeDetails, v1: V1Texts): string {
   // deeply, encoding was most of an ingest's cost of rich data (callgrind over a corpus guide).
   // The fields that differ go into one object, in CODECS' order (no key is an integer, so JSON
   // keeps that order), written by one JSON.stringify: a call per field, joined, took a third
-  // more instructions (22,500 against 14,800 a programme of the bench guide, callgrind of a
-  // loop over its encodings, bench/INGEST.md). The tests pin the bytes stored.
+  // more instructions (22,500 against 14,800 a programme of the corpus guide: `node
+  // bench/details-encoding.mjs` under callgrind, bench/INGEST.md). The tests pin the bytes.
   const stored: Stored = {};
   let any = false;
   for (const field of CODECS) {
