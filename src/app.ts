@@ -9,6 +9,7 @@ import { createCachedAnswers } from './http/answers/cached-answers.js';
 import { apiGuard } from './http/api-guard.js';
 import { createAuthorize } from './http/authorize.js';
 import { clientAddressOf } from './http/client-address.js';
+import { onceCompiledSerializers } from './http/compiled-serializers.js';
 import { applyCors, createCors, registerCors } from './http/cors.js';
 import {
   clientErrorHandler,
@@ -137,6 +138,7 @@ export async function buildApp(deps: AppDeps, loggerInstance?: Logger): Promise<
     },
     trustProxy: deps.config.trustProxy,
     clientErrorHandler,
+    schemaController: { compilersFactory: { buildSerializer: onceCompiledSerializers } },
     routerOptions: {
       ignoreTrailingSlash: true,
       // Long path values must reach the route to get their 400/404, not the router's 404.
