@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gunzipSync } from 'node:zlib';
-import { arg } from './bench-support.mjs';
+import { arg, discardingWriter } from './bench-support.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = process.env.ONAIR_BENCH_DIST ?? join(ROOT, 'dist');
@@ -45,36 +45,10 @@ if (file === undefined) {
 /** The staged programmes of `path`, as the pipeline hands them to a store. */
 async function stagedProgrammes(path) {
   const staged = [];
-  const session = {
-    stageChannel() {},
-    stageProgramme(row) {
-      if (staged.length < limit) staged.push(row);
-    },
-    async drain() {},
-    async analyse() {
-      return {
-        programmes: staged.length,
-        exactDuplicates: 0,
-        conflictingDuplicates: 0,
-        duplicateSlots: 0,
-        overlaps: null,
-        duplicateSamples: [],
-      };
-    },
-    async commit() {
-      return {
-        channelsAdded: 0,
-        channelsUpdated: 0,
-        programmesAdded: 0,
-        programmesUpdated: 0,
-        programmesUnchanged: 0,
-        programmesRemoved: 0,
-        programmesPruned: 0,
-      };
-    },
-    async abort() {},
-  };
-  await ingestXmltv({ beginIngest: async () => session }, { source: path }, { nowMs: 0 });
+  const writer = discardingWriter((row) => {
+    if (staged.length < limit) staged.push(row);
+  });
+  await ingestXmltv(writer, { source: path }, { nowMs: 0 });
   return staged;
 }
 

@@ -51,6 +51,7 @@ import { pipeline } from 'node:stream/promises';
 import { Worker } from 'node:worker_threads';
 import { createGunzip, createGzip } from 'node:zlib';
 import { generateCatalogue } from './catalogue-generator.mjs';
+import { discardingWriter } from './bench-support.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 // ONAIR_BENCH_DIST measures another build (e.g. an earlier commit's) with the same cases.
@@ -115,40 +116,7 @@ async function epgParserOnly(path) {
 }
 
 /** A writer that keeps nothing: the pipeline (read, decode, parse, map) without storage. */
-const nullWriter = {
-  async beginIngest() {
-    let programmes = 0;
-    return {
-      stageChannel() {},
-      stageProgramme() {
-        programmes++;
-      },
-      async drain() {},
-      async analyse() {
-        return {
-          programmes,
-          exactDuplicates: 0,
-          conflictingDuplicates: 0,
-          duplicateSlots: 0,
-          overlaps: null,
-          duplicateSamples: [],
-        };
-      },
-      async commit() {
-        return {
-          channelsAdded: 0,
-          channelsUpdated: 0,
-          programmesAdded: 0,
-          programmesUpdated: 0,
-          programmesUnchanged: 0,
-          programmesRemoved: 0,
-          programmesPruned: 0,
-        };
-      },
-      async abort() {},
-    };
-  },
-};
+const nullWriter = discardingWriter();
 
 /**
  * Other writers during the ingest, each in a thread of its own so the parser's busy event loop
