@@ -137,7 +137,10 @@ function charFold(code: number): string | null {
   let fold = charFolds.get(code);
   if (fold === undefined) {
     const char = String.fromCharCode(code);
-    const whole = FOLDS_IN_CONTEXT.test(char) ? null : foldWhole(char);
+    // Its decomposition too: "Ϲ" (U+03F9) decomposes to a capital sigma, lower-cased by what
+    // precedes it (a property test found "ႠϹ" folded to "ⴀσ" here and "ⴀς" whole).
+    const inContext = FOLDS_IN_CONTEXT.test(char) || FOLDS_IN_CONTEXT.test(char.normalize('NFKD'));
+    const whole = inContext ? null : foldWhole(char);
     fold = whole === null || FOLDS_IN_CONTEXT.test(whole) ? null : whole;
     charFolds.set(code, fold);
   }
