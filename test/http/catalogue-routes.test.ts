@@ -1,11 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { seedCatalogue } from '../helpers/catalogue-fixture.js';
-import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { createTestApp, registerFixture, type TestApp } from '../helpers/test-app.js';
 
 let t: TestApp;
 let key: string;
 
-beforeEach(async () => {
+async function setUp(): Promise<void> {
   t = await createTestApp();
   ({ key } = await t.customer());
   await seedCatalogue(t.temp.store, [
@@ -18,13 +18,21 @@ beforeEach(async () => {
     { xmltvId: 'eins.de', name: 'Das Erste', country: 'DE' },
     { xmltvId: 'odd.us-ca', name: 'Coast TV', country: 'US-CA' },
   ]);
-});
+}
 
-afterEach(async () => {
-  await t.close();
-});
+/** The app above, a new one for each test or one the describe's tests share (they only read). */
+const seededApp = (scope: 'each' | 'all') => registerFixture(scope, setUp, () => t.close());
+
+/** The names `/api/v1/channels/search` answers with for `query`. */
+async function names(query: string): Promise<string[]> {
+  const res = await t.get(`/api/v1/channels/search${query}`, key);
+  expect(res.statusCode, res.body).toBe(200);
+  return (res.json() as { results: { name: string }[] }).results.map((r) => r.name);
+}
 
 describe('GET /api/v1/countries', () => {
+  seededApp('each');
+
   it('lists every country with its channel count, ordered by code', async () => {
     const res = await t.get('/api/v1/countries', key);
     expect(res.statusCode).toBe(200);
@@ -62,6 +70,8 @@ describe('GET /api/v1/countries', () => {
 });
 
 describe('GET /api/v1/countries/:country/channels', () => {
+  seededApp('all');
+
   it('lists the channels of a country by name, case-insensitive, with the spec fields', async () => {
     const res = await t.get('/api/v1/countries/UK/channels', key);
     expect(res.statusCode).toBe(200);
@@ -104,11 +114,7 @@ describe('GET /api/v1/countries/:country/channels', () => {
 });
 
 describe('GET /api/v1/channels/search', () => {
-  const names = async (query: string): Promise<string[]> => {
-    const res = await t.get(`/api/v1/channels/search${query}`, key);
-    expect(res.statusCode, res.body).toBe(200);
-    return (res.json() as { results: { name: string }[] }).results.map((r) => r.name);
-  };
+  seededApp('all');
 
   it('matches a case- and accent-insensitive substring, ordered by name', async () => {
     expect(await names('?q=tele')).toEqual(['TELE 2', 'Télé Lumière']);
@@ -171,6 +177,10 @@ describe('GET /api/v1/channels/search', () => {
       });
     }
   });
+});
+
+describe('GET /api/v1/channels/search, channels added', () => {
+  seededApp('each');
 
   it('cuts q to 200 characters instead of rejecting it', async () => {
     const long = 'x'.repeat(200);

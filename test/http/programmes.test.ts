@@ -1,7 +1,7 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { seedCatalogue } from '../helpers/catalogue-fixture.js';
-import { createTestApp, TEST_NOW, type TestApp } from '../helpers/test-app.js';
+import { createTestApp, registerFixture, TEST_NOW, type TestApp } from '../helpers/test-app.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -19,7 +19,7 @@ async function starts(query = ''): Promise<string[]> {
   return (res.json() as { programmes: { start: string }[] }).programmes.map((p) => p.start);
 }
 
-beforeEach(async () => {
+async function setUp(): Promise<void> {
   t = await createTestApp();
   ({ key } = await t.customer());
   const seeded = await seedCatalogue(
@@ -46,13 +46,14 @@ beforeEach(async () => {
   );
   channelId = seeded.channelIds.get('one.uk') ?? '';
   sourceFileId = seeded.sourceFileId;
-});
+}
 
-afterEach(async () => {
-  await t.close();
-});
+/** The app above, a new one for each test or one the describe's tests share (they only read). */
+const seededApp = (scope: 'each' | 'all') => registerFixture(scope, setUp, () => t.close());
 
 describe('GET /api/v1/channels/:channelId/programmes — caching', () => {
+  seededApp('each');
+
   it('sends an ETag; If-None-Match gets 304 until the window or the catalogue changes', async () => {
     const first = await t.get(`${base()}?days=today`, key);
     const etag = String(first.headers.etag);
@@ -78,6 +79,8 @@ describe('GET /api/v1/channels/:channelId/programmes — caching', () => {
 });
 
 describe('GET /api/v1/channels/:channelId/programmes — compression', () => {
+  seededApp('each');
+
   it('sends brotli or gzip when accepted, the same JSON once decoded', async () => {
     const plain = await t.get(`${base()}?days=all`, key);
     expect(plain.headers['content-encoding']).toBeUndefined();
@@ -122,6 +125,8 @@ describe('GET /api/v1/channels/:channelId/programmes — compression', () => {
 });
 
 describe('GET /api/v1/channels/:channelId/programmes — happy', () => {
+  seededApp('all');
+
   it('returns exactly the spec fields, in UTC XMLTV form, with channelId', async () => {
     const res = await t.get(`${base()}?days=today`, key);
     expect(res.statusCode).toBe(200);
@@ -241,6 +246,8 @@ describe('GET /api/v1/channels/:channelId/programmes — happy', () => {
 });
 
 describe('GET /api/v1/channels/:channelId/programmes — errors', () => {
+  seededApp('all');
+
   it.each(['0', '366', '-1', '1.5', '+7', ' 7', 'abc', '', 'todayy', '7days', '1e2', 'all7'])(
     'days=%j → 400 INVALID_DAYS',
     async (days) => {
