@@ -30,6 +30,10 @@ export function createCliSandbox(): CliSandbox {
     HOME: dir,
     DATABASE_URL: join(dir, 'onair.db'),
     LOG_LEVEL: 'warn',
+    // libfaketime's, when the suite runs at another hour (docs/testing.md): the CLI then keeps
+    // the tests' clock. Unset otherwise (spawn leaves undefined values out).
+    LD_PRELOAD: process.env.LD_PRELOAD,
+    FAKETIME: process.env.FAKETIME,
   };
   const run = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) =>
     new Promise<CliResult>((resolvePromise, reject) => {
