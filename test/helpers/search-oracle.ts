@@ -1,4 +1,5 @@
 import { channelIdFor } from '../../src/domain/catalogue-ids.js';
+import { formatUtcOffset, formatXmltvUtc } from '../../src/domain/xmltv-time.js';
 import {
   searchTermsOf,
   searchWordsOf,
@@ -13,6 +14,12 @@ import {
  * sharing a start, times at several offsets; each guide after the first replaces what the one
  * before stored from its channels' first start, and the second renames channels.
  */
+
+/**
+ * The seed of an oracle test's run: SEARCH_ORACLE_SEED to replay one, else a new one each run
+ * (the tests name it in their failures).
+ */
+export const ORACLE_SEED = Number(process.env['SEARCH_ORACLE_SEED'] ?? Date.now() % 1_000_000);
 
 /** The "now" of the guides: they span two days before it to eighteen after. */
 export const ORACLE_NOW = Date.UTC(2026, 2, 1);
@@ -64,11 +71,8 @@ const xmlText = (s: string) =>
 const xmltvId = (channel: number) => `c${channel}.${CHANNELS[channel]?.[1]}`;
 
 /** An XMLTV time of `ms` written at UTC offset `hours`. */
-function xmltvTime(ms: number, hours: number): string {
-  const local = new Date(ms + hours * HOUR).toISOString().replace(/[-:T]/g, '').slice(0, 14);
-  const offset = String(Math.abs(hours)).padStart(2, '0');
-  return `${local} ${hours < 0 ? '-' : '+'}${offset}00`;
-}
+const xmltvTime = (ms: number, hours: number) =>
+  `${formatXmltvUtc(ms + hours * HOUR).slice(0, 14)} ${formatUtcOffset(hours * 60)}`;
 
 /** A programme the oracle knows: where it is listed and the words it is found by. */
 export interface KnownProgramme {
