@@ -75,9 +75,22 @@ describe('Redis limiter (shared Redis)', () => {
     expect(lines).toEqual([]);
   });
 
-  it('sends the hits of one turn of the event loop together, each with its own answer', async () => {
+  it('sends the hits of one turn of the event loop as one command, each with its own answer', async () => {
     const prefix = `onair-test:${randomUUID()}:`;
     const redis = await client(SHARED_REDIS_URL);
+    // The commands Redis itself received with this test's prefix, seen through MONITOR (which
+    // also shows the commands a script runs).
+    const monitor = await redis.monitor();
+    clients.push(monitor);
+    const received: string[][] = [];
+    const marker = `end ${prefix}`;
+    let markerSeen = false;
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      if (args.includes(marker)) markerSeen = true;
+      else if (/^eval/i.test(args[0] ?? '') && args.some((arg) => arg.startsWith(prefix))) {
+        received.push(args);
+      }
+    });
     const limiter = createRedisRateLimiter({
       redis,
       windowMs: 60_000,
@@ -86,9 +99,8 @@ describe('Redis limiter (shared Redis)', () => {
       log: recordingLog().log,
     });
     const hits = Array.from({ length: 5 }, (_, i) => limiter.hit(`account:${i % 2}`, 2));
-    // Queued for one write at the end of this turn, not written one by one.
-    expect(redis.autoPipelineQueueSize).toBe(5);
     const decisions = await Promise.all(hits);
+    // Each hit has the count it would have had alone, in the order the hits came.
     expect(decisions.map((d) => [d.allowed, d.remaining])).toEqual([
       [true, 1],
       [true, 1],
@@ -96,7 +108,20 @@ describe('Redis limiter (shared Redis)', () => {
       [true, 0],
       [false, 0],
     ]);
-    expect(redis.autoPipelineQueueSize).toBe(0);
+    for (const d of decisions) {
+      expect(d.resetMs).toBeGreaterThan(0);
+      expect(d.resetMs).toBeLessThanOrEqual(60_000);
+    }
+    // The next turn goes on from the counts of the one before.
+    expect(await limiter.hit('account:1', 3)).toMatchObject({ allowed: true, remaining: 0 });
+    // Redis runs commands in order: once it has seen the marker, sent after both turns were
+    // answered, it has seen all of theirs.
+    await redis.echo(marker);
+    await expect.poll(() => markerSeen).toBe(true);
+    expect(received).toHaveLength(2);
+    expect(received[0]).toEqual(
+      expect.arrayContaining([`${prefix}account:0`, `${prefix}account:1`, '3', '2']),
+    );
   });
 
   it('keeps counters only for one window', async () => {
@@ -168,6 +193,14 @@ describe('Redis limiter when Redis fails (throw-away redis-server)', () => {
     expect(Date.now() - started).toBeLessThan(600);
     expect(decision.allowed).toBe(true);
     expect(metrics.fallback).toBe(1);
+    // A turn's hits fall back together, each counted by the local limiter in turn.
+    const burst = await Promise.all([1, 2, 3].map(() => limiter.hit('b', 3)));
+    expect(burst.map((d) => [d.allowed, d.remaining])).toEqual([
+      [true, 1],
+      [true, 0],
+      [false, 0],
+    ]);
+    expect(metrics.fallback).toBe(4);
     expect(lines[0]).toMatch(/^warn /);
   });
 });

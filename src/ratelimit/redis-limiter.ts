@@ -3,19 +3,26 @@ import type { RateDecision } from '../domain/rate-window.js';
 import type { RateLimiter } from './types.js';
 
 /**
- * One atomic step per request: the window comes from Redis's own clock (so every instance
- * agrees on it whatever their clocks say), the counter is incremented and, when new, given an
- * expiry of one window, in the same call. Returns the count and the milliseconds left.
+ * One atomic step per turn of the event loop: the window comes from Redis's own clock (so every
+ * instance agrees on it whatever their clocks say), and each key's counter is raised by the
+ * hits it had in the turn and, when new, given an expiry of one window, in the same call.
+ * KEYS are the counters' names, ARGV the window then each key's hits; returns the milliseconds
+ * left in the window, then each key's count.
  */
-const HIT_SCRIPT = `
+const HITS_SCRIPT = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local window = tonumber(ARGV[1])
 local start = now - (now % window)
-local key = KEYS[1] .. ':' .. start
-local count = redis.call('INCR', key)
-if count == 1 then redis.call('PEXPIRE', key, window) end
-return { count, start + window - now }
+local answer = { start + window - now }
+for i, name in ipairs(KEYS) do
+  local hits = tonumber(ARGV[i + 1])
+  local key = name .. ':' .. start
+  local count = redis.call('INCRBY', key, hits)
+  if count == hits then redis.call('PEXPIRE', key, window) end
+  answer[i + 1] = count
+end
+return answer
 `;
 
 /** Where the limiter reports that it left Redis, and came back. */
@@ -45,44 +52,106 @@ export interface RedisLimiterOptions {
 }
 
 /**
- * Fleet-wide fixed-window limiter in Redis. When Redis is unreachable or slower than the
- * client's command timeout, each instance decides with its local limiter, logs the switch
- * once, counts it, and uses Redis again as soon as a call succeeds.
+ * Fleet-wide fixed-window limiter in Redis. The hits of one turn of the event loop go to Redis
+ * as one command: a key's counter is raised by its hits at once, and each hit gets the count it
+ * would have had alone, so the decisions are those of one command per hit, for a fraction of
+ * the client's and Redis's work: a command per request (ioredis's command, promise and reply)
+ * took a quarter of the server's CPU for a small answer in scaled mode (`node bench/http.mjs
+ * --engines sqlite,postgres`, server CPU per `/countries` request; bench/RESULTS.md). When
+ * Redis is unreachable or slower than the client's command timeout, each instance decides with
+ * its local limiter, logs the switch once, counts it, and uses Redis again as soon as a call
+ * succeeds.
  */
 export function createRedisRateLimiter(options: RedisLimiterOptions): RateLimiter {
-  const { redis } = options;
-  redis.defineCommand('onairHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
+  const redis = options.redis as Redis & {
+    onairHits(...keysThenArgs: (string | number)[]): Promise<number[]>;
+  };
+  redis.defineCommand('onairHits', { lua: HITS_SCRIPT });
   let degraded = false;
+  /** The hits of this turn, by key, in the order they came; null: none yet. */
+  let turn: Map<string, WaitingHit[]> | null = null;
+
+  const answered = (sent: Map<string, WaitingHit[]>, answer: number[]) => {
+    if (degraded) {
+      degraded = false;
+      options.log.info({}, 'rate limiter: Redis answers again; the fleet-wide budget is back');
+      options.metrics?.redisUp(true);
+    }
+    const resetMs = answer[0] ?? options.windowMs;
+    let i = 1;
+    for (const hits of sent.values()) {
+      // The key's count after the turn's hits: each hit has the count it would have had alone,
+      // in the order the hits came.
+      let count = (answer[i++] ?? 0) - hits.length;
+      for (const hit of hits) {
+        count++;
+        hit.resolve({
+          allowed: count <= hit.limit,
+          limit: hit.limit,
+          remaining: Math.max(0, hit.limit - count),
+          resetMs,
+        });
+      }
+    }
+  };
+
+  const failed = (sent: Map<string, WaitingHit[]>, error: Error) => {
+    if (!degraded) {
+      degraded = true;
+      options.log.warn(
+        { error: error.message },
+        'rate limiter: Redis did not answer; each instance limits on its own until it does',
+      );
+      options.metrics?.redisUp(false);
+    }
+    for (const [key, hits] of sent) {
+      for (const hit of hits) {
+        options.metrics?.fallbackDecision();
+        options.fallback.hit(key, hit.limit).then(hit.resolve, hit.reject);
+      }
+    }
+  };
+
+  const send = () => {
+    const sent = turn;
+    turn = null;
+    if (sent === null) return;
+    const names: string[] = [];
+    const counts: number[] = [];
+    for (const [key, hits] of sent) {
+      names.push(`${options.prefix}${key}`);
+      counts.push(hits.length);
+    }
+    redis.onairHits(names.length, ...names, options.windowMs, ...counts).then(
+      (answer) => answered(sent, answer),
+      (error: Error) => failed(sent, error),
+    );
+  };
 
   return {
-    async hit(key, limit): Promise<RateDecision> {
-      try {
-        const [count, resetMs] = (await (
-          redis as Redis & { onairHit(key: string, windowMs: number): Promise<[number, number]> }
-        ).onairHit(`${options.prefix}${key}`, options.windowMs)) as [number, number];
-        if (degraded) {
-          degraded = false;
-          options.log.info({}, 'rate limiter: Redis answers again; the fleet-wide budget is back');
-          options.metrics?.redisUp(true);
+    hit(key, limit): Promise<RateDecision> {
+      return new Promise((resolve, reject) => {
+        if (turn === null) {
+          turn = new Map();
+          // After every request this turn reads: their hits go to Redis together.
+          setImmediate(send);
         }
-        return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), resetMs };
-      } catch (error) {
-        if (!degraded) {
-          degraded = true;
-          options.log.warn(
-            { error: (error as Error).message },
-            'rate limiter: Redis did not answer; each instance limits on its own until it does',
-          );
-          options.metrics?.redisUp(false);
-        }
-        options.metrics?.fallbackDecision();
-        return options.fallback.hit(key, limit);
-      }
+        const hits = turn.get(key);
+        if (hits === undefined) turn.set(key, [{ limit, resolve, reject }]);
+        else hits.push({ limit, resolve, reject });
+      });
     },
     async close() {
       await options.fallback.close();
     },
   };
+}
+
+/** A request's hit waiting for the end of its turn. */
+interface WaitingHit {
+  limit: number;
+  resolve(decision: RateDecision): void;
+  reject(error: Error): void;
 }
 
 /**
@@ -97,12 +166,9 @@ export async function connectRedis(url: string, commandTimeoutMs = 100): Promise
     maxRetriesPerRequest: 0,
     connectTimeout: 1_000,
     lazyConnect: false,
-    // The commands of the requests one turn of the event loop reads go to Redis in one write:
-    // a write per command cost the server ~18 µs of kernel time each (waking Redis). Server
-    // CPU per request of GET /api/v1/countries in scaled mode, median 70.5 → 61 µs, and Redis's
-    // own CPU halved (alternating runs of `node bench/http.mjs --engines postgres --routes
-    // countries`; bench/RESULTS.md).
-    enableAutoPipelining: true,
+    // The limiter sends one command per turn of the event loop itself, at its end: written at
+    // once, not held for ioredis's own next turn.
+    enableAutoPipelining: false,
     // Reconnect forever, backing off to one attempt per second.
     retryStrategy: (times) => Math.min(times * 50, 1_000),
   });
