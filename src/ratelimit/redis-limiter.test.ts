@@ -34,6 +34,31 @@ afterAll(() => {
   for (const redis of clients) redis.disconnect();
 });
 
+/**
+ * Watches what Redis receives (MONITOR, which also shows the commands a script runs): returns a
+ * function that gives the script calls naming a key of `prefix` received so far, after every
+ * command `redis` sent before it (Redis runs commands in order, so a marker sent last is seen
+ * last).
+ */
+async function callsReceived(redis: Redis, prefix: string): Promise<() => Promise<string[][]>> {
+  const monitor = await redis.monitor();
+  clients.push(monitor);
+  const received: string[][] = [];
+  const marker = `end ${prefix}`;
+  let markerSeen = false;
+  monitor.on('monitor', (_time: string, args: string[]) => {
+    if (args.includes(marker)) markerSeen = true;
+    else if (/^eval/i.test(args[0] ?? '') && args.some((arg) => arg.startsWith(prefix))) {
+      received.push(args);
+    }
+  });
+  return async () => {
+    await redis.echo(marker);
+    await expect.poll(() => markerSeen).toBe(true);
+    return received;
+  };
+}
+
 async function instance(
   url: string,
   prefix: string,
@@ -78,19 +103,7 @@ describe('Redis limiter (shared Redis)', () => {
   it('sends the hits of one turn of the event loop as one command, each with its own answer', async () => {
     const prefix = `onair-test:${randomUUID()}:`;
     const redis = await client(SHARED_REDIS_URL);
-    // The commands Redis itself received with this test's prefix, seen through MONITOR (which
-    // also shows the commands a script runs).
-    const monitor = await redis.monitor();
-    clients.push(monitor);
-    const received: string[][] = [];
-    const marker = `end ${prefix}`;
-    let markerSeen = false;
-    monitor.on('monitor', (_time: string, args: string[]) => {
-      if (args.includes(marker)) markerSeen = true;
-      else if (/^eval/i.test(args[0] ?? '') && args.some((arg) => arg.startsWith(prefix))) {
-        received.push(args);
-      }
-    });
+    const calls = await callsReceived(redis, prefix);
     const limiter = createRedisRateLimiter({
       redis,
       windowMs: 60_000,
@@ -114,14 +127,37 @@ describe('Redis limiter (shared Redis)', () => {
     }
     // The next turn goes on from the counts of the one before.
     expect(await limiter.hit('account:1', 3)).toMatchObject({ allowed: true, remaining: 0 });
-    // Redis runs commands in order: once it has seen the marker, sent after both turns were
-    // answered, it has seen all of theirs.
-    await redis.echo(marker);
-    await expect.poll(() => markerSeen).toBe(true);
+    const received = await calls();
     expect(received).toHaveLength(2);
     expect(received[0]).toEqual(
       expect.arrayContaining([`${prefix}account:0`, `${prefix}account:1`, '3', '2']),
     );
+  });
+
+  it('splits a turn of thousands of keys into calls of a thousand', async () => {
+    const prefix = `onair-test:${randomUUID()}:`;
+    const redis = await client(SHARED_REDIS_URL);
+    const calls = await callsReceived(redis, prefix);
+    const limiter = createRedisRateLimiter({
+      redis,
+      windowMs: 60_000,
+      prefix,
+      fallback: createMemoryRateLimiter(60_000, () => Date.now()),
+      log: recordingLog().log,
+    });
+    // 2,500 addresses, one of them three times among the others.
+    const keys = Array.from({ length: 2_500 }, (_, i) => `ip:${i}`);
+    keys.splice(1_200, 0, 'ip:7');
+    keys.splice(2_400, 0, 'ip:7');
+    const decisions = await Promise.all(keys.map((key) => limiter.hit(key, 2)));
+    const seven = decisions.filter((_, i) => keys[i] === 'ip:7');
+    expect(seven.map((d) => [d.allowed, d.remaining])).toEqual([
+      [true, 1],
+      [true, 0],
+      [false, 0],
+    ]);
+    expect(decisions.filter((d) => d.allowed && d.remaining === 1)).toHaveLength(2_500);
+    expect((await calls()).map((args) => args[2])).toEqual(['1000', '1000', '500']);
   });
 
   it('keeps counters only for one window', async () => {

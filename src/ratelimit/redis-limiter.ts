@@ -64,7 +64,7 @@ export interface RedisLimiterOptions {
  */
 export function createRedisRateLimiter(options: RedisLimiterOptions): RateLimiter {
   const redis = options.redis as Redis & {
-    onairHits(...keysThenArgs: (string | number)[]): Promise<number[]>;
+    onairHits(keysThenArgs: (string | number)[]): Promise<number[]>;
   };
   redis.defineCommand('onairHits', { lua: HITS_SCRIPT });
   let degraded = false;
@@ -116,16 +116,24 @@ export function createRedisRateLimiter(options: RedisLimiterOptions): RateLimite
     const sent = turn;
     turn = null;
     if (sent === null) return;
-    const names: string[] = [];
-    const counts: number[] = [];
-    for (const [key, hits] of sent) {
-      names.push(`${options.prefix}${key}`);
-      counts.push(hits.length);
+    // In calls of at most KEYS_PER_CALL keys: each runs alone in Redis, holding up its other
+    // clients, and a turn may read thousands of requests (pipelined, or from many addresses).
+    const keys = [...sent.keys()];
+    for (let from = 0; from < keys.length; from += KEYS_PER_CALL) {
+      const part = new Map<string, WaitingHit[]>();
+      const args: (string | number)[] = [Math.min(KEYS_PER_CALL, keys.length - from)];
+      for (const key of keys.slice(from, from + KEYS_PER_CALL)) {
+        part.set(key, sent.get(key) ?? []);
+        args.push(`${options.prefix}${key}`);
+      }
+      args.push(options.windowMs);
+      for (const hits of part.values()) args.push(hits.length);
+      // One argument, an array: ioredis spreads it into the command's arguments.
+      redis.onairHits(args).then(
+        (answer) => answered(part, answer),
+        (error: Error) => failed(part, error),
+      );
     }
-    redis.onairHits(names.length, ...names, options.windowMs, ...counts).then(
-      (answer) => answered(sent, answer),
-      (error: Error) => failed(sent, error),
-    );
   };
 
   return {
@@ -146,6 +154,9 @@ export function createRedisRateLimiter(options: RedisLimiterOptions): RateLimite
     },
   };
 }
+
+/** Keys counted by one call to Redis at most. */
+const KEYS_PER_CALL = 1_000;
 
 /** A request's hit waiting for the end of its turn. */
 interface WaitingHit {
