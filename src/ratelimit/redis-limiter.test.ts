@@ -59,6 +59,17 @@ async function callsReceived(redis: Redis, prefix: string): Promise<() => Promis
   };
 }
 
+/** A limiter over `redis` with a window of a minute, long enough for a test's turns. */
+function minuteLimiter(redis: Redis, prefix: string): RateLimiter {
+  return createRedisRateLimiter({
+    redis,
+    windowMs: 60_000,
+    prefix,
+    fallback: createMemoryRateLimiter(60_000, () => Date.now()),
+    log: recordingLog().log,
+  });
+}
+
 async function instance(
   url: string,
   prefix: string,
@@ -104,13 +115,7 @@ describe('Redis limiter (shared Redis)', () => {
     const prefix = `onair-test:${randomUUID()}:`;
     const redis = await client(SHARED_REDIS_URL);
     const calls = await callsReceived(redis, prefix);
-    const limiter = createRedisRateLimiter({
-      redis,
-      windowMs: 60_000,
-      prefix,
-      fallback: createMemoryRateLimiter(60_000, () => Date.now()),
-      log: recordingLog().log,
-    });
+    const limiter = minuteLimiter(redis, prefix);
     const hits = Array.from({ length: 5 }, (_, i) => limiter.hit(`account:${i % 2}`, 2));
     const decisions = await Promise.all(hits);
     // Each hit has the count it would have had alone, in the order the hits came.
@@ -138,13 +143,7 @@ describe('Redis limiter (shared Redis)', () => {
     const prefix = `onair-test:${randomUUID()}:`;
     const redis = await client(SHARED_REDIS_URL);
     const calls = await callsReceived(redis, prefix);
-    const limiter = createRedisRateLimiter({
-      redis,
-      windowMs: 60_000,
-      prefix,
-      fallback: createMemoryRateLimiter(60_000, () => Date.now()),
-      log: recordingLog().log,
-    });
+    const limiter = minuteLimiter(redis, prefix);
     // 2,500 addresses, one of them three times among the others.
     const keys = Array.from({ length: 2_500 }, (_, i) => `ip:${i}`);
     keys.splice(1_200, 0, 'ip:7');
