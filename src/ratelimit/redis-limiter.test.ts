@@ -239,3 +239,27 @@ describe('Redis limiter when Redis fails (throw-away redis-server)', () => {
     expect(lines[0]).toMatch(/^warn /);
   });
 });
+
+describe('Redis limiter over a client that throws instead of rejecting', () => {
+  it('falls back for the turn, logs once, and the process goes on', async () => {
+    const throwing = {
+      defineCommand: () => {},
+      onairHits: () => {
+        throw new Error('the client broke');
+      },
+    } as unknown as Redis;
+    const { log, lines } = recordingLog();
+    const limiter = createRedisRateLimiter({
+      redis: throwing,
+      windowMs: 60_000,
+      prefix: 'onair-test:',
+      fallback: createMemoryRateLimiter(60_000, () => Date.now()),
+      log,
+    });
+    const decisions = await Promise.all([limiter.hit('k', 1), limiter.hit('k', 1)]);
+    expect(decisions.map((d) => d.allowed)).toEqual([true, false]);
+    expect(lines).toEqual([
+      'warn rate limiter: Redis did not answer; each instance limits on its own until it does',
+    ]);
+  });
+});

@@ -128,11 +128,15 @@ export function createRedisRateLimiter(options: RedisLimiterOptions): RateLimite
       }
       args.push(options.windowMs);
       for (const hits of part.values()) args.push(hits.length);
-      // One argument, an array: ioredis spreads it into the command's arguments.
-      redis.onairHits(args).then(
-        (answer) => answered(part, answer),
-        (error: Error) => failed(part, error),
-      );
+      // One argument, an array: ioredis spreads it into the command's arguments. Called in a
+      // promise, so that a client that throws (rather than rejects) cannot take the server down
+      // from this callback of the event loop: its hits fall back like any failed call's.
+      Promise.resolve(args)
+        .then((keysThenArgs) => redis.onairHits(keysThenArgs))
+        .then(
+          (answer) => answered(part, answer),
+          (error: Error) => failed(part, error),
+        );
     }
   };
 
