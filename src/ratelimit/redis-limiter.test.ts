@@ -240,17 +240,20 @@ describe('Redis limiter when Redis fails (throw-away redis-server)', () => {
   });
 });
 
-describe('Redis limiter over a client that throws instead of rejecting', () => {
-  it('falls back for the turn, logs once, and the process goes on', async () => {
-    const throwing = {
-      defineCommand: () => {},
-      onairHits: () => {
+describe('Redis limiter over a client that misbehaves', () => {
+  it.each([
+    [
+      'throws instead of rejecting',
+      () => {
         throw new Error('the client broke');
       },
-    } as unknown as Redis;
+    ],
+    ['answers fewer counts than keys', async () => [1000]],
+  ])('falls back for the turn when the client %s, logs once, and goes on', async (_, call) => {
+    const client = { defineCommand: () => {}, onairHits: call } as unknown as Redis;
     const { log, lines } = recordingLog();
     const limiter = createRedisRateLimiter({
-      redis: throwing,
+      redis: client,
       windowMs: 60_000,
       prefix: 'onair-test:',
       fallback: createMemoryRateLimiter(60_000, () => Date.now()),

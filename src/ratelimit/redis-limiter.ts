@@ -77,7 +77,7 @@ export function createRedisRateLimiter(options: RedisLimiterOptions): RateLimite
       options.log.info({}, 'rate limiter: Redis answers again; the fleet-wide budget is back');
       options.metrics?.redisUp(true);
     }
-    const resetMs = answer[0] ?? options.windowMs;
+    const resetMs = answer[0] ?? options.windowMs; // the reply has a count per key (send)
     let i = 1;
     for (const hits of sent.values()) {
       // The key's count after the turn's hits: each hit has the count it would have had alone,
@@ -134,7 +134,10 @@ export function createRedisRateLimiter(options: RedisLimiterOptions): RateLimite
       Promise.resolve(args)
         .then((keysThenArgs) => redis.onairHits(keysThenArgs))
         .then(
-          (answer) => answered(part, answer),
+          (answer) =>
+            Array.isArray(answer) && answer.length === part.size + 1
+              ? answered(part, answer)
+              : failed(part, new Error(`Redis answered ${String(answer)} for ${part.size} keys`)),
           (error: Error) => failed(part, error),
         );
     }
