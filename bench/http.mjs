@@ -213,7 +213,8 @@ for (const engine of options.engines) {
       PORT: String(port),
       // As shipped (request logs at info) unless --log-level says otherwise.
       ...(options.logLevel === null ? {} : { LOG_LEVEL: options.logLevel }),
-      // Scaled mode is PostgreSQL and Redis: the rate limit is one Lua call per turn of its event loop.
+      // Scaled mode is PostgreSQL and Redis: the rate limit is one Lua call per turn of the
+      // server's event loop.
       ...(engine === 'postgres'
         ? { REDIS_URL: REDIS_URL, REDIS_KEY_PREFIX: `onair-bench:${nowMs}:` }
         : {}),

@@ -118,14 +118,11 @@ export function createRedisRateLimiter(options: RedisLimiterOptions): RateLimite
     if (sent === null) return;
     // In calls of at most KEYS_PER_CALL keys: each runs alone in Redis, holding up its other
     // clients, and a turn may read thousands of requests (pipelined, or from many addresses).
-    const keys = [...sent.keys()];
-    for (let from = 0; from < keys.length; from += KEYS_PER_CALL) {
-      const part = new Map<string, WaitingHit[]>();
-      const args: (string | number)[] = [Math.min(KEYS_PER_CALL, keys.length - from)];
-      for (const key of keys.slice(from, from + KEYS_PER_CALL)) {
-        part.set(key, sent.get(key) ?? []);
-        args.push(`${options.prefix}${key}`);
-      }
+    const entries = [...sent];
+    for (let from = 0; from < entries.length; from += KEYS_PER_CALL) {
+      const part = new Map(entries.slice(from, from + KEYS_PER_CALL));
+      const args: (string | number)[] = [part.size];
+      for (const key of part.keys()) args.push(`${options.prefix}${key}`);
       args.push(options.windowMs);
       for (const hits of part.values()) args.push(hits.length);
       // One argument, an array: ioredis spreads it into the command's arguments. Called in a
