@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import { hostname } from 'node:os';
@@ -10,7 +10,14 @@ import { describe, expect, it } from 'vitest';
 import { generateApiKey } from './domain/api-key.js';
 import { generateFeedToken } from './domain/feed.js';
 import { createRequestLog } from './http/request-log.js';
-import { createLogger, lineWriterOf, linesPerTurn, redactUrl } from './logger.js';
+import {
+  createLogger,
+  heldLines,
+  LINE_HOLD_MS,
+  lineWriterOf,
+  MAX_HELD_CHARS,
+  redactUrl,
+} from './logger.js';
 
 describe('redactUrl', () => {
   it('hides sign-in tokens in any case of the parameter name', () => {
@@ -70,45 +77,109 @@ describe('createLogger', () => {
   });
 });
 
-describe('linesPerTurn', () => {
+describe('heldLines', () => {
   const destination = () => {
     const writes: string[] = [];
     return { writes, write: (chunk: string) => writes.push(chunk), flushSync: () => undefined };
   };
+  const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-  it('hands the lines of one turn over together, at its end, in order', async () => {
+  it('hands the lines written within the hold over together, once it has passed, in order', async () => {
     const to = destination();
-    const lines = linesPerTurn(to, -1);
+    const lines = heldLines(to, -1, { holdMs: 60 });
     lines.write('a\n');
-    lines.write('b\n');
-    lines.write('c\n');
-    expect(to.writes).toEqual([]);
     await new Promise((resolve) => setImmediate(resolve));
+    lines.write('b\n');
+    await wait(10);
+    lines.write('c\n');
+    // Turns have passed, the hold has not.
+    expect(to.writes).toEqual([]);
+    await wait(80);
     expect(to.writes).toEqual(['a\nb\nc\n']);
+    // The next line starts a new hold.
     lines.write('d\n');
     await new Promise((resolve) => setImmediate(resolve));
+    expect(to.writes).toEqual(['a\nb\nc\n']);
+    await wait(80);
     expect(to.writes).toEqual(['a\nb\nc\n', 'd\n']);
   });
 
+  it('hands the lines over at once when they reach the most it holds, and goes on holding after', async () => {
+    const to = destination();
+    const lines = heldLines(to, -1, { holdMs: 60, maxChars: 10 });
+    lines.write('1234\n');
+    expect(to.writes).toEqual([]);
+    lines.write('5678\n');
+    expect(to.writes).toEqual(['1234\n5678\n']);
+    lines.write('9\n');
+    expect(to.writes).toEqual(['1234\n5678\n']);
+    await wait(80);
+    expect(to.writes).toEqual(['1234\n5678\n', '9\n']);
+  });
+
+  it('holds 20 ms by default, and at most 64 Ki characters', async () => {
+    expect(LINE_HOLD_MS).toBe(20);
+    const to = destination();
+    const lines = heldLines(to, -1);
+    lines.write(`${'x'.repeat(MAX_HELD_CHARS - 2)}\n`);
+    expect(to.writes).toHaveLength(0);
+    lines.write('y\n');
+    expect(to.writes).toHaveLength(1);
+    lines.write('z\n');
+    await wait(LINE_HOLD_MS + 30);
+    expect(to.writes).toHaveLength(2);
+  });
+
+  it('writes the lines of a process that goes on running within the hold, not at its exit', async () => {
+    const child = spawn(process.execPath, [
+      '--import',
+      'tsx',
+      fileURLToPath(new URL('../test/helpers/log-then-exit.ts', import.meta.url)),
+      '3',
+      'stay',
+    ]);
+    try {
+      const logged = new Promise<number>((resolve) =>
+        child.stderr.on('data', () => resolve(performance.now())),
+      );
+      let text = '';
+      const arrived = new Promise<number>((resolve) =>
+        child.stdout.on('data', (chunk: Buffer) => {
+          text += chunk.toString();
+          if (text.split('\n').length > 3) resolve(performance.now());
+        }),
+      );
+      const exited = new Promise<number>((resolve) => child.on('exit', () => resolve(Infinity)));
+      const at = await Promise.race([arrived, exited]);
+      // Within the hold and a loaded machine's delays, well before the child's exit 5 s on.
+      expect(at - (await logged)).toBeLessThan(2000);
+      expect(
+        text
+          .trim()
+          .split('\n')
+          .map((line) => (JSON.parse(line) as { i: number }).i),
+      ).toEqual([0, 1, 2]);
+    } finally {
+      child.kill();
+    }
+  });
+
   // As `onair serve` logs: JSON to standard output through pino's asynchronous destination.
-  it.each(['exit', 'end'])(
-    'loses no line when the process ends in the turn that wrote it (%s)',
-    async (how) => {
-      const run = promisify(execFile);
-      const { stdout } = await run(process.execPath, [
-        '--import',
-        'tsx',
-        fileURLToPath(new URL('../test/helpers/log-then-exit.ts', import.meta.url)),
-        '5000',
-        how,
-      ]);
-      const lines = stdout
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line) as { i: number });
-      expect(lines.map((line) => line.i)).toEqual(Array.from({ length: 5000 }, (_, i) => i));
-    },
-  );
+  it.each(['exit', 'end'])('loses no held line when the process ends (%s)', async (how) => {
+    const run = promisify(execFile);
+    const { stdout } = await run(process.execPath, [
+      '--import',
+      'tsx',
+      fileURLToPath(new URL('../test/helpers/log-then-exit.ts', import.meta.url)),
+      '5000',
+      how,
+    ]);
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { i: number });
+    expect(lines.map((line) => line.i)).toEqual(Array.from({ length: 5000 }, (_, i) => i));
+  });
 });
 
 describe('createLogger formats', () => {

@@ -97,37 +97,51 @@ function prettyDestination(destination: NodeJS.WritableStream): { write(line: st
   return { write: (line) => destination.write(format(line)) };
 }
 
-/** What linesPerTurn needs of pino's asynchronous destination (sonic-boom). */
+/** What heldLines needs of pino's asynchronous destination (sonic-boom). */
 export interface LineDestination {
   write(chunk: string): unknown;
   /** Writes what it holds, synchronously (throws once it is closed). */
   flushSync(): void;
 }
 
+/** How long a line is held at most before it goes to the destination (ms). */
+export const LINE_HOLD_MS = 20;
+/** Held lines of this many characters or more go at once, whatever their age. */
+export const MAX_HELD_CHARS = 64 * 1024;
+
 /** The exit flushes of the destinations holding lines, run by one exit listener. */
 const heldAtExit = new Set<() => void>();
 let exitListener = false;
 
 /**
- * The lines written during one turn of the event loop, handed to `destination` as one string
- * at the end of the turn. sonic-boom appends each line written while one of its writes is under
- * way to a string and measures that whole string's UTF-8 length again for every line, a cost
- * that grows with what waits: under load, 4–5 % of a server answering `/countries`; joined here,
- * a turn's lines are measured once (`node bench/http.mjs --routes countries`, server CPU per
- * request; bench/RESULTS.md). Every line of the logger comes through here, so their order
- * holds. At exit, what the destination holds is written, then the lines of the last turn, both
- * synchronously: handed over then, they would start an asynchronous write the exit cuts short.
+ * The lines written within `holdMs` of the first one held, handed to `destination` as one
+ * string (sooner when they reach `maxChars`). Each hand-over is an asynchronous write: a task
+ * for libuv's thread pool, that thread woken, a write, the loop woken to hear it ended. Handed
+ * over at the end of each turn, they cost about 15 µs of CPU a write on a slow guest, as much as
+ * a small answer's own work when a turn answers one request (`node bench/log-hand-overs.mjs`,
+ * bench/RESULTS.md); held 20 ms, a write carries a hundred lines under load, and a line
+ * reaches the log at most 20 ms later. Joined here, sonic-boom measures
+ * them once (it measures the whole string it holds again for every line appended to it). Every
+ * line of the logger comes through here, so their order holds. At exit, what the destination
+ * holds is written, then the held lines, both synchronously: handed over then, they would
+ * start an asynchronous write the exit cuts short. The timer does not keep a process alive.
  */
-export function linesPerTurn(
+export function heldLines(
   destination: LineDestination,
   /** The file descriptor `destination` writes. */
   fd: number,
+  { holdMs = LINE_HOLD_MS, maxChars = MAX_HELD_CHARS } = {},
 ): { write(line: string): void } {
   let held: string[] = [];
+  let heldChars = 0;
+  let timer: NodeJS.Timeout | undefined;
   const take = (): string => {
     heldAtExit.delete(atExit);
+    clearTimeout(timer);
+    timer = undefined;
     const chunk = held.length === 1 ? (held[0] as string) : held.join('');
     held = [];
+    heldChars = 0;
     return chunk;
   };
   const handOver = (): void => {
@@ -150,9 +164,11 @@ export function linesPerTurn(
   return {
     write(line) {
       held.push(line);
-      if (held.length === 1) {
+      heldChars += line.length;
+      if (heldChars >= maxChars) handOver();
+      else if (held.length === 1) {
         heldAtExit.add(atExit);
-        setImmediate(handOver);
+        timer = setTimeout(handOver, holdMs).unref();
       }
     },
   };
@@ -194,12 +210,11 @@ export function createLogger(
     },
   };
   // JSON to standard output (a service's log: a pipe to journald, docker, a file) is written
-  // asynchronously: under load the lines written while one write is under way go out together
-  // in the next, and a slow reader never blocks the event loop (process.stdout writes a pipe
+  // asynchronously, many lines a write (heldLines), and a slow reader never blocks the event loop (process.stdout writes a pipe
   // synchronously, a system call per line). pino flushes what is left when the process exits,
   // and stops writing (the lines are lost, the server goes on) when the reader goes away.
   if (destination === 'stdout' && format === 'json') {
-    return pino(options, linesPerTurn(pino.destination({ dest: 1, sync: false }), 1));
+    return pino(options, heldLines(pino.destination({ dest: 1, sync: false }), 1));
   }
   const stream = destination === 'stdout' ? process.stdout : destination;
   // A reader of the log that goes away (a closed pipe) must not take the server down: its
