@@ -174,6 +174,44 @@ describe('npm start on a built checkout', () => {
   });
 });
 
+describe("npm test's build (build.mjs --when-changed)", () => {
+  const CURRENT = 'onair: the build is current (the sources have not changed since)\n';
+
+  it('compiles nothing when the sources are as last built, and compiles after a change', async () => {
+    expect(await run('build.mjs')).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(await run('build.mjs', ['--when-changed'])).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: CURRENT,
+    });
+    write('src/cli/main.ts', mainSaying('fourth'));
+    expect(await run('build.mjs', ['--when-changed'])).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(readFileSync(join(project, 'dist/cli/main.js'), 'utf8')).toContain('fourth');
+    expect(await run('build.mjs', ['--when-changed'])).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: CURRENT,
+    });
+  });
+
+  it('fails as `npm run build` does when the changed sources do not compile', async () => {
+    write('src/cli/main.ts', 'export const broken: number = "text";\n');
+    const failed = await run('build.mjs', ['--when-changed']);
+    // tsc's own status, as `npm run build` exits with it.
+    expect(failed.code).toBe(2);
+    expect(failed.stdout).toMatch(/error TS2322/);
+    write('src/cli/main.ts', mainSaying('fifth'));
+    expect(await run('build.mjs', ['--when-changed'])).toEqual({ code: 0, stdout: '', stderr: '' });
+  });
+
+  it('is what `npm test` runs before the tests', () => {
+    expect(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts).toMatchObject({
+      pretest: 'node scripts/build.mjs --when-changed',
+      test: 'vitest run',
+    });
+  });
+});
+
 describe("Onair's own build inputs", () => {
   it('are its sources without tests, the client and the settings', async () => {
     const inputs = (await buildSteps(ROOT)).buildInputs(ROOT);
