@@ -117,14 +117,14 @@ let exitListener = false;
  * The lines written within `holdMs` of the first one held, handed to `destination` as one
  * string (sooner when they reach `maxChars`). Each hand-over is an asynchronous write: a task
  * for libuv's thread pool, that thread woken, a write, the loop woken to hear it ended. Handed
- * over at the end of each turn, they cost about 15 µs of CPU a write on a slow guest, as much as
+ * over at the end of each turn, they cost about 20 µs of CPU a write on a slow guest, as much as
  * a small answer's own work when a turn answers one request (`node bench/log-hand-overs.mjs`,
- * bench/RESULTS.md); held 20 ms, a write carries a hundred lines under load, and a line
- * reaches the log at most 20 ms later. Joined here, sonic-boom measures
- * them once (it measures the whole string it holds again for every line appended to it). Every
- * line of the logger comes through here, so their order holds. At exit, what the destination
- * holds is written, then the held lines, both synchronously: handed over then, they would
- * start an asynchronous write the exit cuts short. The timer does not keep a process alive.
+ * bench/RESULTS.md); held 20 ms, a write carries a hundred lines under load, and a line reaches
+ * the log at most 20 ms later. Joined here, sonic-boom measures them once (it measures the whole
+ * string it holds again for every line appended to it). Every line of the logger comes through
+ * here, so their order holds. At exit, what the destination holds is written, then the held
+ * lines, both synchronously: handed over then, they would start an asynchronous write the exit
+ * cuts short. The timer does not keep a process alive.
  */
 export function heldLines(
   destination: LineDestination,
@@ -210,8 +210,8 @@ export function createLogger(
     },
   };
   // JSON to standard output (a service's log: a pipe to journald, docker, a file) is written
-  // asynchronously, many lines a write (heldLines), and a slow reader never blocks the event loop (process.stdout writes a pipe
-  // synchronously, a system call per line). pino flushes what is left when the process exits,
+  // asynchronously, many lines a write (heldLines), and a slow reader never blocks the event
+  // loop (process.stdout writes a pipe synchronously, a system call per line). pino flushes what is left when the process exits,
   // and stops writing (the lines are lost, the server goes on) when the reader goes away.
   if (destination === 'stdout' && format === 'json') {
     return pino(options, heldLines(pino.destination({ dest: 1, sync: false }), 1));
