@@ -203,13 +203,6 @@ describe("npm test's build (build.mjs --when-changed)", () => {
     write('src/cli/main.ts', mainSaying('fifth'));
     expect(await run('build.mjs', ['--when-changed'])).toEqual({ code: 0, stdout: '', stderr: '' });
   });
-
-  it('is what `npm test` runs before the tests', () => {
-    expect(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts).toMatchObject({
-      pretest: 'node scripts/build.mjs --when-changed',
-      test: 'vitest run',
-    });
-  });
 });
 
 describe("Onair's own build inputs", () => {
@@ -225,10 +218,12 @@ describe("Onair's own build inputs", () => {
       ]),
     );
     expect(inputs.filter((file) => file.endsWith('.test.ts'))).toEqual([]);
-    // `npm start` runs what `npm run build` makes.
+    // `npm start` runs what `npm run build` makes; `npm test` builds the same way first.
     expect(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts).toMatchObject({
       build: 'node scripts/build.mjs',
       start: 'node scripts/start.mjs serve --demo',
+      pretest: 'node scripts/build.mjs --when-changed',
+      test: 'vitest run',
     });
   });
 });
