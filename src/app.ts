@@ -99,7 +99,10 @@ export async function buildApp(deps: AppDeps, loggerInstance?: Logger): Promise<
   });
   // Every answered request is counted and logged here, whichever path answered it.
   const requestIds = createRequestIds();
-  const logRequest = createRequestLog(loggerInstance, clientAddress);
+  const logRequest = createRequestLog(loggerInstance, clientAddress, {
+    // Behind trusted proxies the address is the request's X-Forwarded-For, not the peer's.
+    addressPerConnection: !deps.config.trustProxy,
+  });
   const answered = (request: AnsweredRequest) => {
     deps.metrics.request(areaOf(request.req.url ?? ''), request.statusCode);
     logRequest(request);

@@ -1,6 +1,6 @@
 import { writeSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { pino, stdSerializers, symbols, type Logger } from 'pino';
+import { pino, stdSerializers, stdTimeFunctions, symbols, type Logger } from 'pino';
 import { isColorSupported, prettyFactory } from 'pino-pretty';
 import type { LogFormat } from './config.js';
 
@@ -48,10 +48,26 @@ export function lineWriterOf(
     [symbols.endSym]: string;
     [symbols.streamSym]: { write(line: string): void };
   };
+  // pino's default time member, `,"time":<epoch ms>`, made once a millisecond rather than once a
+  // line (a number this large is formatted by V8's runtime, not from its cache of small ones).
+  const time = parts[symbols.timeSym];
+  let lastMs = Number.NaN;
+  let lastTime = '';
+  const timeMember =
+    time === stdTimeFunctions.epochTime
+      ? () => {
+          const now = Date.now();
+          if (now !== lastMs) {
+            lastMs = now;
+            lastTime = time();
+          }
+          return lastTime;
+        }
+      : time;
   return (level, fields, message) => {
     parts[symbols.streamSym].write(
       parts[symbols.lsCacheSym][level] +
-        parts[symbols.timeSym]() +
+        timeMember() +
         parts[symbols.chindingsSym] +
         fields +
         `,"msg":${JSON.stringify(message)}` +

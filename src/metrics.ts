@@ -31,16 +31,32 @@ export function createMetrics(): Metrics {
     help: '1 while the fleet-wide limiter in Redis answers, 0 while this instance limits alone',
     registers: [registry],
   });
-  const requests = new Counter({
+  // Requests are counted in plain numbers and added to the counters when they are read (a
+  // scrape): prom-client's `inc` with labels builds and looks up a key from them, on every
+  // request otherwise (docs/performance.md, the small routes).
+  const answeredCounts = new Map<string, Map<number, number>>();
+  let repeats = 0;
+  new Counter({
     name: 'onair_http_requests_total',
     help: 'Answered HTTP requests by area (api, pages, ops) and status code',
     labelNames: ['area', 'status'],
     registers: [registry],
+    collect() {
+      for (const [area, byStatus] of answeredCounts) {
+        for (const [status, count] of byStatus) this.inc({ area, status: String(status) }, count);
+        byStatus.clear();
+      }
+    },
   });
-  const repeatAnswers = new Counter({
+  new Counter({
     name: 'onair_http_repeat_answers_total',
     help: 'API requests answered from kept bodies before routing (also in onair_http_requests_total)',
     registers: [registry],
+    collect() {
+      // inc(0) would still show the counter at 0 before the first repeat, as it did before.
+      this.inc(repeats);
+      repeats = 0;
+    },
   });
   const webhookDeliveries = new Counter({
     name: 'onair_webhook_deliveries_total',
@@ -55,8 +71,14 @@ export function createMetrics(): Metrics {
       fallbackDecision: () => fallback.inc(),
       redisUp: (up) => redisUp.set(up ? 1 : 0),
     },
-    request: (area, statusCode) => requests.inc({ area, status: String(statusCode) }),
-    repeatAnswer: () => repeatAnswers.inc(),
+    request: (area, statusCode) => {
+      let byStatus = answeredCounts.get(area);
+      if (byStatus === undefined) answeredCounts.set(area, (byStatus = new Map()));
+      byStatus.set(statusCode, (byStatus.get(statusCode) ?? 0) + 1);
+    },
+    repeatAnswer: () => {
+      repeats += 1;
+    },
     webhookDelivery: (outcome) => webhookDeliveries.inc({ outcome }),
   };
 }

@@ -23,8 +23,8 @@ export interface ConnectionDrain {
  * `server.close()` is not enough: it destroys every connection without a request in progress,
  * and a response counts as done once `end()` has been called, even while most of a large body
  * still waits in Node's buffers for a slow client. Here a connection counts as busy until its
- * response's `finish` event, which fires only when the last byte has been handed to the
- * operating system.
+ * response's `close` event, which follows `finish`, itself only when the last byte has been
+ * handed to the operating system.
  */
 export function trackConnections(server: Server): ConnectionDrain {
   /** Responses of each open connection not yet handed to the operating system. */
@@ -53,12 +53,11 @@ export function trackConnections(server: Server): ConnectionDrain {
     if (responses === undefined) return;
     responses.add(response);
     if (draining) response.setHeader('Connection', 'close');
-    const done = () => {
-      if (!responses.delete(response)) return;
-      closeWhenIdle(socket);
-    };
-    response.once('finish', done);
-    response.once('close', done);
+    // 'close' follows 'finish' (a tick later) and also comes when the connection is lost first:
+    // one listener a response rather than one for each (this runs for every request).
+    response.once('close', () => {
+      if (responses.delete(response)) closeWhenIdle(socket);
+    });
   });
 
   function cutAll(): void {
