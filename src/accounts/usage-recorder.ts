@@ -30,7 +30,19 @@ export function createUsageRecorder(
 ): UsageRecorder {
   const lastWritten = new Map<string, number>();
   let keyUses = new Map<string, number>();
-  let counts = new Map<string, UsageCount>();
+  // Counts by hour, then by account: found without a key made for each request.
+  let counts = new Map<number, Map<string, UsageCount>>();
+  /** The count of `accountId` in the hour starting at `hourStart`, made when new. */
+  const countOf = (accountId: string, hourStart: number): UsageCount => {
+    let hour = counts.get(hourStart);
+    if (hour === undefined) counts.set(hourStart, (hour = new Map()));
+    let count = hour.get(accountId);
+    if (count === undefined) {
+      count = { accountId, hourStart, requests: 0, limited: 0 };
+      hour.set(accountId, count);
+    }
+    return count;
+  };
   let flushing: Promise<void> = Promise.resolve();
 
   let waiting = false;
@@ -41,20 +53,16 @@ export function createUsageRecorder(
       if ((keyUses.get(use.keyId) ?? 0) < use.at) keyUses.set(use.keyId, use.at);
     }
     for (const count of usage) {
-      const slot = `${count.accountId}\u0000${count.hourStart}`;
-      const now = counts.get(slot);
-      if (now === undefined) counts.set(slot, count);
-      else {
-        now.requests += count.requests;
-        now.limited += count.limited;
-      }
+      const now = countOf(count.accountId, count.hourStart);
+      now.requests += count.requests;
+      now.limited += count.limited;
     }
   };
 
   const flushOnce = async (): Promise<void> => {
     if (keyUses.size === 0 && counts.size === 0) return;
     let uses: KeyUse[] = [...keyUses].map(([keyId, at]) => ({ keyId, at }));
-    const usage = [...counts.values()];
+    const usage = [...counts.values()].flatMap((hour) => [...hour.values()]);
     keyUses = new Map();
     counts = new Map();
     try {
@@ -94,13 +102,7 @@ export function createUsageRecorder(
         lastWritten.set(keyId, nowMs);
         keyUses.set(keyId, nowMs);
       }
-      const hourStart = Math.floor(nowMs / HOUR_MS) * HOUR_MS;
-      const slot = `${accountId}\u0000${hourStart}`;
-      let count = counts.get(slot);
-      if (count === undefined) {
-        count = { accountId, hourStart, requests: 0, limited: 0 };
-        counts.set(slot, count);
-      }
+      const count = countOf(accountId, Math.floor(nowMs / HOUR_MS) * HOUR_MS);
       count.requests++;
       if (limited) count.limited++;
     },
