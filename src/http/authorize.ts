@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { KeyOwnerCache } from '../accounts/key-owner-cache.js';
 import type { UsageRecorder } from '../accounts/usage-recorder.js';
 import { decideAccess } from '../domain/access.js';
-import type { KeyOwner } from '../domain/account.js';
+import type { Account, KeyOwner } from '../domain/account.js';
 import { hashApiKey, isWellFormedApiKey } from '../domain/api-key.js';
 import { errors, type AppError } from '../domain/errors.js';
 import { DEFAULT_RATE_LIMIT, retryAfterSeconds, type RateDecision } from '../domain/rate-window.js';
@@ -86,6 +86,9 @@ const CHALLENGE: HeaderPairs = [['WWW-Authenticate', 'Bearer realm="onair"']];
  * changed; the data versions are read once, for the whole request.
  */
 export function createAuthorize(deps: AuthorizeDeps): Authorize {
+  // Each account's key in the limiters, made once while its owner is cached (a text made anew
+  // is hashed anew by the limiter's map, on every request).
+  const budgetKeys = new WeakMap<Account, string>();
   async function refuseKey(clientAddress: () => string | undefined): Promise<Refused> {
     const address = clientAddress();
     const decision = await deps.authFailureLimiter.hit(`ip:${address}`, deps.authFailureLimit);
@@ -109,8 +112,10 @@ export function createAuthorize(deps: AuthorizeDeps): Authorize {
       return { admitted: false, error: access.error, headers: NO_HEADERS, accountId: account.id };
     }
 
+    let budgetKey = budgetKeys.get(account);
+    if (budgetKey === undefined) budgetKeys.set(account, (budgetKey = `account:${account.id}`));
     const decision = await deps.accountLimiter.hit(
-      `account:${account.id}`,
+      budgetKey,
       account.rateLimit ?? DEFAULT_RATE_LIMIT,
     );
     deps.usage.record(keyId, account.id, deps.now(), !decision.allowed);
