@@ -54,8 +54,9 @@ export function trackConnections(server: Server): ConnectionDrain {
     responses.add(response);
     if (draining) response.setHeader('Connection', 'close');
     // 'close' follows 'finish' (a tick later) and also comes when the connection is lost first:
-    // one listener a response rather than one for each (this runs for every request).
-    response.once('close', () => {
+    // one listener a response rather than one for each, and `on`, not `once`, as a response
+    // closes once (removing the listener again was a call for every request).
+    response.on('close', () => {
       if (responses.delete(response)) closeWhenIdle(socket);
     });
   });
