@@ -1,13 +1,17 @@
 import type { AccountStore } from '../storage/account-store.js';
 import type { KeyOwner } from '../domain/account.js';
+import type { MaybeAsync } from '../domain/maybe-async.js';
 
 /** Key owners kept by default: far more keys than one instance sees in a minute. */
 export const DEFAULT_KEY_OWNER_CACHE_ENTRIES = 20_000;
 
 /** Finds the owner of a key by its hash, from memory while nothing that decides access changed. */
 export interface KeyOwnerCache {
-  /** The key's owner (or null for an unknown key) as of auth version `authVersion`. */
-  find(keyHash: string, authVersion: string): Promise<KeyOwner | null>;
+  /**
+   * The key's owner (or null for an unknown key) as of auth version `authVersion`: at once when
+   * it is held, after the store's read otherwise.
+   */
+  find(keyHash: string, authVersion: string): MaybeAsync<KeyOwner | null>;
 }
 
 /**
@@ -23,19 +27,23 @@ export function createKeyOwnerCache(
 ): KeyOwnerCache {
   const entries = new Map<string, { owner: KeyOwner | null; authVersion: string }>();
   return {
-    async find(keyHash, authVersion) {
+    find(keyHash, authVersion) {
       const known = entries.get(keyHash);
       if (known !== undefined && known.authVersion === authVersion) return known.owner;
-      // Read after the version: a change committed in between makes the entry look older than
-      // it is, never newer, so it is only read again.
-      const owner = await accounts.findKeyOwner(keyHash);
-      entries.delete(keyHash);
-      entries.set(keyHash, { owner, authVersion });
-      if (entries.size > maxEntries) {
-        const oldest = entries.keys().next();
-        if (oldest.done !== true) entries.delete(oldest.value);
-      }
-      return owner;
+      return load(keyHash, authVersion);
     },
   };
+
+  async function load(keyHash: string, authVersion: string): Promise<KeyOwner | null> {
+    // Read after the version: a change committed in between makes the entry look older than
+    // it is, never newer, so it is only read again.
+    const owner = await accounts.findKeyOwner(keyHash);
+    entries.delete(keyHash);
+    entries.set(keyHash, { owner, authVersion });
+    if (entries.size > maxEntries) {
+      const oldest = entries.keys().next();
+      if (oldest.done !== true) entries.delete(oldest.value);
+    }
+    return owner;
+  }
 }

@@ -5,6 +5,7 @@ import { decideAccess } from '../domain/access.js';
 import type { Account, KeyOwner } from '../domain/account.js';
 import { hashApiKey, isWellFormedApiKey } from '../domain/api-key.js';
 import { errors, type AppError } from '../domain/errors.js';
+import { whenSettled, type MaybeAsync } from '../domain/maybe-async.js';
 import { DEFAULT_RATE_LIMIT, retryAfterSeconds, type RateDecision } from '../domain/rate-window.js';
 import type { RateLimiter } from '../ratelimit/types.js';
 import type { DataVersions } from '../storage/store.js';
@@ -50,17 +51,19 @@ export type Verdict = Admitted | Refused;
 
 /**
  * Decides whether a `/api/v1` request may be answered, and counts it. `clientAddress` is asked
- * only when the key is refused (failed keys are counted per address).
+ * only when the key is refused (failed keys are counted per address). The verdict comes at once
+ * when everything it needs is in memory (see MaybeAsync); a failure is always a rejected promise,
+ * never thrown.
  */
 export type Authorize = (
   headers: IncomingHttpHeaders,
   clientAddress: () => string | undefined,
-) => Promise<Verdict>;
+) => MaybeAsync<Verdict>;
 
 /** What authorisation needs; chosen once at start-up. */
 export interface AuthorizeDeps {
   /** The store's data versions, read once per request (see Store.versions). */
-  versions: () => Promise<DataVersions>;
+  versions: () => MaybeAsync<DataVersions>;
   keyOwners: KeyOwnerCache;
   /** Per-account budget of every authenticated v1 request. */
   accountLimiter: RateLimiter;
@@ -89,41 +92,60 @@ export function createAuthorize(deps: AuthorizeDeps): Authorize {
   // Each account's key in the limiters, made once while its owner is cached (a text made anew
   // is hashed anew by the limiter's map, on every request).
   const budgetKeys = new WeakMap<Account, string>();
-  async function refuseKey(clientAddress: () => string | undefined): Promise<Refused> {
+  function refuseKey(clientAddress: () => string | undefined): MaybeAsync<Refused> {
     const address = clientAddress();
-    const decision = await deps.authFailureLimiter.hit(`ip:${address}`, deps.authFailureLimit);
-    if (decision.allowed)
-      return { admitted: false, error: errors.unauthorized(), headers: CHALLENGE };
-    const error = errors.authRateLimited(retryAfterSeconds(decision));
-    return { admitted: false, error, headers: NO_HEADERS };
+    return whenSettled(
+      deps.authFailureLimiter.hit(`ip:${address}`, deps.authFailureLimit),
+      (decision): Refused => {
+        if (decision.allowed)
+          return { admitted: false, error: errors.unauthorized(), headers: CHALLENGE };
+        const error = errors.authRateLimited(retryAfterSeconds(decision));
+        return { admitted: false, error, headers: NO_HEADERS };
+      },
+    );
   }
 
-  return async (headers, clientAddress) => {
+  function decide(
+    headers: IncomingHttpHeaders,
+    clientAddress: () => string | undefined,
+  ): MaybeAsync<Verdict> {
     const key = apiKeyFromHeaders(headers);
     // Garbage is refused on shape and checksum alone, without a database read.
     if (key === null || !isWellFormedApiKey(key)) return refuseKey(clientAddress);
-    const versions = await deps.versions();
-    const owner = await deps.keyOwners.find(hashApiKey(key), versions.auth);
-    if (owner === null || owner.revoked) return refuseKey(clientAddress);
-
-    const access = decideAccess(owner.account, deps.now());
-    const { account, keyId } = owner;
-    if (!access.eligible) {
-      return { admitted: false, error: access.error, headers: NO_HEADERS, accountId: account.id };
-    }
-
-    let budgetKey = budgetKeys.get(account);
-    if (budgetKey === undefined) budgetKeys.set(account, (budgetKey = `account:${account.id}`));
-    const decision = await deps.accountLimiter.hit(
-      budgetKey,
-      account.rateLimit ?? DEFAULT_RATE_LIMIT,
+    return whenSettled(deps.versions(), (versions) =>
+      whenSettled(
+        deps.keyOwners.find(hashApiKey(key), versions.auth),
+        (owner): MaybeAsync<Verdict> => {
+          if (owner === null || owner.revoked) return refuseKey(clientAddress);
+          const access = decideAccess(owner.account, deps.now());
+          const { account, keyId } = owner;
+          if (!access.eligible) {
+            const accountId = account.id;
+            return { admitted: false, error: access.error, headers: NO_HEADERS, accountId };
+          }
+          let budgetKey = budgetKeys.get(account);
+          if (budgetKey === undefined)
+            budgetKeys.set(account, (budgetKey = `account:${account.id}`));
+          const limit = account.rateLimit ?? DEFAULT_RATE_LIMIT;
+          return whenSettled(deps.accountLimiter.hit(budgetKey, limit), (decision): Verdict => {
+            deps.usage.record(keyId, account.id, deps.now(), !decision.allowed);
+            const rateHeaders = rateLimitHeaders(decision);
+            if (!decision.allowed) {
+              const error = errors.rateLimited(retryAfterSeconds(decision));
+              return { admitted: false, error, headers: rateHeaders, accountId: account.id };
+            }
+            return { admitted: true, versions, owner, decision, headers: rateHeaders };
+          });
+        },
+      ),
     );
-    deps.usage.record(keyId, account.id, deps.now(), !decision.allowed);
-    const rateHeaders = rateLimitHeaders(decision);
-    if (!decision.allowed) {
-      const error = errors.rateLimited(retryAfterSeconds(decision));
-      return { admitted: false, error, headers: rateHeaders, accountId: account.id };
+  }
+
+  return (headers, clientAddress) => {
+    try {
+      return decide(headers, clientAddress);
+    } catch (error) {
+      return Promise.reject(error as Error);
     }
-    return { admitted: true, versions, owner, decision, headers: rateHeaders };
   };
 }

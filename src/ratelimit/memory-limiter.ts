@@ -10,7 +10,7 @@ export function createMemoryRateLimiter(windowMs: number, now: () => number): Ra
   let counts = new Map<string, number>();
 
   return {
-    async hit(key, limit): Promise<RateDecision> {
+    hit(key, limit): RateDecision {
       const nowMs = now();
       const start = windowStart(nowMs, windowMs);
       if (start !== currentWindow) {

@@ -107,7 +107,7 @@ export function createRedisRateLimiter(options: RedisLimiterOptions): RateLimite
     for (const [key, hits] of sent) {
       for (const hit of hits) {
         options.metrics?.fallbackDecision();
-        options.fallback.hit(key, hit.limit).then(hit.resolve, hit.reject);
+        Promise.resolve(options.fallback.hit(key, hit.limit)).then(hit.resolve, hit.reject);
       }
     }
   };

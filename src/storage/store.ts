@@ -1,3 +1,4 @@
+import type { MaybeAsync } from '../domain/maybe-async.js';
 import type { AccountStore } from './account-store.js';
 import type { CatalogueReader } from './catalogue-reader.js';
 import type { ChangeLog } from './change-log.js';
@@ -33,7 +34,7 @@ export interface Store {
    * The current data versions, cheap enough for every request: caches of keys and serialised
    * bodies stay valid while the version they were built at is current.
    */
-  versions(): Promise<DataVersions>;
+  versions(): MaybeAsync<DataVersions>;
   readonly playground: PlaygroundStore;
   readonly channels: ChannelAdminStore;
   readonly sources: SourceStore;

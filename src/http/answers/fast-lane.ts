@@ -117,25 +117,35 @@ export function createFastLane(deps: FastLaneDeps): FastLane {
         const started = performance.now();
         const verdict = deps.authorize(req.headers, () => deps.clientAddress(req));
         const passOn = () => {
-          passOnWithVerdict(req, verdict);
+          passOnWithVerdict(req, Promise.resolve(verdict));
           next(req, res);
         };
-        verdict
-          .then((decided) =>
-            decided.admitted && answerNow(req, res, decided, remembered.answer)
-              ? decided.owner.account.id
-              : null,
-          )
-          .then(
-            (accountId) => {
-              if (accountId === null) passOn();
-              else
-                deps.answered(req, remembered.route, 200, performance.now() - started, accountId);
-            },
-            // A store that fails (an outage) rejects the verdict: the guard's hook gets the same
-            // error, and Fastify answers and logs it.
-            passOn,
-          );
+        const answerWith = (decided: Verdict): string | null =>
+          decided.admitted && answerNow(req, res, decided, remembered.answer)
+            ? decided.owner.account.id
+            : null;
+        if (!(verdict instanceof Promise)) {
+          // Decided at once (embedded mode, everything in memory): answered in this turn. What
+          // could not be sent goes on to Fastify, as from the promise below.
+          let accountId: string | null = null;
+          try {
+            accountId = answerWith(verdict);
+          } catch {
+            accountId = null;
+          }
+          if (accountId === null) passOn();
+          else deps.answered(req, remembered.route, 200, performance.now() - started, accountId);
+          return;
+        }
+        verdict.then(answerWith).then(
+          (accountId) => {
+            if (accountId === null) passOn();
+            else deps.answered(req, remembered.route, 200, performance.now() - started, accountId);
+          },
+          // A store that fails (an outage) rejects the verdict: the guard's hook gets the same
+          // error, and Fastify answers and logs it.
+          passOn,
+        );
       };
     },
   };

@@ -1,3 +1,4 @@
+import type { MaybeAsync } from '../../domain/maybe-async.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastJson from 'fast-json-stringify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -103,7 +104,7 @@ const PREVIEW_HEAD_BYTES = Buffer.from(PREVIEW_HEAD);
 /** What the playground API needs; chosen once at start-up. */
 export interface PlaygroundDeps {
   /** The store's data versions, read once per request (see Store.versions). */
-  versions: () => Promise<DataVersions>;
+  versions: () => MaybeAsync<DataVersions>;
   playground: PlaygroundStore;
   /** Reads one programme in full (the detail route), and the guide's and now/next's programmes. */
   catalogue: Pick<

@@ -63,9 +63,8 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     webhooks: createSqliteWebhookStore(db),
     feeds: createSqliteFeedStore(db),
     ingest,
-    async versions() {
-      return readVersions();
-    },
+    // In memory (see createSqliteDataVersions): read without a promise.
+    versions: readVersions,
     async ping() {
       db.prepare('SELECT 1').get();
     },

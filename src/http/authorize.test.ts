@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import { createKeyOwnerCache } from '../accounts/key-owner-cache.js';
+import type { UsageRecorder } from '../accounts/usage-recorder.js';
+import type { KeyOwner } from '../domain/account.js';
+import { generateApiKey, hashApiKey } from '../domain/api-key.js';
+import type { RateLimiter } from '../ratelimit/types.js';
+import { createMemoryRateLimiter } from '../ratelimit/memory-limiter.js';
+import type { DataVersions } from '../storage/store.js';
+import { createAuthorize, type AuthorizeDeps, type Verdict } from './authorize.js';
+
+const NOW = Date.UTC(2026, 10, 30, 12);
+const KEY = generateApiKey();
+const OWNER: KeyOwner = {
+  keyId: 'key-1',
+  revoked: false,
+  account: {
+    id: 'account-1',
+    email: 'a@example.com',
+    verifiedAt: NOW - 1_000,
+    accessUntil: null,
+    rateLimit: 2,
+    disabled: false,
+    createdAt: NOW - 1_000,
+  },
+};
+const VERSIONS: DataVersions = { catalogue: '7', auth: '3' };
+
+/** Deps with everything in memory, as embedded mode has them; `over` replaces any. */
+function deps(over: Partial<AuthorizeDeps> = {}) {
+  const reads: string[] = [];
+  const recorded: string[] = [];
+  const usage: UsageRecorder = {
+    record: (keyId) => void recorded.push(keyId),
+    flush: async () => {},
+    close: async () => {},
+  };
+  const all: AuthorizeDeps = {
+    versions: () => VERSIONS,
+    keyOwners: createKeyOwnerCache({
+      findKeyOwner: async (hash) => {
+        reads.push(hash);
+        return hash === hashApiKey(KEY) ? OWNER : null;
+      },
+    }),
+    accountLimiter: createMemoryRateLimiter(1_000, () => NOW),
+    authFailureLimiter: createMemoryRateLimiter(1_000, () => NOW),
+    authFailureLimit: 10,
+    usage,
+    now: () => NOW,
+    ...over,
+  };
+  return { authorize: createAuthorize(all), reads, recorded };
+}
+
+const withKey = { 'x-api-key': KEY };
+const address = () => '203.0.113.9';
+
+describe('createAuthorize', () => {
+  it('decides at once when the owner is held and the budget is in memory, counting once', async () => {
+    const { authorize, reads, recorded } = deps();
+    // The first request reads the owner from the store: a promise.
+    const first = authorize(withKey, address);
+    expect(first).toBeInstanceOf(Promise);
+    expect(await first).toMatchObject({ admitted: true, versions: VERSIONS, owner: OWNER });
+    // The next is decided in this turn, from memory, with the budget left after both.
+    const second = authorize(withKey, address);
+    expect(second).not.toBeInstanceOf(Promise);
+    expect(second).toMatchObject({
+      admitted: true,
+      headers: [
+        ['RateLimit-Policy', '2;w=1'],
+        ['RateLimit', 'limit=2, remaining=0, reset=1'],
+      ],
+    });
+    // The third is over the account's budget of two a second: refused at once, as a 429.
+    const third = authorize(withKey, address) as Verdict;
+    expect(third.admitted).toBe(false);
+    expect(!third.admitted && third.error.code).toBe('RATE_LIMITED');
+    expect(reads).toEqual([hashApiKey(KEY)]);
+    expect(recorded).toEqual(['key-1', 'key-1', 'key-1']);
+  });
+
+  it('refuses a missing or unknown key at once, counting the address', () => {
+    const { authorize } = deps({ authFailureLimit: 1 });
+    const missing = authorize({}, address) as Verdict;
+    expect(missing).toMatchObject({
+      admitted: false,
+      headers: [['WWW-Authenticate', 'Bearer realm="onair"']],
+    });
+    // The address's second failure in the second is over its limit of one.
+    const again = authorize({ 'x-api-key': 'nonsense' }, address) as Verdict;
+    expect(again).toMatchObject({ admitted: false, headers: [] });
+    expect(!again.admitted && again.error.message).toMatch(/missing or invalid API key/);
+  });
+
+  it('waits for what is not in memory, with the same verdict', async () => {
+    const inMemory = createMemoryRateLimiter(1_000, () => NOW);
+    const shared: RateLimiter = {
+      hit: async (key, limit) => inMemory.hit(key, limit),
+      close: async () => {},
+    };
+    const { authorize } = deps({ versions: async () => VERSIONS, accountLimiter: shared });
+    await authorize(withKey, address);
+    const verdict = authorize(withKey, address);
+    expect(verdict).toBeInstanceOf(Promise);
+    expect(await verdict).toMatchObject({
+      admitted: true,
+      headers: [
+        ['RateLimit-Policy', '2;w=1'],
+        ['RateLimit', 'limit=2, remaining=0, reset=1'],
+      ],
+    });
+  });
+
+  it('gives a failure of the store as a rejected promise, never thrown', async () => {
+    const outage = new Error('database is locked');
+    const { authorize } = deps({
+      versions: () => {
+        throw outage;
+      },
+    });
+    let verdict: unknown;
+    expect(() => (verdict = authorize(withKey, address))).not.toThrow();
+    await expect(verdict).rejects.toBe(outage);
+  });
+});
