@@ -68,8 +68,8 @@ describe('createAuthorize', () => {
     expect(second).toMatchObject({
       admitted: true,
       headers: [
-        ['RateLimit-Policy', '2;w=1'],
-        ['RateLimit', 'limit=2, remaining=0, reset=1'],
+        ['ratelimit-policy', '2;w=1'],
+        ['ratelimit', 'limit=2, remaining=0, reset=1'],
       ],
     });
     // The third is over the account's budget of two a second: refused at once, as a 429.
@@ -85,7 +85,7 @@ describe('createAuthorize', () => {
     const missing = authorize({}, address) as Verdict;
     expect(missing).toMatchObject({
       admitted: false,
-      headers: [['WWW-Authenticate', 'Bearer realm="onair"']],
+      headers: [['www-authenticate', 'Bearer realm="onair"']],
     });
     // The address's second failure in the second is over its limit of one.
     const again = authorize({ 'x-api-key': 'nonsense' }, address) as Verdict;
@@ -106,8 +106,8 @@ describe('createAuthorize', () => {
     expect(await verdict).toMatchObject({
       admitted: true,
       headers: [
-        ['RateLimit-Policy', '2;w=1'],
-        ['RateLimit', 'limit=2, remaining=0, reset=1'],
+        ['ratelimit-policy', '2;w=1'],
+        ['ratelimit', 'limit=2, remaining=0, reset=1'],
       ],
     });
   });

@@ -11,15 +11,18 @@ import type { RateLimiter } from '../ratelimit/types.js';
 import type { DataVersions } from '../storage/store.js';
 import { apiKeyFromHeaders } from './api-key-header.js';
 
-/** Response headers as [name, value] pairs. */
+/**
+ * Response headers as [name, value] pairs, names in lower case as Fastify sends them (the fast
+ * lane's answers carry the same header lines as the routes').
+ */
 export type HeaderPairs = readonly (readonly [string, string])[];
 
 /** The `RateLimit-Policy` and `RateLimit` headers of a decision. */
 export function rateLimitHeaders(decision: RateDecision): HeaderPairs {
   return [
-    ['RateLimit-Policy', `${decision.limit};w=1`],
+    ['ratelimit-policy', `${decision.limit};w=1`],
     [
-      'RateLimit',
+      'ratelimit',
       `limit=${decision.limit}, remaining=${decision.remaining}, reset=${retryAfterSeconds(decision)}`,
     ],
   ];
@@ -77,7 +80,7 @@ export interface AuthorizeDeps {
 
 const NO_HEADERS: HeaderPairs = [];
 /** How to authenticate, on every 401 (RFC 9110 §11.6.1): a Bearer token, the API key. */
-const CHALLENGE: HeaderPairs = [['WWW-Authenticate', 'Bearer realm="onair"']];
+const CHALLENGE: HeaderPairs = [['www-authenticate', 'Bearer realm="onair"']];
 
 /**
  * The one authorisation of every `/api/v1` request, whichever path answers it (Fastify's hook

@@ -61,10 +61,10 @@ export function createCors(origins: CorsOrigins): Cors {
   };
 
   const everyOrigin: HeaderPairs = Object.freeze([
-    ['Access-Control-Allow-Origin', '*'],
-    ['Access-Control-Expose-Headers', EXPOSE_HEADERS],
+    ['access-control-allow-origin', '*'],
+    ['access-control-expose-headers', EXPOSE_HEADERS],
   ]);
-  const unlisted: HeaderPairs = Object.freeze([['Vary', 'Origin']]);
+  const unlisted: HeaderPairs = Object.freeze([['vary', 'Origin']]);
 
   return {
     enabled,
@@ -75,9 +75,9 @@ export function createCors(origins: CorsOrigins): Cors {
       const allow = allowed(origin);
       if (allow === null) return unlisted;
       return [
-        ['Access-Control-Allow-Origin', allow],
-        ['Access-Control-Expose-Headers', EXPOSE_HEADERS],
-        ['Vary', 'Origin'],
+        ['access-control-allow-origin', allow],
+        ['access-control-expose-headers', EXPOSE_HEADERS],
+        ['vary', 'Origin'],
       ];
     },
 
@@ -92,11 +92,11 @@ export function createCors(origins: CorsOrigins): Cors {
       // is then not sent, and the refusal costs no key check.
       if (allow === null) return unlisted;
       return [
-        ['Access-Control-Allow-Origin', allow],
-        ['Access-Control-Allow-Methods', 'GET, HEAD'],
-        ['Access-Control-Allow-Headers', ALLOW_HEADERS],
-        ['Access-Control-Max-Age', String(PREFLIGHT_MAX_AGE_SECONDS)],
-        ['Vary', 'Origin'],
+        ['access-control-allow-origin', allow],
+        ['access-control-allow-methods', 'GET, HEAD'],
+        ['access-control-allow-headers', ALLOW_HEADERS],
+        ['access-control-max-age', String(PREFLIGHT_MAX_AGE_SECONDS)],
+        ['vary', 'Origin'],
       ];
     },
   };
@@ -109,13 +109,23 @@ export function varyWith(current: string | undefined, token: string): string {
   return listed.includes(token.toLowerCase()) ? current : `${current}, ${token}`;
 }
 
-/** Adds `extra` to the header pairs of an answer, merging a `Vary` into the one already there. */
-export function addHeaderPairs(pairs: [string, string][], extra: HeaderPairs): void {
-  for (const [name, value] of extra) {
-    const vary = name === 'Vary' ? pairs.find(([existing]) => existing === 'Vary') : undefined;
-    if (vary !== undefined) vary[1] = varyWith(vary[1], value);
-    else pairs.push([name, value]);
+/**
+ * Merges the `Vary` of `cors` into the one of an answer's header pairs (or adds it) and returns
+ * the other CORS headers, which a route's answer carries after its security headers (applyCors
+ * runs as the answer is sent).
+ */
+export function mergeCorsVary(pairs: [string, string][], cors: HeaderPairs): HeaderPairs {
+  const rest: (readonly [string, string])[] = [];
+  for (const pair of cors) {
+    const [name, value] = pair;
+    if (name !== 'vary') rest.push(pair);
+    else {
+      const vary = pairs.find(([existing]) => existing === 'vary');
+      if (vary !== undefined) vary[1] = varyWith(vary[1], value);
+      else pairs.push([name, value]);
+    }
   }
+  return rest;
 }
 
 /** Sets the CORS headers of an API answer on a Fastify reply (see Cors.answerHeaders). */
@@ -124,9 +134,9 @@ export function applyCors(cors: Cors, request: FastifyRequest, reply: FastifyRep
   // A preflight's 204 has its own headers (registerCors).
   if (cors.preflightHeaders(request.method, request.headers) !== null) return;
   for (const [name, value] of cors.answerHeaders(request.headers.origin)) {
-    if (name === 'Vary') {
+    if (name === 'vary') {
       const current = reply.getHeader('vary');
-      reply.header('Vary', varyWith(typeof current === 'string' ? current : undefined, value));
+      reply.header('vary', varyWith(typeof current === 'string' ? current : undefined, value));
     } else {
       reply.header(name, value);
     }

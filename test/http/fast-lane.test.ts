@@ -16,6 +16,8 @@ interface Answer {
   body: Buffer;
   /** Bytes of the answer on the wire: status line, headers, body. */
   wireBytes: number;
+  /** The header lines as sent, in their order and case. */
+  lines: string[];
 }
 
 let t: TestApp | undefined;
@@ -35,7 +37,11 @@ function get(path: string, headers: Record<string, string> = {}, method = 'GET')
           head += `${res.rawHeaders[i]}: ${res.rawHeaders[i + 1]}\r\n`;
         }
         const wireBytes = Buffer.byteLength(`${head}\r\n`) + body.length;
-        resolve({ status: res.statusCode ?? 0, headers: flat, body, wireBytes });
+        const lines = [];
+        for (let i = 0; i < res.rawHeaders.length; i += 2) {
+          lines.push(`${res.rawHeaders[i]}: ${res.rawHeaders[i + 1]}`);
+        }
+        resolve({ status: res.statusCode ?? 0, headers: flat, body, wireBytes, lines });
       });
       res.on('error', reject);
     });
@@ -134,6 +140,10 @@ afterEach(async () => {
   t = undefined;
 });
 
+/** Header lines with the date and the budget left blanked. */
+const sameLines = (lines: string[]) =>
+  lines.map((line) => line.replace(/^(Date: ).*/, '$1…').replace(/remaining=\d+/, 'remaining=…'));
+
 /** The budget left in a `RateLimit` header. */
 const remaining = (h: Record<string, string>) =>
   Number(/remaining=(\d+)/.exec(h.ratelimit ?? '')?.[1]);
@@ -159,12 +169,36 @@ describe('repeated requests of cached routes answered beneath the router', () =>
         expect(routed.status, path).toBe(200);
         expect(repeated.status).toBe(200);
         expect(comparable(repeated.headers), path).toEqual(comparable(routed.headers));
+        // The same header lines in the same order and case: the answers differ only in the date
+        // and the budget left.
+        expect(sameLines(repeated.lines), path).toEqual(sameLines(routed.lines));
         expect(repeated.body.equals(routed.body), path).toBe(true);
         expect(remaining(repeated.headers)).toBe(remaining(routed.headers) - 1);
         expect(repeated.headers['x-content-type-options']).toBe('nosniff');
         if (encoding !== null) {
           expect(repeated.headers['content-encoding'], path).toBe(long ? encoding : undefined);
         }
+      }
+    });
+  }
+
+  // CORS headers join the answer's (a Vary merged into its own): the same lines on both paths.
+  for (const [origins, origin] of [
+    ['*', 'https://any.example.net'],
+    ['https://app.example.com', 'https://app.example.com'],
+    ['https://app.example.com', 'https://other.example.net'],
+  ]) {
+    it(`answer with the route's header lines under CORS_ORIGINS=${origins}, from ${origin}`, async () => {
+      const { key } = await (await start({ CORS_ORIGINS: origins ?? '' })).customer();
+      const headers = { 'x-api-key': key, origin: origin ?? '', 'accept-encoding': 'gzip' };
+      for (const { path, again } of cachedRoutes()) {
+        if (again) await get(path, headers);
+        const routed = await get(path, headers);
+        const before = await repeatAnswers();
+        const repeated = await get(path, headers);
+        expect(await repeatAnswers(), path).toBe(before + 1);
+        expect(sameLines(repeated.lines), path).toEqual(sameLines(routed.lines));
+        expect(repeated.body.equals(routed.body), path).toBe(true);
       }
     });
   }

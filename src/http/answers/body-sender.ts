@@ -21,9 +21,9 @@ export type Encoding = 'br' | 'gzip';
 /** Headers of every cached answer, 200 or 304: its tag, how long to keep it, what it varies by. */
 export function cachedAnswerHeaders(prepared: PreparedBody): [string, string][] {
   return [
-    ['ETag', prepared.etag],
-    ['Cache-Control', 'private, max-age=60'],
-    ['Vary', 'Accept-Encoding'],
+    ['etag', prepared.etag],
+    ['cache-control', 'private, max-age=60'],
+    ['vary', 'Accept-Encoding'],
   ];
 }
 

@@ -1,7 +1,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { passOnWithVerdict } from '../api-guard.js';
 import type { Authorize, Verdict } from '../authorize.js';
-import { addHeaderPairs, type Cors } from '../cors.js';
+import { mergeCorsVary, type Cors } from '../cors.js';
 import {
   COMPRESS_FROM_BYTES,
   cachedAnswerHeaders,
@@ -58,7 +58,11 @@ export interface FastLane {
  */
 export function createFastLane(deps: FastLaneDeps): FastLane {
   const answers = new Map<string, { answer: KeptAnswer; route: string }>();
-  const security = Object.entries(deps.securityHeaders).flat();
+  // Names in lower case, as Fastify sends them: the same header lines as the routes' answers.
+  const security = Object.entries(deps.securityHeaders).flatMap(([name, value]) => [
+    name.toLowerCase(),
+    value,
+  ]);
 
   /** True when the request was answered here (then nothing was written otherwise). */
   function answerNow(
@@ -81,13 +85,18 @@ export function createFastLane(deps: FastLaneDeps): FastLane {
           : undefined; // parts are streamed by the route
     if (body === undefined) return false;
 
-    const headers = ['Content-Type', 'application/json; charset=utf-8'];
+    // In the order the route's answer has them (test/http/fast-lane.test.ts compares the lines):
+    // the guard's, the kept answer's, then those set as Fastify sends it.
+    const headers: string[] = [];
+    for (const [name, value] of verdict.headers) headers.push(name, value);
     const answerHeaders = cachedAnswerHeaders(prepared);
-    addHeaderPairs(answerHeaders, deps.cors.answerHeaders(req.headers.origin));
-    for (const pair of answerHeaders) headers.push(...pair);
-    for (const pair of verdict.headers) headers.push(...pair);
-    headers.push(...security, 'Content-Length', String(body.length));
-    if (encoding !== null) headers.push('Content-Encoding', encoding);
+    const cors = mergeCorsVary(answerHeaders, deps.cors.answerHeaders(req.headers.origin));
+    for (const [name, value] of answerHeaders) headers.push(name, value);
+    headers.push('content-type', 'application/json; charset=utf-8');
+    if (encoding !== null) headers.push('content-encoding', encoding);
+    headers.push(...security);
+    for (const [name, value] of cors) headers.push(name, value);
+    headers.push('content-length', String(body.length));
     res.writeHead(200, headers);
     res.end(body);
     return true;
