@@ -112,6 +112,31 @@ describe('createAuthorize', () => {
     });
   });
 
+  it('judges each key a connection presents on its own, its last one remembered', async () => {
+    const { authorize, reads } = deps({ authFailureLimit: 100 });
+    const connection = {};
+    const other = generateApiKey();
+    const verdicts = [];
+    for (const key of [KEY, KEY, other, 'onair_garbage', KEY.slice(0, -1) + 'x', KEY, other]) {
+      verdicts.push(await authorize({ 'x-api-key': key }, address, connection));
+    }
+    expect(verdicts.map((verdict) => (verdict.admitted ? 'ok' : verdict.error.code))).toEqual([
+      'ok',
+      'ok',
+      'UNAUTHORIZED', // well formed, but no account has it
+      'UNAUTHORIZED', // garbage
+      'UNAUTHORIZED', // a changed checksum
+      'RATE_LIMITED', // recognised again: the account's third request in the second
+      'UNAUTHORIZED',
+    ]);
+    // Each well-formed key looked up once while the auth version holds.
+    expect(reads).toEqual([hashApiKey(KEY), hashApiKey(other)]);
+    // The connection's last key (`other`) is not taken for a key of the same length.
+    const near = other.slice(0, -2) + (other.endsWith('a') ? 'bb' : 'aa');
+    const verdict = await authorize({ 'x-api-key': near }, address, connection);
+    expect(!verdict.admitted && verdict.error.code).toBe('UNAUTHORIZED');
+  });
+
   it('gives a failure of the store as a rejected promise, never thrown', async () => {
     const outage = new Error('database is locked');
     const { authorize } = deps({
