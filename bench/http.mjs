@@ -15,6 +15,9 @@
 //          onair_bench_http_v2 on the local server, created when missing) and BENCH_REDIS_URL
 //          (default redis://127.0.0.1:6379, keys under a prefix of their own).
 //          --server-cpu-prof DIR writes a V8 CPU profile of each Onair server to DIR.
+//          --keys N (50): the bench account's API keys, the requests rotating through them, one
+//          after the other on every connection (many customers); 1: every request with one key,
+//          as a single client sends it.
 // The catalogue is cached (bench/out/, or the PostgreSQL database) and regenerated when its
 // day has passed.
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -50,6 +53,7 @@ const options = {
   write: process.argv.includes('--write'),
   engines: String(arg('--engines', 'sqlite')).split(','),
   rounds: Number(arg('--rounds', 1)),
+  keys: Number(arg('--keys', 50)),
   /** Only the routes whose names start with one of these (comma-separated). */
   routes: arg('--routes', null)?.split(',') ?? null,
   serverCpuProf: arg('--server-cpu-prof', null),
@@ -106,7 +110,7 @@ async function catalogue(engine, nowMs) {
   }
 }
 
-/** A bench account with a raised limit and many keys (requests rotate through them). */
+/** A bench account with a raised limit and --keys keys (requests rotate through them). */
 async function benchKeys(engine, nowMs) {
   const { issueApiKey } = await dist('accounts/account-service.js');
   const { store } = await openStore(engine, nowMs);
@@ -117,7 +121,7 @@ async function benchKeys(engine, nowMs) {
       nowMs,
     );
     const keys = [];
-    for (let i = 0; i < 50; i++) {
+    for (let i = 0; i < options.keys; i++) {
       keys.push((await issueApiKey(store.accounts, account.id, `bench ${i}`, nowMs)).key);
     }
     return keys;
@@ -305,7 +309,8 @@ const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT
   .trim();
 const summary = [
   `Catalogue: ${made.channels} channels, ${made.programmes.toLocaleString('en')} programmes ` +
-    `(${options.engines.join(', ')}); wrk, 1 thread, ${options.connections} connections, ${options.duration} s per case; ` +
+    `(${options.engines.join(', ')}); wrk, 1 thread, ${options.connections} connections, ${options.duration} s per case, ` +
+    `${options.keys} API key${options.keys === 1 ? '' : 's'} in turn; ` +
     `server LOG_LEVEL ${options.logLevel ?? 'as shipped (info)'}; Onair peak RSS: ${rss}.`,
   `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${Math.round(totalmem() / 2 ** 30)} GB; Node ${process.version}; commit ${commit}.`,
 ];
