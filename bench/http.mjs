@@ -310,7 +310,7 @@ const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT
 const summary = [
   `Catalogue: ${made.channels} channels, ${made.programmes.toLocaleString('en')} programmes ` +
     `(${options.engines.join(', ')}); wrk, 1 thread, ${options.connections} connections, ${options.duration} s per case, ` +
-    `${options.keys} API key${options.keys === 1 ? '' : 's'} in turn; ` +
+    `${options.keys === 1 ? 'one API key' : `${options.keys} API keys in turn`}; ` +
     `server LOG_LEVEL ${options.logLevel ?? 'as shipped (info)'}; Onair peak RSS: ${rss}.`,
   `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${Math.round(totalmem() / 2 ** 30)} GB; Node ${process.version}; commit ${commit}.`,
 ];
