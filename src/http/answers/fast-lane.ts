@@ -136,7 +136,7 @@ export function createFastLane(deps: FastLaneDeps): FastLane {
         if (!(verdict instanceof Promise)) {
           // Decided at once (embedded mode, everything in memory): answered in this turn. What
           // could not be sent goes on to Fastify, as from the promise below.
-          let accountId: string | null = null;
+          let accountId: string | null;
           try {
             accountId = answerWith(verdict);
           } catch {
