@@ -227,8 +227,9 @@ export function createLogger(
   };
   // JSON to standard output (a service's log: a pipe to journald, docker, a file) is written
   // asynchronously, many lines a write (heldLines), and a slow reader never blocks the event
-  // loop (process.stdout writes a pipe synchronously, a system call per line). pino flushes what is left when the process exits,
-  // and stops writing (the lines are lost, the server goes on) when the reader goes away.
+  // loop (process.stdout writes a pipe synchronously, a system call per line). pino flushes what
+  // is left when the process exits, and stops writing (the lines are lost, the server goes on)
+  // when the reader goes away.
   if (destination === 'stdout' && format === 'json') {
     return pino(options, heldLines(pino.destination({ dest: 1, sync: false }), 1));
   }

@@ -1,4 +1,3 @@
-import type { MaybeAsync } from '../../domain/maybe-async.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastJson from 'fast-json-stringify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -22,6 +21,7 @@ import { foldForSearch, MAX_SEARCH_RESULTS, searchNeedle } from '../../domain/se
 import { parseXmltvTime } from '../../domain/xmltv-time.js';
 import type { RateLimiter } from '../../ratelimit/types.js';
 import type { Channel, CountryCount } from '../../domain/channel.js';
+import type { MaybeAsync } from '../../domain/maybe-async.js';
 import type { CatalogueReader } from '../../storage/catalogue-reader.js';
 import type { DataVersions } from '../../storage/store.js';
 import type { PlaygroundStore } from '../../storage/playground-store.js';
