@@ -89,11 +89,13 @@ export function startWebhookScheduler(
     if (stopping) return;
     let delay = options.checkMs;
     try {
-      // A retry already due that this pass did not send is leased by another process (or has
-      // nothing left to send): the usual interval then, not a loop that spins until it is free.
+      // A retry already due is looked at again a second later, not at once: it came due while
+      // this pass finished (a slow turn), or another process holds its lease, and a pass a
+      // second is no loop that spins until it is free. Waiting the usual interval instead left
+      // such a retry a whole interval late.
       const retryAt = await deps.store.webhooks.nextRetryAt();
       const now = deps.now();
-      if (retryAt !== null && retryAt > now) delay = Math.min(delay, retryAt - now);
+      if (retryAt !== null) delay = Math.min(delay, retryAt > now ? retryAt - now : NUDGE_CHECK_MS);
     } catch {
       // The store is away: look again at the usual interval.
     }

@@ -91,3 +91,75 @@ describe('the webhook delivery loop', () => {
     expect(receiver.received).toHaveLength(2);
   });
 });
+
+describe('the webhook delivery loop, slowed', () => {
+  it('sends a retry that came due while it was scheduling within a second, not at the next check', async () => {
+    const slow = openTempStore(Date.now());
+    const target = await startWebhookReceiver();
+    try {
+      const account = await slow.store.accounts.createAccount(
+        { email: 'slow@example.com', verifiedAt: Date.now(), accessUntil: null, rateLimit: null },
+        Date.now(),
+      );
+      const ingestSlow = (title: string) =>
+        ingestXmltv(
+          slow.store.ingest,
+          {
+            name: 'guide.xml',
+            data: webhookGuide(
+              [{ id: 'slow.ie', name: 'Slow', count: 2, title }],
+              Date.UTC(2026, 8, 1),
+            ),
+          },
+          { country: null, assumeOffsetMinutes: 0, nowMs: Date.now() },
+        );
+      await ingestSlow('A');
+      await createAuditedWebhook(
+        { store: slow.store, policy: { allowHttp: true, allowPrivate: false } },
+        account.id,
+        { url: target.url, filter: { kind: 'country', country: 'IE' } },
+        'operator',
+        Date.now(),
+      );
+      // Changes after the webhook was made: the loop's first pass sends them.
+      await ingestSlow('B');
+      target.answers = [500];
+      // The loop's look at the next retry answers 1.5 s late, as on a loaded machine: the
+      // retry (1 s after the failure) is due by the time the loop schedules its next pass.
+      const webhooks = slow.store.webhooks;
+      const store = {
+        ...slow.store,
+        webhooks: {
+          ...webhooks,
+          nextRetryAt: async () => {
+            await new Promise((r) => setTimeout(r, 1_500));
+            return webhooks.nextRetryAt();
+          },
+        },
+      };
+      const scheduler = startWebhookScheduler(
+        {
+          store,
+          now: Date.now,
+          log: quiet,
+          holder: 'slow',
+          policy: { allowHttp: true, allowPrivate: false },
+          timeoutMs: 2_000,
+          retryBaseMs: 1_000,
+        },
+        { checkMs: 600_000 },
+      );
+      try {
+        await target.waitFor(1, 5_000);
+        const failedAt = Date.now();
+        await target.waitFor(2, 5_000);
+        expect(Date.now() - failedAt).toBeLessThan(4_000);
+      } finally {
+        await scheduler.stop();
+      }
+    } finally {
+      await target.close();
+      await slow.dispose();
+    }
+  });
+});
