@@ -1,6 +1,6 @@
 import fastJson from 'fast-json-stringify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ProgrammeSearchResponse } from '../../src/http/schemas.js';
+import { GuideResponse, NowResponse, ProgrammeSearchResponse } from '../../src/http/schemas.js';
 import { ingestXmltv } from '../../src/catalogue/ingest/ingest-xmltv.js';
 import { channelIdFor } from '../../src/domain/catalogue-ids.js';
 import { formatXmltvUtc } from '../../src/domain/xmltv-time.js';
@@ -29,7 +29,7 @@ const GUIDE = `<?xml version="1.0" encoding="UTF-8"?>
 <channel id="zeta.uk"><display-name>Zeta</display-name></channel>
 <channel id="beta.uk"><display-name>beta</display-name></channel>
 <channel id="tele.fr"><display-name>Télé Sud</display-name></channel>
-${programme('zeta.uk', -1, '<title>Star Trek</title><desc>Yesterday’s voyage</desc>')}
+${programme('zeta.uk', -1, '<title>Star Trek</title><desc>Yesterday’s voyage 🚀</desc>')}
 ${programme('zeta.uk', 1, '<title>Star Trek</title><desc>Space, the final frontier</desc>')}
 ${programme('beta.uk', 1, '<title>Star Trekking</title><category>Documentary</category>')}
 ${programme('tele.fr', 1, '<title>Le Journal</title><sub-title>Édition de la nuit</sub-title>')}
@@ -83,6 +83,8 @@ describe(`GET /api/v1/programmes/search (${TEST_ENGINE})`, () => {
     expect(res.body).toBe(fastJson(ProgrammeSearchResponse as object)(body));
     const many = await t.get(search('q=star&from=2026-08-22T00:00:00Z'), key);
     expect(many.body).toBe(fastJson(ProgrammeSearchResponse as object)(many.json()));
+    expect((many.json() as Answer).results.map((r) => r.programme.title)).toContain('Star Trek');
+    expect(many.body).toContain('Yesterday’s voyage 🚀');
     expect(body.next).toBeNull();
     expect(body.results).toHaveLength(1);
     expect(body.results[0]?.channel).toEqual({
@@ -99,6 +101,28 @@ describe(`GET /api/v1/programmes/search (${TEST_ENGINE})`, () => {
       channelId: T,
       credits: [{ role: 'actor', name: 'Zoë Ångström', character: 'Jo' }],
     });
+  });
+
+  it('writes guide and now/next bodies of such text as the schemas’ serializers do', async () => {
+    // Their bodies, like search's, are encoded piece by piece (answers/utf8-bytes.ts): ASCII,
+    // Latin-1, curly quotes and an emoji side by side must still be the same bytes.
+    const channels = `channels=${Z},${B},${T}`;
+    const from = encodeURIComponent(new Date(NOW - 2 * H).toISOString());
+    const cases: [string, (body: unknown) => string][] = [
+      [`/api/v1/guide?${channels}&from=${from}&hours=8`, fastJson(GuideResponse as object)],
+      [`/api/v1/now?${channels}&at=${from}`, fastJson(NowResponse as object)],
+      [`/api/v1/now?${channels}`, fastJson(NowResponse as object)],
+    ];
+    for (const [url, serialize] of cases) {
+      const res = await t.get(url, key);
+      expect(res.statusCode, url).toBe(200);
+      expect(res.body, url).toBe(serialize(res.json()));
+      expect(Number(res.headers['content-length']), url).toBe(Buffer.byteLength(res.body));
+    }
+    const grid = await t.get(cases[0]?.[0] ?? '', key);
+    for (const text of ['Yesterday’s voyage 🚀', 'Zoë Ångström', 'Télé Sud', 'ÉTÉ en fête']) {
+      expect(grid.body).toContain(text);
+    }
   });
 
   it('matches every word as a word, the last also as a prefix, ignoring case and accents', async () => {

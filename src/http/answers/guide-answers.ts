@@ -13,6 +13,7 @@ import { formatXmltvUtc } from '../../domain/xmltv-time.js';
 import type { CatalogueReader } from '../../storage/catalogue-reader.js';
 import type { EntryCache } from './entry-cache.js';
 import type { MovingAnswer } from './moving-cache.js';
+import { utf8Bytes } from './utf8-bytes.js';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -104,9 +105,18 @@ export function channelFields(channel: Channel) {
 const channelJson = (channel: Channel, more: string) =>
   `${JSON.stringify(channelFields(channel)).slice(0, -1)},${more}}`;
 
-/** The end of a guide or now/next body. */
-const tailOf = (channelsJson: readonly string[], selected: SelectedChannels) =>
-  `,"channels":[${channelsJson.join(',')}],"missing":${JSON.stringify(selected.missing)},"next":${JSON.stringify(selected.next)}}`;
+/**
+ * The end of a guide or now/next body, as UTF-8: encoded once, piece by piece (utf8-bytes.ts),
+ * and copied behind the instant at each second the answer is asked for.
+ */
+function tailOf(channelsJson: readonly string[], selected: SelectedChannels): Buffer {
+  const pieces = [',"channels":['];
+  channelsJson.forEach((json, i) => pieces.push(i === 0 ? json : `,${json}`));
+  pieces.push(
+    `],"missing":${JSON.stringify(selected.missing)},"next":${JSON.stringify(selected.next)}}`,
+  );
+  return utf8Bytes(pieces);
+}
 
 /**
  * The guide grid and now/next answers (rules: domain/guide.ts), for the v1 routes and the
@@ -157,7 +167,8 @@ export function createGuideAnswers(
         bytes: scope.head.length + tail.length,
         render: (atMs) => {
           const window = scope.window(atMs, spanMs);
-          return `${scope.head}"from":"${formatXmltvUtc(window.fromMs)}","to":"${formatXmltvUtc(window.toMs)}"${tail}`;
+          const head = `${scope.head}"from":"${formatXmltvUtc(window.fromMs)}","to":"${formatXmltvUtc(window.toMs)}"`;
+          return utf8Bytes([head, tail]);
         },
       };
     },
@@ -194,7 +205,8 @@ export function createGuideAnswers(
       return {
         validUntilMs,
         bytes: scope.head.length + tail.length,
-        render: (instantMs) => `${scope.head}"at":"${formatXmltvUtc(instantMs)}"${tail}`,
+        render: (instantMs) =>
+          utf8Bytes([`${scope.head}"at":"${formatXmltvUtc(instantMs)}"`, tail]),
       };
     },
   };

@@ -13,7 +13,7 @@ export interface MovingAnswer {
   /** The first instant (ms) at which the programmes shown may differ; exclusive. */
   validUntilMs: number;
   /** The body for an instant (whole seconds) from the one it was built at to `validUntilMs`. */
-  render(instantMs: number): string;
+  render(instantMs: number): Buffer;
   /** Memory it holds, roughly (its serialised parts). */
   bytes: number;
 }
@@ -72,7 +72,7 @@ export function createMovingCache(maxBytes = DEFAULT_MOVING_CACHE_BYTES) {
     if (entry.last !== null && entry.lastInstantMs === instantMs) return entry.last;
     const tag = `${entry.version}:${entry.keyHash}:${instantMs}`;
     const prepared = {
-      body: Buffer.from(entry.answer.render(instantMs)),
+      body: entry.answer.render(instantMs),
       tag,
       etag: etagFor(tag),
     };

@@ -10,6 +10,7 @@ import type { CatalogueReader } from '../../storage/catalogue-reader.js';
 import type { CachedAnswers, KeptAnswer } from './cached-answers.js';
 import type { EntryCache } from './entry-cache.js';
 import { channelFields } from './guide-answers.js';
+import { utf8Bytes } from './utf8-bytes.js';
 
 const DAY_MS = 86_400_000;
 
@@ -21,7 +22,7 @@ const PAGE_ATTEMPTS = 3;
 
 /** A page of a search, serialised, and the start of its first result (null: none). */
 export interface SearchPage {
-  body: string;
+  body: Buffer;
   firstStartMs: number | null;
   /** More results follow (`next` is set). */
   full: boolean;
@@ -37,7 +38,7 @@ export function createProgrammeSearchAnswers(
   entries: EntryCache,
 ) {
   const empty: SearchPage = {
-    body: JSON.stringify({ results: [], next: null }),
+    body: Buffer.from(JSON.stringify({ results: [], next: null })),
     firstStartMs: null,
     full: false,
   };
@@ -77,17 +78,20 @@ export function createProgrammeSearchAnswers(
         throw errors.serviceUnavailable('The catalogue is being updated; try again');
       }
       let next = 0;
-      // Written as text from the entries kept as JSON (entry-cache.ts), not by the schema's
-      // compiled serializer, in the schema's order (test/http/programme-search.test.ts checks).
-      const results = shown.map((hit, i) => {
+      // Written from the entries kept as JSON (entry-cache.ts), not by the schema's compiled
+      // serializer, in the schema's order (test/http/programme-search.test.ts checks), and
+      // encoded piece by piece (utf8-bytes.ts says why).
+      const pieces = ['{"results":['];
+      shown.forEach((hit, i) => {
         const entry = json[i] ?? entries.json(found[next++] as StoredProgramme);
-        return `{"channel":${JSON.stringify(channelFields(hit.channel))},"programme":${entry}}`;
+        const channel = JSON.stringify(channelFields(hit.channel));
+        pieces.push(`${i === 0 ? '' : ','}{"channel":${channel},"programme":`, entry, '}');
       });
       const last = shown.at(-1);
       const full = hits.length > limit && last !== undefined;
       const cursor = full ? encodeCursor(last.key, query.fingerprint) : null;
-      const body = `{"results":[${results.join(',')}],"next":${JSON.stringify(cursor)}}`;
-      return { body, firstStartMs: hits[0]?.key.startMs ?? null, full };
+      pieces.push(`],"next":${JSON.stringify(cursor)}}`);
+      return { body: utf8Bytes(pieces), firstStartMs: hits[0]?.key.startMs ?? null, full };
     }
   }
 
@@ -123,8 +127,8 @@ export function createProgrammeSearchAnswers(
         let validUntilMs = found.firstStartMs === null ? Infinity : found.firstStartMs + 1;
         if (toMs !== null) validUntilMs = Math.min(validUntilMs, toMs);
         else if (!found.full) validUntilMs = Math.min(validUntilMs, instantMs + 1000);
-        const text = found.body;
-        return { validUntilMs, render: () => text, bytes: text.length };
+        const body = found.body;
+        return { validUntilMs, render: () => body, bytes: body.length };
       },
       'when-asked-again',
     );

@@ -475,10 +475,8 @@ export async function registerPlaygroundApi(
           return sendBody(
             request,
             reply as unknown as FastifyReply,
-            await cachedPreview(
-              request,
-              key,
-              async () => (await search.page(query, fromMs, toMs, channels)).body,
+            await bodies.get(`playground:${key}`, version, async () =>
+              markPreview((await search.page(query, fromMs, toMs, channels)).body),
             ),
           );
         },
