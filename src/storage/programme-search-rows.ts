@@ -12,7 +12,8 @@ import type { ProgrammeSearch, ProgrammeSearchHit } from './catalogue-reader.js'
 /**
  * How the plan decides (planAndSearch). The matches of the words are counted in the word index
  * up to each cap in turn (FTS5; PostgreSQL estimates from its statistics): fewer than a cap are
- * read from the index and sorted, about a row read each. More than the last are walked: the
+ * read from the index and sorted, about a row read each, unless they are common among the
+ * programmes stored (SEARCH_DENSE_WALK). More than the last are walked: the
  * programmes in result order, at most SEARCH_WALK_BUDGET of them, each one's words tested,
  * until the page is full; a word in a third of the programmes fills a page of 50 after ~150
  * rows. A page the walk does not fill means the words are sparse in the window: the index after
@@ -28,6 +29,18 @@ import type { ProgrammeSearch, ProgrammeSearchHit } from './catalogue-reader.js'
 export const SEARCH_COUNT_CAPS: readonly number[] = [500, 5_000];
 
 export const SEARCH_WALK_BUDGET = 25_000;
+
+/**
+ * Words counted under a cap are still walked when they are common among the programmes stored:
+ * a walk reads about `limit × stored / count` programmes to fill a page (about 1.3 µs each), the
+ * index all `count` matches to sort them (about 0.7 µs each), so the walk is the cheaper when
+ * count² > SEARCH_DENSE_WALK × limit × stored. In the bench catalogue (1.8 million programmes)
+ * that is a word in 13,500 or more, past the last cap; in one country's guide of 7,762
+ * programmes (the French guide of the test corpus) a word in 900 or more, such as the prefix
+ * "de", in 4,996 of them: 3.1 ms a search read from the index, 0.6 walked, in process
+ * (`node bench/search-density.mjs`, bench/RESULTS.md).
+ */
+export const SEARCH_DENSE_WALK = 2;
 
 /** How a search reads: from the word index (`words` whole, `prefix` as a prefix), or a walk. */
 export type SearchMode =
@@ -62,6 +75,8 @@ export interface SearchReads {
   readonly indexedPrefix: number;
   /** Programmes (of any time) with every `words` and, unless null, a word starting with `prefix`, counted to `cap`. */
   count(words: readonly string[], prefix: string | null, cap: number): Promise<number>;
+  /** The programmes stored (of any time), or more: an estimate that errs high, cheap to ask. */
+  stored(): Promise<number>;
   /** The search's rows read in this mode, in result order, at most `search.limit`. */
   rows(search: ProgrammeSearch, mode: SearchMode): Promise<SearchRow[]>;
 }
@@ -86,6 +101,7 @@ export async function planAndSearch(
     for (const cap of SEARCH_COUNT_CAPS) {
       const count = await reads.count(words, head, cap);
       if (count >= cap) continue;
+      if (count * count > SEARCH_DENSE_WALK * search.limit * (await reads.stored())) break;
       // A longer prefix is read whole: its words are among the head's, so the index merges
       // fewer than `cap` entries for it, and only the texts that match are read. Reading by
       // the head and testing each of its texts' programmes whole took SQLite's search thread

@@ -172,6 +172,8 @@ export function createPostgresCatalogueReader(
         async count(words, prefix, cap) {
           return Math.min(cap, estimateMatches(await wordStats.get(), words, prefix));
         },
+        // The statistics' estimate, as the counts are (0 before the first ANALYZE: no walk).
+        stored: async () => (await wordStats.get()).programmes,
         async rows(s, mode) {
           if (mode.kind === 'walk') return walk(s, mode);
           const { sql, params } = searchStatement(POSTGRES_SEARCH, s, mode);
