@@ -14,24 +14,19 @@
 // Both must give the same bytes (checked). Prints, per guide, the share of its pages with a
 // character beyond Latin-1 (which makes a joined string two bytes a character), and the median
 // over N rounds (default 15) of the mean µs a page each way.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { gunzipSync } from 'node:zlib';
-import { arg } from './bench-support.mjs';
+import { arg, corpusCatalogue } from './bench-support.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = process.env.ONAIR_BENCH_DIST ?? join(ROOT, 'dist');
 const load = (path) => import(pathToFileURL(join(DIST, path)).href);
-const { openSqliteStore } = await load('storage/sqlite/sqlite-store.js');
-const { ingestXmltv } = await load('catalogue/ingest/ingest-xmltv.js');
 const { richProgrammeOf } = await load('domain/programme.js');
 const { utf8Bytes } = await load('http/answers/utf8-bytes.js');
 
 const rounds = Number(arg('--rounds', 15));
-const CORPUS = join(ROOT, 'test/fixtures/xmltv/corpus');
 const GUIDES = [
   ['freeview_ie_epg.xml', 'IE'],
   ['mjh_au_sydney_epg.xml.gz', 'AU'],
@@ -45,41 +40,27 @@ const BEYOND_LATIN1 = /[^\x20-\xff\t\n\r]/;
 
 /** The pages of a guide: each a list of [channel JSON, entry JSON]. */
 async function pagesOf(file, country) {
-  const dir = mkdtempSync(join(tmpdir(), 'onair-answer-bytes-'));
-  const store = openSqliteStore({ path: join(dir, 'onair.db'), nowMs: Date.now() });
+  const { channels, programmes, close } = await corpusCatalogue(DIST, file, country);
   try {
-    let data = readFileSync(join(CORPUS, file));
-    if (file.endsWith('.gz')) data = gunzipSync(data);
-    await ingestXmltv(
-      store.ingest,
-      { name: file, data },
-      { country, assumeOffsetMinutes: 0, nowMs: Date.now() },
-    );
-    const channels = await store.catalogue.listChannels(country);
     const byId = new Map(channels.map((c) => [c.id, c]));
-    const read = await store.catalogue.programmesBetween(
-      channels.map((c) => c.id),
-      0,
-      Number.MAX_SAFE_INTEGER,
-    );
-    const all = [...read.values()].flat().sort((a, b) => a.startMs - b.startMs);
-    const rows = all.map((p) => {
-      const c = byId.get(p.channelId);
-      const channel = JSON.stringify({
-        channelId: c.id,
-        name: c.name,
-        icon: c.icon,
-        country: c.country,
-        needsReview: c.needsReview,
+    const rows = programmes
+      .sort((a, b) => a.startMs - b.startMs)
+      .map((p) => {
+        const c = byId.get(p.channelId);
+        const channel = JSON.stringify({
+          channelId: c.id,
+          name: c.name,
+          icon: c.icon,
+          country: c.country,
+          needsReview: c.needsReview,
+        });
+        return [channel, JSON.stringify(richProgrammeOf(p.channelId, p.programme, p.details))];
       });
-      return [channel, JSON.stringify(richProgrammeOf(p.channelId, p.programme, p.details))];
-    });
     const pages = [];
     for (let i = 0; i + PAGE <= rows.length; i += PAGE) pages.push(rows.slice(i, i + PAGE));
     return pages;
   } finally {
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
+    await close();
   }
 }
 

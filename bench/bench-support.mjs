@@ -3,12 +3,14 @@
 // PostgreSQL database made when missing, a process's CPU time and memory, a raw GET, and the
 // load of a server with wrk.
 import { execFile, execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { gunzipSync } from 'node:zlib';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -135,6 +137,39 @@ export async function openBenchStore(engine, { sqlitePath, postgresUrl, nowMs })
   await ensurePostgresDatabase(postgresUrl);
   const { openPostgresStore } = await import(join(ROOT, 'dist/storage/postgres/postgres-store.js'));
   return { store: await openPostgresStore({ url: postgresUrl, nowMs }), databaseUrl: postgresUrl };
+}
+
+/**
+ * A guide of the test corpus (`file`, plain or gzip) ingested with the build at `dist` into a
+ * SQLite catalogue of its own in a temporary directory, its channels in `country`: the store,
+ * its channels' programmes (of any time) and `close`, which removes it.
+ */
+export async function corpusCatalogue(dist, file, country) {
+  const load = (path) => import(pathToFileURL(join(dist, path)).href);
+  const { openSqliteStore } = await load('storage/sqlite/sqlite-store.js');
+  const { ingestXmltv } = await load('catalogue/ingest/ingest-xmltv.js');
+  const dir = mkdtempSync(join(tmpdir(), 'onair-corpus-'));
+  const store = openSqliteStore({ path: join(dir, 'onair.db'), nowMs: Date.now() });
+  const close = async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    let data = readFileSync(join(ROOT, 'test/fixtures/xmltv/corpus', file));
+    if (file.endsWith('.gz')) data = gunzipSync(data);
+    const options = { country, assumeOffsetMinutes: 0, nowMs: Date.now() };
+    await ingestXmltv(store.ingest, { name: file, data }, options);
+    const channels = await store.catalogue.listChannels(country);
+    const read = await store.catalogue.programmesBetween(
+      channels.map((c) => c.id),
+      0,
+      Number.MAX_SAFE_INTEGER,
+    );
+    return { store, channels, programmes: [...read.values()].flat(), close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
 }
 
 /** CPU time (user + system, ms) a process has used so far, from /proc. */

@@ -10,23 +10,18 @@
 // from 100 instants spread over the guide's days (every search a different one, so none is
 // answered by a cache), a page of 51 as the route asks. Prints each query's matches (of any
 // time), and the mean and slowest search in ms, the fastest of N runs (default 3).
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { gunzipSync } from 'node:zlib';
-import { arg } from './bench-support.mjs';
+import { arg, corpusCatalogue } from './bench-support.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = process.env.ONAIR_BENCH_DIST ?? join(ROOT, 'dist');
 const load = (path) => import(pathToFileURL(join(DIST, path)).href);
-const { openSqliteStore } = await load('storage/sqlite/sqlite-store.js');
-const { ingestXmltv } = await load('catalogue/ingest/ingest-xmltv.js');
 const { searchTermsOf } = await load('domain/programme-search.js');
 
 const runs = Number(arg('--runs', 3));
-const CORPUS = join(ROOT, 'test/fixtures/xmltv/corpus');
 const GUIDES = [
   ['mjh_plex_fr.xml.gz', 'FR', ['de', 'la', 'le', 'film', 'journal', 'de la']],
   ['michaz1988_de_guide.xml.gz', 'DE', ['die', 'der', 'und', 'film', 'nachrichten']],
@@ -40,23 +35,9 @@ console.log(
 console.log('| guide | programmes | q | matches | mean ms | slowest ms |');
 console.log('| --- | --: | --- | --: | --: | --: |');
 for (const [file, country, queries] of GUIDES) {
-  const dir = mkdtempSync(join(tmpdir(), 'onair-search-density-'));
-  const store = openSqliteStore({ path: join(dir, 'onair.db'), nowMs: Date.now() });
+  const { store, programmes, close } = await corpusCatalogue(DIST, file, country);
   try {
-    let data = readFileSync(join(CORPUS, file));
-    if (file.endsWith('.gz')) data = gunzipSync(data);
-    await ingestXmltv(
-      store.ingest,
-      { name: file, data },
-      { country, assumeOffsetMinutes: 0, nowMs: Date.now() },
-    );
-    const channels = await store.catalogue.listChannels(country);
-    const read = await store.catalogue.programmesBetween(
-      channels.map((c) => c.id),
-      0,
-      Number.MAX_SAFE_INTEGER,
-    );
-    const starts = [...read.values()].flat().map((p) => p.startMs);
+    const starts = programmes.map((p) => p.startMs);
     const first = Math.min(...starts);
     const last = Math.max(...starts);
     for (const q of queries) {
@@ -90,7 +71,6 @@ for (const [file, country, queries] of GUIDES) {
       );
     }
   } finally {
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
+    await close();
   }
 }
