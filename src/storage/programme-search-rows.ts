@@ -37,7 +37,7 @@ export const SEARCH_WALK_BUDGET = 25_000;
  * count² > SEARCH_DENSE_WALK × limit × stored. In the bench catalogue (1.8 million programmes)
  * that is a word in 13,500 or more, past the last cap; in one country's guide of 7,762
  * programmes (the French guide of the test corpus) a word in 900 or more, such as the prefix
- * "de", in 4,996 of them: 3.1 ms a search read from the index, 0.6 walked, in process
+ * "de", in 4,996 of them: 1.7-3.1 ms a search read from the index, 0.5-0.6 walked, in process
  * (`node bench/search-density.mjs`, bench/RESULTS.md).
  */
 export const SEARCH_DENSE_WALK = 2;
