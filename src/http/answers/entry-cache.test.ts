@@ -52,6 +52,18 @@ describe('the entry cache of the guide and search answers', () => {
     expect(cache.size.entries).toBe(4);
   });
 
+  it('counts an entry beyond Latin-1 at two bytes a character, as V8 holds it', () => {
+    const sizeOf = (title: string) => {
+      const cache = createEntryCache();
+      const json = cache.json(timed(1, { title }));
+      return { bytes: cache.size.bytes, length: json.length };
+    };
+    const latin1 = sizeOf('Télé 1'); // one byte a character
+    const wide = sizeOf('Tele’1'); // a curly quote: two
+    expect(wide.length).toBe(latin1.length);
+    expect(wide.bytes - latin1.bytes).toBe(wide.length);
+  });
+
   it('keeps the most recently used within its bytes', () => {
     const one = createEntryCache();
     one.json(timed(1));

@@ -7,6 +7,9 @@ import {
 /** Rich entries kept as JSON, by default (bytes, roughly). */
 export const DEFAULT_ENTRY_CACHE_BYTES = 64 * 1024 * 1024;
 
+/** A UTF-16 unit a one-byte string cannot hold. */
+const BEYOND_LATIN1 = /[\u0100-\uffff]/;
+
 /**
  * Programmes' rich entries as JSON, kept from one answer to the next, one cache for the guide,
  * now/next and search answers: grids whose windows overlap (the same grid minutes later, the
@@ -28,6 +31,9 @@ export const DEFAULT_ENTRY_CACHE_BYTES = 64 * 1024 * 1024;
 export function createEntryCache(maxBytes = DEFAULT_ENTRY_CACHE_BYTES) {
   const entries = new Map<string, string>();
   let bytes = 0;
+  // V8 keeps a text with a character beyond Latin-1 (a curly quote, a dash: most entries of some
+  // guides) at two bytes a character, so such entries count twice towards `maxBytes`.
+  const heapBytes = (text: string) => (BEYOND_LATIN1.test(text) ? 2 : 1) * text.length;
   const keyOf = (p: ProgrammeVersion) =>
     `${p.id}:${p.updatedAt}:${p.sourceFileId}:${p.needsReview ? 1 : 0}`;
   /** The JSON kept under `key`, made the most recently used. */
@@ -47,11 +53,11 @@ export function createEntryCache(maxBytes = DEFAULT_ENTRY_CACHE_BYTES) {
       if (json !== undefined) return json;
       json = JSON.stringify(richProgrammeOf(p.channelId, p.programme, p.details));
       entries.set(key, json);
-      bytes += key.length + json.length;
+      bytes += key.length + heapBytes(json);
       for (const [oldKey, victim] of entries) {
         if (bytes <= maxBytes) break;
         entries.delete(oldKey);
-        bytes -= oldKey.length + victim.length;
+        bytes -= oldKey.length + heapBytes(victim);
       }
       return json;
     },
