@@ -14,17 +14,25 @@
 // Both must give the same bytes (checked). Prints, per guide, the share of its pages with a
 // character beyond Latin-1 (which makes a joined string two bytes a character), and the median
 // over N rounds (default 15) of the mean µs a page each way.
+//
+// Then the same for each channel's v1 schedule (every programme's entry, serialised by the
+// route's schema, comma-separated, with each one's offset), as the schedule cache keeps it:
+// joined and encoded, then each entry measured for its offset, as before; or
+// `commaJoinedUtf8`, each measured and written at its place, as now.
 import { cpus } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
+import fastJson from 'fast-json-stringify';
 import { arg, corpusCatalogue } from './bench-support.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = process.env.ONAIR_BENCH_DIST ?? join(ROOT, 'dist');
 const load = (path) => import(pathToFileURL(join(DIST, path)).href);
 const { richProgrammeOf } = await load('domain/programme.js');
-const { utf8Bytes } = await load('http/answers/utf8-bytes.js');
+const { commaJoinedUtf8, utf8Bytes } = await load('http/answers/utf8-bytes.js');
+const { ProgrammeEntry } = await load('http/schemas.js');
+const serialiseEntry = fastJson(ProgrammeEntry);
 
 const rounds = Number(arg('--rounds', 15));
 const GUIDES = [
@@ -38,7 +46,10 @@ const PAGE = 51;
 /** A character a one-byte string cannot hold. */
 const BEYOND_LATIN1 = /[^\x20-\xff\t\n\r]/;
 
-/** The pages of a guide: each a list of [channel JSON, entry JSON]. */
+/**
+ * The pages of a guide, each a list of [channel JSON, entry JSON], and its channels' schedules,
+ * each a list of v1 entries' JSON.
+ */
 async function pagesOf(file, country) {
   const { channels, programmes, close } = await corpusCatalogue(DIST, file, country);
   try {
@@ -58,7 +69,10 @@ async function pagesOf(file, country) {
       });
     const pages = [];
     for (let i = 0; i + PAGE <= rows.length; i += PAGE) pages.push(rows.slice(i, i + PAGE));
-    return pages;
+    const schedules = channels.map((c) =>
+      programmes.filter((p) => p.channelId === c.id).map((p) => serialiseEntry(p.programme)),
+    );
+    return { pages, schedules };
   } finally {
     await close();
   }
@@ -77,6 +91,18 @@ const pieceByPiece = (page) => {
   return utf8Bytes(pieces);
 };
 
+const joinedSchedule = (entries) => {
+  const bytes = Buffer.from(entries.join(','));
+  const offsets = new Uint32Array(entries.length + 1);
+  let at = 0;
+  for (let i = 0; i < entries.length; i++) {
+    offsets[i] = at;
+    at += Buffer.byteLength(entries[i]) + 1;
+  }
+  offsets[entries.length] = at;
+  return { bytes, offsets };
+};
+
 const median = (values) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)];
 function timed(make, pages) {
   const started = performance.now();
@@ -91,8 +117,9 @@ console.log(
   '| guide | pages of 51 | KB a page | pages beyond Latin-1 | joined µs | piece by piece µs |',
 );
 console.log('| --- | --: | --: | --: | --: | --: |');
+const scheduleRows = [];
 for (const [file, country] of GUIDES) {
-  const pages = await pagesOf(file, country);
+  const { pages, schedules } = await pagesOf(file, country);
   let wide = 0;
   let bytes = 0;
   for (const page of pages) {
@@ -111,4 +138,27 @@ for (const [file, country] of GUIDES) {
   console.log(
     `| ${file} | ${pages.length} | ${(bytes / pages.length / 1024).toFixed(1)} | ${Math.round((wide / pages.length) * 100)} % | ${median(old).toFixed(1)} | ${median(now).toFixed(1)} |`,
   );
+
+  let scheduleBytes = 0;
+  for (const entries of schedules) {
+    const a = joinedSchedule(entries);
+    const b = commaJoinedUtf8(entries);
+    if (!a.bytes.equals(b.bytes) || a.offsets.join() !== b.offsets.join()) {
+      throw new Error(`${file}: the two schedules differ`);
+    }
+    scheduleBytes += a.bytes.length;
+  }
+  const oldSchedules = [];
+  const newSchedules = [];
+  for (let r = 0; r < rounds; r++) {
+    oldSchedules.push(timed(joinedSchedule, schedules));
+    newSchedules.push(timed(commaJoinedUtf8, schedules));
+  }
+  scheduleRows.push(
+    `| ${file} | ${schedules.length} | ${(scheduleBytes / schedules.length / 1024).toFixed(1)} | ${median(oldSchedules).toFixed(1)} | ${median(newSchedules).toFixed(1)} |`,
+  );
 }
+
+console.log('\n| guide | channels | KB a schedule | joined µs | written in place µs |');
+console.log('| --- | --: | --: | --: | --: |');
+for (const row of scheduleRows) console.log(row);

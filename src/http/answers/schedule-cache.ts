@@ -6,6 +6,7 @@ import type { Programme } from '../../domain/programme.js';
 import { ProgrammeEntry } from '../schemas.js';
 import { STREAM_FROM_BYTES, type PreparedBody } from './body-sender.js';
 import { createBodyCache } from './body-cache.js';
+import { commaJoinedUtf8 } from './utf8-bytes.js';
 
 /** Bytes of serialised schedules kept in memory by default. */
 export const DEFAULT_SCHEDULE_CACHE_BYTES = 64 * 1024 * 1024;
@@ -103,15 +104,7 @@ export function createScheduleCache(
         parsed.push(json);
       }
     }
-    const all = parsed.concat(unparsed);
-    const joined = Buffer.from(all.join(','));
-    const offsets = new Uint32Array(all.length + 1);
-    let at = 0;
-    for (let i = 0; i < all.length; i++) {
-      offsets[i] = at;
-      at += Buffer.byteLength(all[i] ?? '') + 1;
-    }
-    offsets[all.length] = at;
+    const { bytes: joined, offsets } = commaJoinedUtf8(parsed.concat(unparsed));
     return {
       version,
       startsMs: Float64Array.from(starts),

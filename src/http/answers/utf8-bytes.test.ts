@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { utf8Bytes } from './utf8-bytes.js';
+import { commaJoinedUtf8, utf8Bytes } from './utf8-bytes.js';
 
 /** Random text drawn from ASCII, Latin-1, the BMP beyond it, astral pairs and lone surrogates. */
 function randomText(random: () => number, length: number): string {
@@ -74,5 +74,27 @@ describe('utf8Bytes', () => {
     expect(first.byteOffset).toBe(0);
     expect(first.buffer.byteLength).toBe(first.length);
     expect(utf8Bytes([]).length).toBe(0);
+  });
+});
+
+describe('commaJoinedUtf8', () => {
+  it('gives the texts joined by commas as UTF-8, and where each begins', () => {
+    const random = seeded(11);
+    for (let round = 0; round < 1_000; round++) {
+      const texts = Array.from({ length: Math.floor(random() * 10) }, () =>
+        randomText(random, Math.floor(random() * 30)).replace(LONE_SURROGATE, '\uFFFD'),
+      );
+      const { bytes, offsets } = commaJoinedUtf8(texts);
+      expect(bytes.equals(Buffer.from(texts.join(',')))).toBe(true);
+      expect(offsets).toHaveLength(texts.length + 1);
+      texts.forEach((text, i) => {
+        const start = offsets[i] ?? -1;
+        const end = (offsets[i + 1] ?? -1) - 1;
+        expect(bytes.subarray(start, end).toString()).toBe(text);
+        if (i + 1 < texts.length) expect(bytes[end]).toBe(0x2c);
+      });
+      // One past the end, as if a comma followed the last.
+      expect(offsets[texts.length]).toBe(bytes.length + (texts.length > 0 ? 1 : 0));
+    }
   });
 });
