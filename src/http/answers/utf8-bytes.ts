@@ -65,7 +65,7 @@ export function utf8Bytes(pieces: readonly (string | Uint8Array)[]): Buffer {
  * offset past the end, as if a comma followed the last): a channel's schedule, kept whole so
  * that a window is a slice (schedule-cache.ts). Each text is measured and then written at its
  * place, not joined into one string first (the same reason as utf8Bytes): for the channels of
- * the corpus's guides 1.3–1.9× less time than joining and encoding (`node
+ * the corpus's guides 1.1–1.9× less time than joining and encoding (`node
  * bench/answer-bytes.mjs`).
  */
 export function commaJoinedUtf8(texts: readonly string[]): { bytes: Buffer; offsets: Uint32Array } {
