@@ -141,24 +141,53 @@ export async function openBenchStore(engine, { sqlitePath, postgresUrl, nowMs })
 
 /**
  * A guide of the test corpus (`file`, plain or gzip) ingested with the build at `dist` into a
- * SQLite catalogue of its own in a temporary directory, its channels in `country`: the store,
- * its channels' programmes (of any time) and `close`, which removes it.
+ * catalogue of its own, its channels in `country`: on SQLite in a temporary directory, on
+ * PostgreSQL (`engine` 'postgres') in a database made for it on the local server
+ * (BENCH_POSTGRES_URL's server, default 127.0.0.1) and analysed after the ingest, as
+ * autovacuum does within a minute of one. Gives the store, its channels' programmes (of any
+ * time) and `close`, which removes the catalogue.
  */
-export async function corpusCatalogue(dist, file, country) {
+export async function corpusCatalogue(dist, file, country, engine = 'sqlite') {
   const load = (path) => import(pathToFileURL(join(dist, path)).href);
-  const { openSqliteStore } = await load('storage/sqlite/sqlite-store.js');
   const { ingestXmltv } = await load('catalogue/ingest/ingest-xmltv.js');
-  const dir = mkdtempSync(join(tmpdir(), 'onair-corpus-'));
-  const store = openSqliteStore({ path: join(dir, 'onair.db'), nowMs: Date.now() });
-  const close = async () => {
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
-  };
+  const nowMs = Date.now();
+  let store;
+  let close;
+  let analyze = async () => {};
+  if (engine === 'sqlite') {
+    const { openSqliteStore } = await load('storage/sqlite/sqlite-store.js');
+    const dir = mkdtempSync(join(tmpdir(), 'onair-corpus-'));
+    store = openSqliteStore({ path: join(dir, 'onair.db'), nowMs });
+    close = async () => {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    };
+  } else {
+    const { openPostgresStore } = await load('storage/postgres/postgres-store.js');
+    const server = new URL(
+      process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/x',
+    );
+    const name = `onair_corpus_${process.pid}_${country.toLowerCase()}`;
+    const url = server.href.replace(server.pathname, `/${name}`);
+    const admin = server.href.replace(server.pathname, '/postgres');
+    await runPostgres(admin, `DROP DATABASE IF EXISTS ${name}`);
+    await ensurePostgresDatabase(url);
+    store = await openPostgresStore({ url, nowMs });
+    analyze = () => runPostgres(url, 'ANALYZE');
+    close = async () => {
+      await store.close();
+      await runPostgres(admin, `DROP DATABASE IF EXISTS ${name}`);
+    };
+  }
   try {
     let data = readFileSync(join(ROOT, 'test/fixtures/xmltv/corpus', file));
     if (file.endsWith('.gz')) data = gunzipSync(data);
-    const options = { country, assumeOffsetMinutes: 0, nowMs: Date.now() };
-    await ingestXmltv(store.ingest, { name: file, data }, options);
+    await ingestXmltv(
+      store.ingest,
+      { name: file, data },
+      { country, assumeOffsetMinutes: 0, nowMs },
+    );
+    await analyze();
     const channels = await store.catalogue.listChannels(country);
     const read = await store.catalogue.programmesBetween(
       channels.map((c) => c.id),
