@@ -31,8 +31,9 @@ describe('the entry cache of the guide and search answers', () => {
     const cache = createEntryCache();
     const p = timed(1);
     const expected = JSON.stringify(richProgrammeOf(p.channelId, p.programme, p.details));
-    expect(cache.json(p)).toBe(expected);
-    expect(cache.json(timed(1))).toBe(expected);
+    expect(cache.json(p).toString()).toBe(expected);
+    expect(cache.json(timed(1))).toBe(cache.json(p)); // the same bytes, kept
+    expect(cache.json(p).buffer.byteLength).toBe(Buffer.byteLength(expected)); // not a pool slice
     expect(cache.size.entries).toBe(1);
     expect(JSON.parse(expected)).toMatchObject({ title: 'Programme 1', subTitle: 'Part one' });
   });
@@ -47,21 +48,22 @@ describe('the entry cache of the guide and search answers', () => {
     ];
     for (const over of changes) {
       const p = timed(1, over);
-      expect(JSON.parse(cache.json(p))).toMatchObject(over);
+      expect(JSON.parse(cache.json(p).toString())).toMatchObject(over);
     }
     expect(cache.size.entries).toBe(4);
   });
 
-  it('counts an entry beyond Latin-1 at two bytes a character, as V8 holds it', () => {
+  it('counts an entry by its UTF-8 bytes', () => {
     const sizeOf = (title: string) => {
       const cache = createEntryCache();
       const json = cache.json(timed(1, { title }));
       return { bytes: cache.size.bytes, length: json.length };
     };
-    const latin1 = sizeOf('Télé 1'); // one byte a character
-    const wide = sizeOf('Tele’1'); // a curly quote: two
-    expect(wide.length).toBe(latin1.length);
-    expect(wide.bytes - latin1.bytes).toBe(wide.length);
+    const ascii = sizeOf('Tele 1');
+    const wide = sizeOf('Tele’1'); // a curly quote: three bytes for one character
+    // The title is in the entry twice (title, titles), two more bytes each time.
+    expect(wide.length - ascii.length).toBe(4);
+    expect(wide.bytes - ascii.bytes).toBe(4);
   });
 
   it('keeps the most recently used within its bytes', () => {

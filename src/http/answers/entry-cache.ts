@@ -4,14 +4,11 @@ import {
   type StoredProgramme,
 } from '../../domain/programme.js';
 
-/** Rich entries kept as JSON, by default (bytes, roughly). */
+/** Rich entries kept as UTF-8 JSON, by default (bytes, roughly). */
 export const DEFAULT_ENTRY_CACHE_BYTES = 64 * 1024 * 1024;
 
-/** A UTF-16 unit a one-byte string cannot hold. */
-const BEYOND_LATIN1 = /[\u0100-\uffff]/;
-
 /**
- * Programmes' rich entries as JSON, kept from one answer to the next, one cache for the guide,
+ * Programmes' rich entries as JSON in UTF-8, kept from one answer to the next, one cache for the guide,
  * now/next and search answers: grids whose windows overlap (the same grid minutes later, the
  * next page of channels over the same hours) share most of their programmes, searches find the
  * programmes of the hours ahead again and again, and making the entries is most of an answer's
@@ -27,42 +24,49 @@ const BEYOND_LATIN1 = /[\u0100-\uffff]/;
  * the objects hold in the order they were made, so every entry is made in the schema's order
  * with no other field (channelFields, richProgrammeOf). test/http/programme-details.test.ts
  * checks the bodies against the schema's serializer.
+ *
+ * An entry is kept as its UTF-8 bytes, each in a buffer of its own, so an answer copies it
+ * rather than encoding it again: text beyond ASCII (most entries of a French or German guide)
+ * is slow to encode, and over HTTP a French guide's searches for "de" took 10–20 % less of the
+ * server's CPU (bench/RESULTS.md). An earlier try kept them as slices of Node's shared pool
+ * (`Buffer.from`) and PostgreSQL's searches lost, never explained (perhaps a small slice keeps
+ * its whole slab alive; 2026-11-28, bench/RESULTS.md); this one measured no loss there.
  */
 export function createEntryCache(maxBytes = DEFAULT_ENTRY_CACHE_BYTES) {
-  const entries = new Map<string, string>();
+  const entries = new Map<string, Buffer>();
   let bytes = 0;
-  // V8 keeps a text with a character beyond Latin-1 (a curly quote, a dash: most entries of some
-  // guides) at two bytes a character, so such entries count twice towards `maxBytes`.
-  const heapBytes = (text: string) => (BEYOND_LATIN1.test(text) ? 2 : 1) * text.length;
   const keyOf = (p: ProgrammeVersion) =>
     `${p.id}:${p.updatedAt}:${p.sourceFileId}:${p.needsReview ? 1 : 0}`;
-  /** The JSON kept under `key`, made the most recently used. */
+  /** The entry kept under `key`, made the most recently used. */
   const kept = (key: string) => {
-    const json = entries.get(key);
-    if (json !== undefined) {
+    const entry = entries.get(key);
+    if (entry !== undefined) {
       entries.delete(key);
-      entries.set(key, json);
+      entries.set(key, entry);
     }
-    return json;
+    return entry;
   };
   return {
-    /** The JSON of `p`'s rich entry. */
-    json(p: StoredProgramme): string {
+    /** The JSON of `p`'s rich entry, as UTF-8. */
+    json(p: StoredProgramme): Buffer {
       const key = keyOf(p.programme);
-      let json = kept(key);
-      if (json !== undefined) return json;
-      json = JSON.stringify(richProgrammeOf(p.channelId, p.programme, p.details));
-      entries.set(key, json);
-      bytes += key.length + heapBytes(json);
+      let entry = kept(key);
+      if (entry !== undefined) return entry;
+      const text = JSON.stringify(richProgrammeOf(p.channelId, p.programme, p.details));
+      // A buffer of its own, not a slice of Node's shared pool that it would keep alive.
+      entry = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+      entry.write(text);
+      entries.set(key, entry);
+      bytes += key.length + entry.length;
       for (const [oldKey, victim] of entries) {
         if (bytes <= maxBytes) break;
         entries.delete(oldKey);
-        bytes -= oldKey.length + heapBytes(victim);
+        bytes -= oldKey.length + victim.length;
       }
-      return json;
+      return entry;
     },
-    /** The JSON of the rich entry of this version of a programme, when it is kept. */
-    kept: (version: ProgrammeVersion): string | undefined => kept(keyOf(version)),
+    /** The JSON of the rich entry of this version of a programme (UTF-8), when it is kept. */
+    kept: (version: ProgrammeVersion): Buffer | undefined => kept(keyOf(version)),
     /** Whether `p`'s entry is kept (for tests). */
     has: (p: StoredProgramme) => entries.has(keyOf(p.programme)),
     /** Entries and bytes held now (for tests). */

@@ -101,17 +101,23 @@ export function channelFields(channel: Channel) {
   };
 }
 
-/** A channel's JSON object with `more` (JSON of further fields, in the schema's order) at its end. */
-const channelJson = (channel: Channel, more: string) =>
-  `${JSON.stringify(channelFields(channel)).slice(0, -1)},${more}}`;
+/** A channel's JSON object without its closing brace, the fields after it still to come. */
+const channelOpen = (channel: Channel) => JSON.stringify(channelFields(channel)).slice(0, -1);
 
 /**
- * The end of a guide or now/next body, as UTF-8: encoded once, piece by piece (utf8-bytes.ts),
- * and copied behind the instant at each second the answer is asked for.
+ * The end of a guide or now/next body, as UTF-8: each channel's pieces (`channels`: its fields,
+ * then its entries, kept as UTF-8 in the entry cache) written once into one buffer
+ * (utf8-bytes.ts), copied behind the instant at each second the answer is asked for.
  */
-function tailOf(channelsJson: readonly string[], selected: SelectedChannels): Buffer {
-  const pieces = [',"channels":['];
-  channelsJson.forEach((json, i) => pieces.push(i === 0 ? json : `,${json}`));
+function tailOf(
+  channels: readonly (readonly (string | Buffer)[])[],
+  selected: SelectedChannels,
+): Buffer {
+  const pieces: (string | Buffer)[] = [',"channels":['];
+  channels.forEach((channel, i) => {
+    if (i > 0) pieces.push(',');
+    pieces.push(...channel);
+  });
   pieces.push(
     `],"missing":${JSON.stringify(selected.missing)},"next":${JSON.stringify(selected.next)}}`,
   );
@@ -159,7 +165,13 @@ export function createGuideAnswers(
         if (entering !== undefined) {
           validUntilMs = Math.min(validUntilMs, entering.startMs - spanMs + 1000);
         }
-        return channelJson(channel, `"programmes":[${shown.map(entryCache.json).join(',')}]`);
+        const pieces: (string | Buffer)[] = [`${channelOpen(channel)},"programmes":[`];
+        shown.forEach((p, i) => {
+          if (i > 0) pieces.push(',');
+          pieces.push(entryCache.json(p));
+        });
+        pieces.push(']}');
+        return pieces;
       });
       const tail = tailOf(entries, selected);
       return {
@@ -199,7 +211,13 @@ export function createGuideAnswers(
         const chosen = nowAndNext(candidates, atMs);
         validUntilMs = Math.min(validUntilMs, nowAndNextUntil(candidates, atMs) ?? validUntilMs);
         const entry = (p: TimedProgramme | null) => (p === null ? 'null' : entryCache.json(p));
-        return channelJson(channel, `"now":${entry(chosen.now)},"next":${entry(chosen.next)}`);
+        return [
+          `${channelOpen(channel)},"now":`,
+          entry(chosen.now),
+          ',"next":',
+          entry(chosen.next),
+          '}',
+        ];
       });
       const tail = tailOf(entries, selected);
       return {

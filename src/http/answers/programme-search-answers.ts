@@ -78,10 +78,10 @@ export function createProgrammeSearchAnswers(
         throw errors.serviceUnavailable('The catalogue is being updated; try again');
       }
       let next = 0;
-      // Written from the entries kept as JSON (entry-cache.ts), not by the schema's compiled
-      // serializer, in the schema's order (test/http/programme-search.test.ts checks), and
-      // encoded piece by piece (utf8-bytes.ts says why).
-      const pieces = ['{"results":['];
+      // Written from the entries kept as UTF-8 JSON (entry-cache.ts), not by the schema's
+      // compiled serializer, in the schema's order (test/http/programme-search.test.ts checks),
+      // piece by piece (utf8-bytes.ts says why).
+      const pieces: (string | Buffer)[] = ['{"results":['];
       shown.forEach((hit, i) => {
         const entry = json[i] ?? entries.json(found[next++] as StoredProgramme);
         const channel = JSON.stringify(channelFields(hit.channel));
