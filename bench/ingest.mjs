@@ -24,7 +24,9 @@
 // these kinds, comma-separated: saxes, epg-parser, none, cli, worker, gzip, in-thread, again,
 // large, cli-postgres, postgres, postgres-again, postgres-large; e.g. `--scale 34 --cases
 // worker` for the 1 GB memory check), --busy-cores N (N processes spinning on the CPU for the whole run: the cases measured while
-// other work, such as the server answering requests, takes cores).
+// other work, such as the server answering requests, takes cores), --busy-kind sqlite (those
+// processes insert rows into a SQLite temporary table instead, as the staging thread does:
+// `--cases none --busy-cores 1 --busy-kind sqlite` shows what such a neighbour costs the parser).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
   closeSync,
@@ -82,6 +84,36 @@ function cpuMsSince(from) {
   return (used.user + used.system) / 1000;
 }
 
+/**
+ * This thread's scheduler times (Linux `/proc/self/task/TID/schedstat`), in ms: on a core, and
+ * ready but waiting for one. Null elsewhere. The parser runs on this thread in every case, so
+ * its time on a core beside the pipeline's alone shows what the other threads of a case (the
+ * staging thread, V8's helpers) cost it on a machine of two cores: their work slows it even
+ * when it never waits for them.
+ */
+function parserThreadTimes() {
+  try {
+    const [onCore, waiting] = readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8')
+      .trim()
+      .split(' ')
+      .map(Number);
+    return { onCoreMs: onCore / 1e6, waitingMs: waiting / 1e6 };
+  } catch {
+    return null;
+  }
+}
+
+/** The parser thread's times since `from` (parserThreadTimes), or nulls. */
+function parserThreadSince(from) {
+  const now = parserThreadTimes();
+  return from === null || now === null
+    ? { parserOnCoreMs: null, parserWaitingMs: null }
+    : {
+        parserOnCoreMs: now.onCoreMs - from.onCoreMs,
+        parserWaitingMs: now.waitingMs - from.waitingMs,
+      };
+}
+
 async function saxesOnly(path) {
   const { SaxesParser } = await import('saxes');
   const parser = new SaxesParser({ position: true });
@@ -89,6 +121,7 @@ async function saxesOnly(path) {
   parser.on('opentag', () => elements++);
   parser.on('closetag', () => undefined);
   parser.on('text', () => undefined);
+  const thread = parserThreadTimes();
   const cpu = process.cpuUsage();
   const started = performance.now();
   const decoder = new TextDecoder('utf-8', { fatal: true });
@@ -96,7 +129,12 @@ async function saxesOnly(path) {
     parser.write(decoder.decode(chunk, { stream: true }));
   }
   parser.close();
-  return { ms: performance.now() - started, cpuMs: cpuMsSince(cpu), elements };
+  return {
+    ms: performance.now() - started,
+    cpuMs: cpuMsSince(cpu),
+    ...parserThreadSince(thread),
+    elements,
+  };
 }
 
 /**
@@ -167,15 +205,18 @@ async function sqliteIngest(path, mode) {
           : store.ingest;
     if (mode === 'again') await ingestXmltv(writer, { source: path }, options);
     const probe = mode === 'none' ? null : startWriterProbe(dbPath);
+    const thread = parserThreadTimes();
     const cpu = process.cpuUsage();
     const started = performance.now();
     const summary = await ingestXmltv(writer, { source: path }, { ...options, nowMs: NOW + 1 });
     const ms = performance.now() - started;
     const cpuMs = cpuMsSince(cpu);
+    const parser = parserThreadSince(thread);
     const waited = probe === null ? null : await probe.stop();
     return {
       ms,
       cpuMs,
+      ...parser,
       mergeMs: summary.mergeMs,
       bytesUncompressed: summary.bytesUncompressed,
       programmes: summary.programmesRead,
@@ -221,6 +262,7 @@ async function postgresIngest(path, mode) {
   const options = { country: 'IN', assumeOffsetMinutes: 0, nowMs: NOW };
   try {
     if (mode === 'again') await ingestXmltv(store.ingest, { source: path }, options);
+    const thread = parserThreadTimes();
     const cpu = process.cpuUsage();
     const started = performance.now();
     const summary = await ingestXmltv(
@@ -231,6 +273,7 @@ async function postgresIngest(path, mode) {
     return {
       ms: performance.now() - started,
       cpuMs: cpuMsSince(cpu),
+      ...parserThreadSince(thread),
       mergeMs: summary.mergeMs,
       bytesUncompressed: summary.bytesUncompressed,
       programmes: summary.programmesRead,
@@ -507,10 +550,41 @@ async function postgresReachable() {
 }
 
 /** `count` processes that keep a core busy until killed: other work on the machine. */
-function startSpinners(count) {
-  return Array.from({ length: count }, () =>
-    spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }),
-  );
+function startSpinners(count, kind) {
+  const args =
+    kind === 'sqlite' ? [fileURLToPath(import.meta.url), '--busy-sqlite'] : ['-e', 'for (;;) {}'];
+  return Array.from({ length: count }, () => spawn(process.execPath, args, { stdio: 'ignore' }));
+}
+
+/**
+ * A neighbour like the staging thread (--busy-kind sqlite): rows of a programme's shape (ids,
+ * times, a title, a description, rich data, search words) inserted 64 a statement into a
+ * temporary table of 16 KiB pages spilled to a file, emptied every 300,000 rows, until killed.
+ */
+async function busySqlite() {
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database('');
+  db.pragma('temp_store = FILE');
+  db.pragma('temp.page_size = 16384');
+  const text = (length, seed) =>
+    'abcdefghij klmnopqrst uvwxyz'.repeat(8).slice(seed % 20, (seed % 20) + length);
+  const columns = ['id', 'channel_id', 'start', 'title', 'description', 'details', 'words', 'ms'];
+  const row = `(${columns.map(() => '?').join(',')})`;
+  for (;;) {
+    db.exec(`DROP TABLE IF EXISTS temp.rows; CREATE TEMP TABLE rows (${columns.join(', ')})`);
+    const insert = db.prepare(`INSERT INTO rows VALUES ${new Array(64).fill(row).join(',')}`);
+    const values = [];
+    db.transaction(() => {
+      for (let i = 0; i < 300_000; i++) {
+        values.push(String(1e18 + i), 'channel-' + (i % 3000), '20240114183000 +0000');
+        values.push(text(14, i), text(93, i + 1), text(78, i + 2), text(93, i + 3), i);
+        if (values.length === 64 * columns.length) {
+          insert.run(values);
+          values.length = 0;
+        }
+      }
+    })();
+  }
 }
 
 async function parent() {
@@ -520,6 +594,7 @@ async function parent() {
   const source = arg('--file', join(CORPUS, 'jiotv_in_epg.xml.gz'));
   const only = arg('--cases', null)?.split(',') ?? null;
   const busyCores = Number(arg('--busy-cores', '0'));
+  const busyKind = arg('--busy-kind', 'spin');
   const wanted = (kind) => only === null || only.includes(kind);
   const withPostgres =
     !process.argv.includes('--no-postgres') &&
@@ -600,22 +675,26 @@ async function parent() {
       `Each case: ${runs} runs, each in its own process, the cases in turn; median time, highest peak RSS.`,
     );
     if (busyCores > 0) {
-      console.log(`${busyCores} other process(es) spinning on the CPU throughout (--busy-cores).`);
+      console.log(
+        busyKind === 'sqlite'
+          ? `${busyCores} other process(es) inserting rows into SQLite throughout (--busy-cores, --busy-kind sqlite).`
+          : `${busyCores} other process(es) spinning on the CPU throughout (--busy-cores).`,
+      );
     }
     console.log(
       `Parent process RSS ${Math.round(process.memoryUsage().rss / MB)} MB (children's maxRSS cannot be below it on Linux).\n`,
     );
     console.log(
-      '| case | time (s) | of which merged (s) | MB/s (XML) | programmes/s | of saxes | × epg-parser | CPU time (s) | peak RSS maxRSS / VmHWM (MB) | longest wait of an account write (ms) | catalogue write lock held (ms) |',
+      '| case | time (s) | of which merged (s) | MB/s (XML) | programmes/s | of saxes | × epg-parser | CPU time (s) | parser thread on a core / waiting for one (s) | peak RSS maxRSS / VmHWM (MB) | longest wait of an account write (ms) | catalogue write lock held (ms) |',
     );
-    console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+    console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
     let epgSeconds = null;
     let saxesSeconds = null;
     const notes = [];
     // Round-robin: every case once, then every case again, so that a change of load on a
     // shared machine falls on all cases alike and the ratios within the run stay fair.
     const allResults = chosen.map(() => []);
-    const spinners = startSpinners(busyCores);
+    const spinners = startSpinners(busyCores, busyKind);
     try {
       for (let i = 0; i < runs; i++) {
         chosen.forEach(([, kind, path, extra], c) =>
@@ -648,6 +727,12 @@ async function parent() {
       // holds across machines (issue 26's target for the CLI is 0.5).
       const ofSaxes = saxesSeconds === null ? '–' : (saxesSeconds / seconds).toFixed(2);
       const cpuSeconds = median(results.map((r) => r.cpuMs)) / 1000;
+      // Measured in this process: none for the CLI cases (another process) or epg-parser.
+      const parserTimes = results.filter((r) => typeof r.parserOnCoreMs === 'number');
+      const parserThread =
+        parserTimes.length === 0
+          ? '–'
+          : `${(median(parserTimes.map((r) => r.parserOnCoreMs)) / 1000).toFixed(2)} / ${(median(parserTimes.map((r) => r.parserWaitingMs)) / 1000).toFixed(2)}`;
       // The ingest's own split (IngestSummary.mergeMs): the merge, its commit and checkpoint.
       const merges = results.map((r) => r.mergeMs).filter((m) => typeof m === 'number');
       const merged = merges.length === 0 ? '–' : (median(merges) / 1000).toFixed(2);
@@ -656,7 +741,7 @@ async function parent() {
           notes.push(`${label}: a writer gave up (${failure})`);
       }
       console.log(
-        `| ${label} | ${seconds.toFixed(2)} | ${merged} | ${(size / MB / seconds).toFixed(1)} | ${perSecond} | ${ofSaxes} | ${ratio} | ${cpuSeconds.toFixed(2)} | ${Math.round(rss)} / ${hwm > 0 ? Math.round(hwm) : '–'} | ${longest('writerWaitMs')} | ${longest('catalogueLockMs')} |`,
+        `| ${label} | ${seconds.toFixed(2)} | ${merged} | ${(size / MB / seconds).toFixed(1)} | ${perSecond} | ${ofSaxes} | ${ratio} | ${cpuSeconds.toFixed(2)} | ${parserThread} | ${Math.round(rss)} / ${hwm > 0 ? Math.round(hwm) : '–'} | ${longest('writerWaitMs')} | ${longest('catalogueLockMs')} |`,
       );
     }
     // PostgreSQL's MB/s as a share of SQLite's on the same guide in the same run (issue 26's
@@ -680,6 +765,7 @@ async function parent() {
 }
 
 if (process.argv[2] === '--child') await child(process.argv[3], process.argv[4]);
+else if (process.argv[2] === '--busy-sqlite') await busySqlite();
 else if (process.argv[2] === '--make-scaled') {
   await makeScaled(process.argv[3], process.argv[4], Number(process.argv[5]));
 } else if (process.argv[2] === '--make-large') {
