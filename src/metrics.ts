@@ -33,7 +33,7 @@ export function createMetrics(): Metrics {
   });
   // Requests are counted in plain numbers and added to the counters when they are read (a
   // scrape): prom-client's `inc` with labels builds and looks up a key from them, on every
-  // request otherwise (docs/performance.md, the small routes).
+  // request otherwise (bench/RESULTS.md, "A small answer's own work cut by a sixth").
   const answeredCounts = new Map<string, Map<number, number>>();
   let repeats = 0;
   new Counter({
