@@ -231,6 +231,33 @@ describe('operator flow through bin/onair', () => {
     expect(others.filter((name) => packages.has(name))).toEqual([]);
   });
 
+  it('the other commands start without the ingest, the XMLTV reader or webhook delivery', async () => {
+    // NODE_DEBUG names each module loaded, ES (esm) and CommonJS (module) alike.
+    const debug = { NODE_DEBUG: 'esm,module' };
+    const loaded = (stderr: string) => ({
+      reader: stderr.includes('catalogue/xmltv/xml-scanner.js'),
+      pipeline: stderr.includes('catalogue/ingest/ingest-xmltv.js'),
+      progressBar: /node_modules\/cli-progress\//.test(stderr),
+      delivery: stderr.includes('webhooks/webhook-delivery.js'),
+    });
+    const none = { reader: false, pipeline: false, progressBar: false, delivery: false };
+    const list = await cli.run(['accounts', 'list', '--json'], debug);
+    expect(list.code, list.stderr).toBe(0);
+    expect(loaded(list.stderr)).toEqual(none);
+    const version = await cli.run(['--version'], debug);
+    expect(version.code, version.stderr).toBe(0);
+    expect(loaded(version.stderr)).toEqual(none);
+    // And an ingest does load them, so the check above can tell.
+    writeFileSync(join(cli.dir, 'guide.xml'), guide('Six One'));
+    const ingest = await cli.run(['ingest', join(cli.dir, 'guide.xml')], debug);
+    expect(ingest.code, ingest.stderr).toBe(0);
+    expect(loaded(ingest.stderr)).toMatchObject({
+      reader: true,
+      pipeline: true,
+      progressBar: true,
+    });
+  });
+
   it('a missing file is refused clearly', async () => {
     const missing = await cli.run(['ingest', join(cli.dir, 'nope.xml')]);
     expect(missing.code).toBe(1);

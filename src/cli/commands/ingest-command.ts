@@ -1,17 +1,27 @@
 import { Command } from 'commander';
-import cliProgress from 'cli-progress';
-import {
-  ingestXmltv,
-  IngestError,
-  type IngestSummary,
-} from '../../catalogue/ingest/ingest-xmltv.js';
+import type { IngestSummary } from '../../catalogue/ingest/ingest-xmltv.js';
 import { displayLocation, downloadLimits } from '../../catalogue/ingest/guide-download.js';
 import { scheduleStatus } from '../../domain/source-health.js';
 import { describeStorageWriteFailure } from '../../storage/errors.js';
 import { printResult, ReportedFailure, withStore, type CliContext } from '../cli-context.js';
 import { parseCountryOption, parseOffsetOption } from '../option-parsers.js';
 
-function progressBar(ctx: CliContext, label: string) {
+/**
+ * The ingest's own modules (the XML reader and the pipeline) and the progress bar, loaded when
+ * an ingest runs: every other command of the CLI starts without them (`hyperfine 'bin/onair
+ * --version'`), as `serve` loads the server only when it serves.
+ */
+async function loadIngest() {
+  const [cliProgress, { ingestXmltv, IngestError }] = await Promise.all([
+    import('cli-progress'),
+    import('../../catalogue/ingest/ingest-xmltv.js'),
+  ]);
+  return { cliProgress, ingestXmltv, IngestError };
+}
+
+type CliProgress = Awaited<ReturnType<typeof loadIngest>>['cliProgress'];
+
+function progressBar(ctx: CliContext, cliProgress: CliProgress, label: string) {
   if (!ctx.stderr.isTTY) return null;
   const bar = new cliProgress.SingleBar(
     {
@@ -119,6 +129,7 @@ export function ingestCommand(ctx: CliContext): Command {
         inputs: string[],
         opts: { country?: string; assumeOffset?: number; json?: boolean },
       ) => {
+        const { cliProgress, ingestXmltv, IngestError } = await loadIngest();
         const summaries: (IngestSummary & { schedule: 'ended' | 'ending' | null })[] = [];
         const failures: { source: string; error: string }[] = [];
         // The same bounds as a source's download (SOURCE_TIMEOUT_SECONDS, SOURCE_MAX_MB).
@@ -127,7 +138,7 @@ export function ingestCommand(ctx: CliContext): Command {
           for (const input of inputs) {
             // What the terminal and --json show: a URL without its credentials or query.
             const source = displayLocation(input);
-            const bar = opts.json ? null : progressBar(ctx, source);
+            const bar = opts.json ? null : progressBar(ctx, cliProgress, source);
             const nowMs = ctx.now();
             try {
               const summary = await ingestXmltv(

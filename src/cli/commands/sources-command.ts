@@ -2,8 +2,7 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { isHttpLocation, downloadLimits } from '../../catalogue/ingest/guide-download.js';
-import { refreshSource, type RefreshResult } from '../../sources/source-refresh.js';
-import { leaseHolderName } from '../../sources/source-scheduler.js';
+import type { RefreshResult } from '../../sources/source-refresh.js';
 import { formatDuration } from '../../domain/duration.js';
 import { describeSourceFlag, sourceFlags } from '../../domain/source-health.js';
 import { formatUtcOffset } from '../../domain/xmltv-time.js';
@@ -254,6 +253,11 @@ export function sourcesCommand(ctx: CliContext): Command {
     .argument('[id]', 'id of the source (or its location as added); every source when omitted')
     .option('--json', 'print JSON')
     .action(async (id: string | undefined, opts: { json?: boolean }) => {
+      // Loaded when a refresh runs, with the ingest behind it (see ingest-command.ts).
+      const [{ refreshSource }, { leaseHolderName }] = await Promise.all([
+        import('../../sources/source-refresh.js'),
+        import('../../sources/source-scheduler.js'),
+      ]);
       const results: (RefreshResult & { location: string })[] = [];
       await withStore(ctx, async (store) => {
         const targets =

@@ -16,7 +16,6 @@ import {
   deleteAuditedWebhook,
   enableAuditedWebhook,
 } from '../../webhooks/webhook-admin.js';
-import { sendTestRequest } from '../../webhooks/webhook-delivery.js';
 import {
   CliError,
   isoOrNull,
@@ -275,6 +274,8 @@ export function webhooksCommand(ctx: CliContext): Command {
     .argument('<id>', 'id of the webhook (see webhooks list)')
     .option('--json', 'print JSON')
     .action(async (id: string, opts: { json?: boolean }) => {
+      // The delivery code (an HTTP client, address checks) loads only to send.
+      const { sendTestRequest } = await import('../../webhooks/webhook-delivery.js');
       await withStore(ctx, async (store) => {
         const webhook = await requireWebhook(store, id);
         const attempt = await sendTestRequest(
