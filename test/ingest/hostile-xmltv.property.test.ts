@@ -200,9 +200,16 @@ describe('a 100 MB single text node, streamed', () => {
       sent += chunk.length;
       served.set(name, sent);
       if (!res.write(chunk)) {
+        // Whichever comes first; the other's listener goes too (left, a 'close' listener per
+        // wait piled up on the response: Node's MaxListenersExceededWarning in every run).
         await new Promise<void>((resolve) => {
-          res.once('drain', resolve);
-          res.once('close', resolve);
+          const done = () => {
+            res.off('drain', done);
+            res.off('close', done);
+            resolve();
+          };
+          res.once('drain', done);
+          res.once('close', done);
         });
       }
     }
