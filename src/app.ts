@@ -186,7 +186,7 @@ export async function buildApp(deps: AppDeps, loggerInstance?: Logger): Promise<
   registerSecurityHeaders(app, security);
   // Before the API's routes, so its preflight hook runs ahead of their guards.
   registerCors(app, cors);
-  registerOpsRoutes(app, deps.store, deps.metrics.registry);
+  registerOpsRoutes(app, deps.store, deps.metrics.registry, deps.config.metricsToken);
   app.addHook('onResponse', async (request, reply) => {
     answered({
       reqId: request.id,

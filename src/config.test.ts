@@ -46,6 +46,19 @@ describe('config', () => {
     );
   });
 
+  it('asks /metrics for a token only when METRICS_TOKEN is set, and refuses a guessable one', () => {
+    expect(loadConfig({}).metricsToken).toBeNull();
+    const token = 'f3a9c2d1e8b7a6f5e4d3c2b1';
+    expect(loadConfig({ METRICS_TOKEN: ` ${token} ` }).metricsToken).toBe(token);
+    for (const bad of ['short-token', 'sixteen chars ok but spaced']) {
+      expect(() => loadConfig({ METRICS_TOKEN: bad })).toThrow(
+        'METRICS_TOKEN must be at least 16 printable characters without spaces',
+      );
+      // The refused value is a secret: the message never repeats it.
+      expect(() => loadConfig({ METRICS_TOKEN: bad })).not.toThrow(bad);
+    }
+  });
+
   it('takes PUBLIC_URL without a trailing slash', () => {
     expect(loadConfig({ PUBLIC_URL: 'https://api.example.com/' }).publicUrl).toBe(
       'https://api.example.com',

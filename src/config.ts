@@ -59,6 +59,8 @@ export interface Config {
   readonly corsOrigins: CorsOrigins;
   /** Where webhooks may send, and how `serve` delivers them. */
   readonly webhooks: WebhookConfig;
+  /** The bearer token `/metrics` asks for (METRICS_TOKEN); null: it answers anyone. */
+  readonly metricsToken: string | null;
 }
 
 /** The WEBHOOK_* settings. */
@@ -108,6 +110,21 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
     throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   }
   return Number(raw);
+}
+
+/** Shortest METRICS_TOKEN accepted: a guessable token would protect nothing. */
+export const METRICS_TOKEN_MIN_LENGTH = 16;
+
+function metricsToken(env: Env): string | null {
+  const raw = nonEmpty(env, 'METRICS_TOKEN');
+  if (raw === undefined) return null;
+  // Sent in an Authorization header: printable ASCII without spaces, so it is sent as set.
+  if (raw.length < METRICS_TOKEN_MIN_LENGTH || !/^[\x21-\x7e]+$/.test(raw)) {
+    throw new ConfigError(
+      `METRICS_TOKEN must be at least ${METRICS_TOKEN_MIN_LENGTH} printable characters without spaces (e.g. openssl rand -hex 24)`,
+    );
+  }
+  return raw;
 }
 
 /** A yes/no setting: 1, true, on or yes; 0, false, off or no; `fallback` when unset. */
@@ -270,5 +287,6 @@ export function loadConfig(
       timeoutMs:
         integer(env, 'WEBHOOK_TIMEOUT_SECONDS', DEFAULT_WEBHOOK_TIMEOUT_MS / 1000, 1, 60) * 1000,
     }),
+    metricsToken: metricsToken(env),
   });
 }

@@ -46,6 +46,8 @@ export class AppError extends Error {
 
 export const errors = {
   unauthorized: () => new AppError('UNAUTHORIZED', 'Missing or invalid API key'),
+  metricsUnauthorized: () =>
+    new AppError('UNAUTHORIZED', 'Missing or invalid metrics token (METRICS_TOKEN)'),
   emailNotVerified: () =>
     new AppError('EMAIL_NOT_VERIFIED', 'The e-mail address of this account is not verified'),
   accessExpired: () =>

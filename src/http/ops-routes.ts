@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import { Type } from 'typebox';
 import { errors } from '../domain/errors.js';
+import { sha256Hex } from '../domain/sha256.js';
 import type { Store } from '../storage/store.js';
 import { ErrorBody } from './schemas.js';
 
@@ -9,10 +10,23 @@ const StatusBody = Type.Object({ status: Type.String() });
 
 /**
  * /healthz (the process answers) and /readyz (its storage answers too), for load balancers;
- * /metrics in the Prometheus text format.
+ * /metrics in the Prometheus text format, to the holder of `metricsToken` when one is set: it
+ * names the operator's guide sources and counts the fleet's webhooks, which the public site
+ * should not tell anyone who asks.
  */
-export function registerOpsRoutes(app: FastifyInstance, store: Store, registry: Registry): void {
-  app.get('/metrics', { logLevel: 'warn' }, async (_request, reply) => {
+export function registerOpsRoutes(
+  app: FastifyInstance,
+  store: Store,
+  registry: Registry,
+  metricsToken: string | null,
+): void {
+  // Digests compared, not the texts: how long the comparison takes tells nothing of the token.
+  const expected = metricsToken === null ? null : sha256Hex(`Bearer ${metricsToken}`);
+  app.get('/metrics', { logLevel: 'warn' }, async (request, reply) => {
+    if (expected !== null && sha256Hex(request.headers.authorization ?? '') !== expected) {
+      reply.header('www-authenticate', 'Bearer realm="metrics"');
+      throw errors.metricsUnauthorized();
+    }
     reply.type(registry.contentType);
     return registry.metrics();
   });

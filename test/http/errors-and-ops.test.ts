@@ -107,6 +107,47 @@ describe('ops endpoints', () => {
   });
 });
 
+describe('/metrics', () => {
+  it('answers anyone when no METRICS_TOKEN is set', async () => {
+    const res = await t.get('/metrics');
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain('onair_http_requests_total');
+  });
+
+  it('with METRICS_TOKEN, answers only its bearer: 401 UNAUTHORIZED JSON otherwise', async () => {
+    const token = 'metrics-token-0123456789abcdef';
+    const guarded = await createTestApp({ METRICS_TOKEN: token });
+    try {
+      for (const authorization of [
+        undefined,
+        `Bearer ${token.slice(0, -1)}`,
+        `Bearer ${token}x`,
+        token,
+        `Basic ${Buffer.from(`x:${token}`).toString('base64')}`,
+      ]) {
+        const res = await guarded.app.inject({
+          url: '/metrics',
+          headers: authorization === undefined ? {} : { authorization },
+        });
+        expect(res.statusCode, String(authorization)).toBe(401);
+        expect(res.json()).toEqual({ error: expect.any(String), code: 'UNAUTHORIZED' });
+        expect(res.headers['www-authenticate']).toBe('Bearer realm="metrics"');
+        expect(res.body).not.toContain(token);
+      }
+      const res = await guarded.app.inject({
+        url: '/metrics',
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(res.statusCode).toBe(200);
+      expect(res.body).toContain('onair_http_requests_total');
+      // The token stays out of the logs.
+      expect(guarded.logs()).not.toContain(token);
+    } finally {
+      await guarded.close();
+    }
+  });
+});
+
 describe('over a real socket', () => {
   it('oversized headers → 431 with a JSON body and code', async () => {
     await t.app.listen({ host: '127.0.0.1', port: 0 });
