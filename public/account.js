@@ -30,3 +30,16 @@ window.addEventListener('pagehide', (event) => {
 window.addEventListener('pageshow', (event) => {
   if (event.persisted && document.querySelector('[data-secret]') !== null) window.location.reload();
 });
+
+// Enter in a field marked data-enter-presses="ID" presses button #ID (the channel search box
+// searches); elsewhere Enter keeps the form's default, its first button, which saves.
+document.addEventListener('keydown', (event) => {
+  if (event.key !== 'Enter' || event.isComposing) return;
+  const field =
+    event.target instanceof Element ? event.target.closest('[data-enter-presses]') : null;
+  if (field === null) return;
+  const button = document.getElementById(field.getAttribute('data-enter-presses') || '');
+  if (button === null) return;
+  event.preventDefault();
+  button.click();
+});

@@ -22,19 +22,73 @@
     onView: 'now',
     onRequest: 0,
     findRequest: 0,
+    findQuery: '',
+    findNext: null,
+    findDay: '',
+    findShown: 0,
   };
 
-  /** GET a preview route; resolves to the parsed body, or throws an Error with the API's message. */
-  async function preview(path) {
-    const response = await fetch(previewApi + path, { headers: { accept: 'application/json' } });
-    const body = await response.json().catch(() => null);
-    if (!response.ok) {
-      const retry = response.headers.get('retry-after');
+  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  /**
+   * GET a preview route; resolves to the parsed body, or throws an Error with the API's message.
+   * A 429 is waited out and tried again (the page would otherwise stay stuck until reloaded):
+   * `waiting` is told each second how long is left, and `wanted` stops the retries of an answer
+   * nobody waits for any more (a newer choice, a closed panel).
+   */
+  async function preview(path, { wanted = () => true, waiting = () => {} } = {}) {
+    for (;;) {
+      const response = await fetch(previewApi + path, { headers: { accept: 'application/json' } });
+      const body = await response.json().catch(() => null);
+      if (response.ok) return body;
       const message = (body && body.error) || `Request failed (${response.status})`;
-      throw new Error(retry ? `${message} (retry in ${retry} s)` : message);
+      if (response.status !== 429 || !wanted()) throw new Error(message);
+      // Retry-After is whole seconds (the preview's window is a minute at most).
+      const after = Number.parseInt(response.headers.get('retry-after') || '', 10);
+      for (
+        let left = Number.isFinite(after) ? Math.min(Math.max(after, 1), 120) : 5;
+        left > 0;
+        left--
+      ) {
+        waiting(`Too many preview requests for now: trying again in ${left} s…`);
+        await sleep(1000);
+        if (!wanted()) throw new Error(message);
+      }
+      waiting('Trying again…');
     }
-    return body;
   }
+
+  /**
+   * Copy buttons (public/account.js copies and says "Copied"): back to their own label after a
+   * moment, and at once when the text they copy changes, so the word never stays wrong.
+   */
+  const COPIED_FOR_MS = 2000;
+  const copyButtons = [...document.querySelectorAll('#pg-schedule [data-copy-target]')].map(
+    (button) => ({ button, label: button.textContent, timer: null }),
+  );
+  function resetCopy(copy) {
+    clearTimeout(copy.timer);
+    copy.timer = null;
+    if (copy.button.textContent !== copy.label) copy.button.textContent = copy.label;
+  }
+  for (const copy of copyButtons) {
+    new window.MutationObserver(() => {
+      if (copy.button.textContent === copy.label) return;
+      clearTimeout(copy.timer);
+      copy.timer = setTimeout(() => resetCopy(copy), COPIED_FOR_MS);
+    }).observe(copy.button, { childList: true, characterData: true, subtree: true });
+  }
+  /** Sets the text a copy button copies, putting the button back to its label if it changed. */
+  function setCopyText(node, text) {
+    if (node.textContent === text) return;
+    node.textContent = text;
+    for (const copy of copyButtons) {
+      if (copy.button.getAttribute('data-copy-target') === node.id) resetCopy(copy);
+    }
+  }
+
+  /** "1 channel", "2 channels". */
+  const count = (n, one, many) => `${n} ${n === 1 ? one : many}`;
 
   function element(tag, className, text) {
     const node = document.createElement(tag);
@@ -48,7 +102,7 @@
     status.className = isError ? 'error' : 'muted';
   }
 
-  function showChannels(channels, emptyText) {
+  function showChannels(channels, emptyText, foundText) {
     channelList.replaceChildren();
     for (const channel of channels) {
       const id = channel.id || channel.channelId;
@@ -56,51 +110,101 @@
       const button = element('button', 'secondary', channel.name);
       button.type = 'button';
       button.setAttribute('data-channel-id', id);
-      if (state.channel && state.channel.id === id) button.setAttribute('aria-pressed', 'true');
+      button.setAttribute(
+        'aria-pressed',
+        String(state.channel !== null && state.channel.id === id),
+      );
       button.addEventListener('click', () => {
         state.channel = { id, name: channel.name, country: channel.country };
         for (const other of channelList.querySelectorAll('button')) {
-          other.setAttribute('aria-pressed', other === button ? 'true' : 'false');
+          other.setAttribute('aria-pressed', String(other === button));
         }
         loadSchedule();
+        showSchedule();
       });
       item.append(button, element('span', 'muted', ` ${channel.country}`));
       channelList.append(item);
     }
-    say(channels.length === 0 ? emptyText : `${channels.length} channel(s)`, false);
+    say(channels.length === 0 ? emptyText : foundText(channels.length), false);
   }
 
+  /**
+   * The country's channels, or, while the Channel box has words, the channels of every country
+   * whose name has them: someone typing a name expects to find it wherever it is.
+   */
   async function loadChannels() {
     const request = ++state.listRequest;
+    const wanted = () => request === state.listRequest;
     const q = search.value.trim();
     const country = countrySelect.value;
+    const options = { wanted, waiting: (text) => say(text, true) };
     try {
       let channels;
       if (q !== '') {
         const params = new URLSearchParams({ q });
-        if (country !== '') params.set('country', country);
-        channels = (await preview(`/channels/search?${params}`)).results;
+        channels = (await preview(`/channels/search?${params}`, options)).results;
       } else if (country !== '') {
-        channels = (await preview(`/countries/${encodeURIComponent(country)}/channels`)).channels;
+        channels = (await preview(`/countries/${encodeURIComponent(country)}/channels`, options))
+          .channels;
       } else {
         channels = [];
       }
-      if (request !== state.listRequest) return; // a newer choice is on its way
-      showChannels(
-        channels,
-        q === '' ? 'Pick a country, or search.' : 'No preview channel matches.',
-      );
+      if (!wanted()) return; // a newer choice is on its way
+      if (q === '') {
+        showChannels(channels, 'Pick a country, or search.', (n) =>
+          country === ''
+            ? count(n, 'channel', 'channels')
+            : `${count(n, 'channel', 'channels')} in ${country}`,
+        );
+      } else {
+        showChannels(
+          channels,
+          'No preview channel in any country matches.',
+          (n) =>
+            `${count(n, 'channel', 'channels')} in any country ${n === 1 ? 'matches' : 'match'}.`,
+        );
+      }
     } catch (error) {
-      if (request === state.listRequest) say(error.message, true);
+      if (wanted()) say(error.message, true);
     }
   }
 
+  /** Brings the chosen channel's schedule into view: it is the page's last card, far below. */
+  function showSchedule() {
+    const still = window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+    schedule.scrollIntoView({ behavior: still ? 'auto' : 'smooth', block: 'start' });
+    $('pg-channel-name').focus({ preventScroll: true });
+  }
+
+  /**
+   * The `days` the choice asks for, or null while the days box holds no whole number: the box
+   * and the request must agree, so a number out of 1–365 is clamped in the box too, and a
+   * fraction or nothing is refused in words rather than sent (the API would refuse it).
+   */
   function daysParameter() {
     const chosen = document.querySelector('input[name="pg-days"]:checked');
     const value = chosen ? chosen.value : 'today';
-    if (value === 'lookback')
-      return String(Math.min(365, Math.max(1, Number(lookback.value) || 7)));
-    return value;
+    const problem = $('pg-lookback-problem');
+    problem.textContent = '';
+    lookback.removeAttribute('aria-invalid');
+    if (value !== 'lookback') return value;
+    const typed = lookback.value.trim();
+    const days = Number(typed);
+    if (typed === '' || !Number.isInteger(days)) {
+      lookback.setAttribute('aria-invalid', 'true');
+      problem.className = 'error pg-lookback-problem';
+      problem.textContent = 'Days: a whole number from 1 to 365.';
+      return null;
+    }
+    const clamped = Math.min(365, Math.max(1, days));
+    if (String(clamped) !== typed) {
+      lookback.value = String(clamped);
+      if (clamped !== days) {
+        problem.className = 'muted pg-lookback-problem';
+        problem.textContent = `Days go from 1 to 365: ${typed} became ${clamped}.`;
+      }
+    }
+    return String(clamped);
   }
 
   const dayFormat = new Intl.DateTimeFormat('en-GB', {
@@ -279,7 +383,10 @@
     panel.setAttribute('aria-busy', 'true');
     panel.replaceChildren(element('p', 'muted', 'Loading details…'));
     try {
-      const body = await preview(path);
+      const body = await preview(path, {
+        wanted: stillWanted,
+        waiting: (text) => panel.replaceChildren(element('p', 'error', text)),
+      });
       if (!stillWanted()) return false;
       renderDetails(panel, body.programme, path);
       if (heading) panel.prepend(...heading);
@@ -298,7 +405,11 @@
     button.setAttribute('aria-expanded', String(open));
     panel.hidden = !open;
     if (!open || panel.getAttribute('data-loaded') === 'true') return;
-    if (await loadDetails(channelId, programme, panel)) panel.setAttribute('data-loaded', 'true');
+    // Closed while its answer is awaited: no retry after a 429, and a fresh load on reopening.
+    const stillOpen = () => !panel.hidden;
+    if (await loadDetails(channelId, programme, panel, null, stillOpen)) {
+      panel.setAttribute('data-loaded', 'true');
+    }
   }
 
   /** A programme's title as a button that opens its details in a panel below it (keyboard too). */
@@ -349,18 +460,36 @@
   async function loadSchedule() {
     if (state.channel === null) return;
     const request = ++state.scheduleRequest;
-    const path = `/channels/${state.channel.id}/programmes?days=${encodeURIComponent(daysParameter())}`;
+    const wanted = () => request === state.scheduleRequest;
     schedule.hidden = false;
     $('pg-channel-name').textContent = `${state.channel.name} (${state.channel.country})`;
+    const days = daysParameter();
+    if (days === null) {
+      // Said next to the box; nothing is asked, so nothing older is shown as its answer.
+      $('pg-request').textContent = '';
+      setCopyText($('pg-curl'), '');
+      $('pg-customer').hidden = true;
+      $('pg-json').textContent = '';
+      $('pg-timeline').replaceChildren(
+        element('li', 'muted', 'Give a whole number of days from 1 to 365.'),
+      );
+      return;
+    }
+    const path = `/channels/${state.channel.id}/programmes?days=${encodeURIComponent(days)}`;
     $('pg-request').textContent = previewApi + path;
-    $('pg-curl').textContent = `curl -H "Authorization: Bearer YOUR_KEY" "${customerApi}${path}"`;
+    $('pg-customer').hidden = false;
+    setCopyText($('pg-curl'), `curl -H "Authorization: Bearer YOUR_KEY" "${customerApi}${path}"`);
+    const waiting = (text) => {
+      $('pg-json').textContent = text;
+      $('pg-timeline').replaceChildren(element('li', 'error', text));
+    };
     try {
-      const body = await preview(path);
-      if (request !== state.scheduleRequest) return;
+      const body = await preview(path, { wanted, waiting });
+      if (!wanted()) return;
       $('pg-json').textContent = JSON.stringify(body, null, 2);
       renderTimeline(body.programmes, body.channelId);
     } catch (error) {
-      if (request !== state.scheduleRequest) return;
+      if (!wanted()) return;
       $('pg-json').textContent = error.message;
       $('pg-timeline').replaceChildren(element('li', 'error', error.message));
     }
@@ -423,10 +552,27 @@
       return;
     }
     const columns = `repeat(${minutes}, minmax(0, 1fr))`;
+    // Wide enough for the shortest cell to show its start time ("18:00", 2.75rem): a programme
+    // cut by the window's start may keep only a few minutes. Within bounds, so a one-minute
+    // sliver does not make the grid a mile wide (its title and times are in its tooltip).
+    let shortest = minutes;
+    for (const channel of body.channels) {
+      for (const programme of channel.programmes) {
+        const startMinute = Math.max(0, Math.round((parseStart(programme.start) - from) / MINUTE));
+        const endMinute = Math.min(
+          minutes,
+          Math.round((parseStart(programme.stop) - from) / MINUTE),
+        );
+        if (endMinute > startMinute) shortest = Math.min(shortest, endMinute - startMinute);
+      }
+    }
+    const remPerMinute = Math.min(0.5, 2.75 / Math.max(shortest, 1));
+    const gridMinWidth = `calc(8.5rem + ${(minutes * remPerMinute).toFixed(2)}rem)`;
     const place = (node, startMinute, endMinute) => {
       node.style.gridColumn = `${startMinute + 1} / ${Math.max(endMinute, startMinute + 1) + 1}`;
     };
     const grid = element('div', 'pg-grid');
+    grid.style.minWidth = `max(36rem, ${gridMinWidth})`;
     // The time ruler: the window's start, then each full hour in it.
     const head = element('div', 'pg-grid-row pg-grid-head');
     head.append(element('span', 'pg-grid-name', 'UTC'));
@@ -471,7 +617,10 @@
           element('span', 'pg-grid-time', clock(start)),
           element('span', 'pg-grid-title', programme.title || '(untitled)'),
         );
-        button.title = `${clock(start)}–${clock(stop)} ${programme.title}`;
+        button.title = `${clock(start)}–${clock(stop)} UTC ${programme.title || '(untitled)'}`;
+        // A narrow cell hides its title (see onair.css); its name still says it in full.
+        button.setAttribute('aria-label', button.title);
+        if (start < from) button.classList.add('pg-grid-cut');
         button.setAttribute('aria-expanded', 'false');
         button.setAttribute('aria-controls', details.id);
         place(button, startMinute, endMinute);
@@ -521,8 +670,11 @@
     $('pg-on-request').textContent = previewApi + path;
     const target = showGuide ? $('pg-guide') : $('pg-now');
     target.setAttribute('aria-busy', 'true');
+    const wanted = () => request === state.onRequest;
+    const waiting = (text) =>
+      target.replaceChildren(element(showGuide ? 'p' : 'li', 'error', text));
     try {
-      const body = await preview(path);
+      const body = await preview(path, { wanted, waiting });
       if (request !== state.onRequest) return;
       if (showGuide) renderGuide(body);
       else renderNow(body);
@@ -555,28 +707,54 @@
     $('pg-json-panel').hidden = !showJson;
   }
 
-  /** "When is it on?": the programme search over the preview channels, from now on. */
-  async function findProgrammes() {
+  const FIND_PAGE = 20;
+
+  /**
+   * "When is it on?": the programme search over the preview channels, from now on, a page at a
+   * time: `cursor` (the answer's `next`) asks for the page after the ones shown.
+   */
+  async function findProgrammes(cursor) {
     const request = ++state.findRequest;
-    const q = $('pg-find-q').value.trim();
-    const path = `/programmes/search?${new URLSearchParams({ q, limit: '20' })}`;
+    const wanted = () => request === state.findRequest;
+    const q = cursor ? state.findQuery : $('pg-find-q').value.trim();
+    state.findQuery = q;
+    const params = new URLSearchParams({ q, limit: String(FIND_PAGE) });
+    if (cursor) params.set('cursor', cursor);
+    const path = `/programmes/search?${params}`;
     $('pg-find-request').textContent = `${previewApi}${path}`;
+    $('pg-find-request-line').hidden = false;
     const list = $('pg-find-results');
-    try {
-      const { results } = await preview(path);
-      if (request !== state.findRequest) return;
+    const more = $('pg-find-more');
+    const note = $('pg-find-note');
+    more.hidden = true;
+    if (!cursor) {
       list.replaceChildren();
-      if (results.length === 0) {
-        list.append(
-          element('li', 'muted', q === '' ? 'Type some words.' : 'No programme matches.'),
-        );
+      note.textContent = '';
+      state.findDay = '';
+      state.findShown = 0;
+    }
+    const waiting = (text) => {
+      note.className = 'error';
+      note.textContent = text;
+    };
+    try {
+      const { results, next } = await preview(path, { wanted, waiting });
+      if (!wanted()) return;
+      if (results.length === 0 && !cursor) {
+        note.className = 'muted';
+        note.textContent = q === '' ? 'Type some words.' : 'No programme matches.';
         return;
       }
       for (const { channel, programme } of results) {
         const start = parseStart(programme.start);
+        // Days as the timeline heads them, saying the times are UTC.
+        const day = start === null ? 'Unknown time' : `${dayFormat.format(new Date(start))} (UTC)`;
+        if (day !== state.findDay) {
+          state.findDay = day;
+          list.append(element('li', 'timeline-day', day));
+        }
         const item = element('li', 'timeline-item pg-found');
-        const when = start === null ? '?' : `${dayFormat.format(new Date(start))} ${clock(start)}`;
-        item.append(element('span', 'timeline-time', when));
+        item.append(element('span', 'timeline-time', clock(start)));
         const body = element('div', 'timeline-body');
         const { title, panel } = titleWithDetails(
           channel.channelId,
@@ -587,15 +765,27 @@
         item.append(body);
         list.append(item);
       }
+      state.findShown += results.length;
+      state.findNext = next;
+      note.className = 'muted';
+      note.textContent =
+        next === null
+          ? `${count(state.findShown, 'programme', 'programmes')} found.`
+          : `The first ${count(state.findShown, 'programme', 'programmes')} found; there are more.`;
+      more.hidden = next === null;
     } catch (error) {
-      if (request !== state.findRequest) return;
-      list.replaceChildren(element('li', 'error', error.message));
+      if (!wanted()) return;
+      note.className = 'error';
+      note.textContent = error.message;
+      // The same page can be asked for again.
+      if (cursor) more.hidden = false;
     }
   }
   $('pg-find-form').addEventListener('submit', (event) => {
     event.preventDefault();
-    findProgrammes();
+    findProgrammes(null);
   });
+  $('pg-find-more').addEventListener('click', () => findProgrammes(state.findNext));
 
   let typing = null;
   search.addEventListener('input', () => {
@@ -618,7 +808,13 @@
   $('pg-tab-now').addEventListener('click', () => selectOnView('now'));
   $('pg-tab-guide').addEventListener('click', () => selectOnView('guide'));
 
-  preview('/countries')
+  // The first request of all: a 429 here is waited out too, the select saying so meanwhile.
+  preview('/countries', {
+    waiting: (text) => {
+      countrySelect.firstElementChild.textContent = 'Waiting…';
+      say(text, true);
+    },
+  })
     .then(({ countries }) => {
       countrySelect.replaceChildren();
       const any = element('option', '', 'Every country');
@@ -634,6 +830,7 @@
         say('This deployment has no preview channels yet.', false);
         return;
       }
+      say('', false);
       countrySelect.value = countries[0].country;
       loadChannels();
       loadWhatsOn();

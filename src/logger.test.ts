@@ -25,6 +25,13 @@ describe('redactUrl', () => {
     expect(redactUrl('/x?a=1&TOKEN=secret#frag')).toBe('/x?a=1&TOKEN=[redacted]#frag');
   });
 
+  it("hides a webhook's URL sent by the webhook form's channel search", () => {
+    const hook = encodeURIComponent('https://hooks.example/in?secret=s3cr3t');
+    expect(redactUrl(`/account/webhooks/new?url=${hook}&q=news`)).toBe(
+      '/account/webhooks/new?url=[redacted]&q=news',
+    );
+  });
+
   it('hides an API key anywhere in the URL, also with its underscore percent-encoded', () => {
     const key = generateApiKey();
     const encoded = key.replace('_', '%5F');

@@ -10,6 +10,8 @@ import {
 import type { SignedIn } from '../accounts/sign-in-service.js';
 import { isUuid } from '../domain/catalogue-ids.js';
 import {
+  checkLineup,
+  cleanFeedName,
   DAYS_AHEAD,
   DAYS_BACK,
   feedUrls,
@@ -28,6 +30,7 @@ import {
   feedFormPage,
   feedUrlPage,
   newFeedUrlConfirmPage,
+  type FeedFieldErrors,
   type FeedFormView,
 } from './views/feed-pages.js';
 import { channelChoices, chosenChannelIds } from './channel-choice.js';
@@ -85,6 +88,36 @@ function settingsOf(form: TypedForm): FeedSettings {
   };
 }
 
+/** A domain message as a sentence of a page. */
+const sentence = (message: string) => `${message.charAt(0).toUpperCase()}${message.slice(1)}.`;
+
+/**
+ * Every field of the form that the settings' rules refuse, each with its message, so one
+ * submission says all that needs a change (checkFeedSettings stops at the first). The same
+ * rules and words as the domain's; what needs the store (the channels exist, the feed limit)
+ * is still the service's to say.
+ */
+function fieldErrors(form: TypedForm): FeedFieldErrors {
+  const settings = settingsOf(form);
+  const errors: FeedFieldErrors = {};
+  if (cleanFeedName(settings.name) === '') errors.name = sentence('give the feed a name');
+  const days = (value: number, range: { min: number; max: number }, what: string) =>
+    Number.isInteger(value) && value >= range.min && value <= range.max
+      ? undefined
+      : sentence(`${what} must be a whole number from ${range.min} to ${range.max}`);
+  const daysBack = days(settings.daysBack, DAYS_BACK, 'days back');
+  if (daysBack !== undefined) errors.daysBack = daysBack;
+  const daysAhead = days(settings.daysAhead, DAYS_AHEAD, 'days ahead');
+  if (daysAhead !== undefined) errors.daysAhead = daysAhead;
+  try {
+    checkLineup(settings.lineup);
+  } catch (error) {
+    if (!(error instanceof FeedSettingsError)) throw error;
+    errors.lineup = sentence(error.message);
+  }
+  return errors;
+}
+
 /**
  * The feed pages of the account: a form to make or edit a feed (channels by search or a whole
  * country), its address shown once, a new address, delete. Registered inside the pages'
@@ -97,6 +130,7 @@ export async function registerFeedPages(web: FastifyInstance, deps: FeedPageDeps
     feedId: string | null,
     form: TypedForm,
     error?: string,
+    refused?: FeedFieldErrors,
   ): Promise<FeedFormView> {
     const choices = await channelChoices(store, form.channelIds, form.q);
     return {
@@ -109,6 +143,7 @@ export async function registerFeedPages(web: FastifyInstance, deps: FeedPageDeps
       ...choices,
       q: form.q,
       ...(error === undefined ? {} : { error }),
+      ...(refused === undefined ? {} : { fieldErrors: refused }),
     };
   }
 
@@ -122,7 +157,10 @@ export async function registerFeedPages(web: FastifyInstance, deps: FeedPageDeps
     sendPage(
       reply,
       404,
-      messagePage('Feed not found', 'There is no such feed in your account.', true),
+      messagePage('Feed not found', 'There is no such feed in your account.', true, {
+        href: '/account#feeds',
+        label: 'Back to your feeds',
+      }),
     );
 
   /** Post/redirect/get: the new address waits for the next page, which shows it once. */
@@ -142,13 +180,20 @@ export async function registerFeedPages(web: FastifyInstance, deps: FeedPageDeps
     form: TypedForm,
     work: (settings: FeedSettings) => Promise<FastifyReply>,
   ): Promise<FastifyReply> {
+    const refused = fieldErrors(form);
+    if (Object.keys(refused).length > 0) {
+      return sendPage(reply, 400, feedFormPage(await formView(feedId, form, undefined, refused)));
+    }
     try {
       return await work(settingsOf(form));
     } catch (error) {
       if (error instanceof FeedSettingsError || error instanceof FeedLimitError) {
-        const message = error.message.charAt(0).toUpperCase() + error.message.slice(1);
         const status = error instanceof FeedLimitError ? 409 : 400;
-        return sendPage(reply, status, feedFormPage(await formView(feedId, form, `${message}.`)));
+        return sendPage(
+          reply,
+          status,
+          feedFormPage(await formView(feedId, form, sentence(error.message))),
+        );
       }
       throw error;
     }
@@ -165,6 +210,11 @@ export async function registerFeedPages(web: FastifyInstance, deps: FeedPageDeps
       if (form.daysBack === '') form.daysBack = String(DAYS_BACK.default);
       return sendPage(reply, 200, feedFormPage(await formView(null, form)));
     });
+
+    // A refused form leaves its POST address in the address bar: opening it shows the form.
+    feeds.get('/account/feeds', async (_request, reply) =>
+      reply.redirect('/account/feeds/new', 303),
+    );
 
     feeds.post('/account/feeds', async (request, reply) => {
       const signedIn = await deps.signedIn(request);
@@ -205,6 +255,13 @@ export async function registerFeedPages(web: FastifyInstance, deps: FeedPageDeps
         const form = typed ? typedForm(request.query) : formOfFeed(feed);
         return sendPage(reply, 200, feedFormPage(await formView(feed.id, form)));
       }),
+    );
+
+    feeds.get(
+      '/account/feeds/:feedId',
+      ofOwnFeed(async (_request, reply, feed) =>
+        reply.redirect(`/account/feeds/${feed.id}/edit`, 303),
+      ),
     );
 
     feeds.post(

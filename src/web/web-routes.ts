@@ -44,6 +44,7 @@ import {
   linkUnusablePage,
   messagePage,
   signInPage,
+  signOutPage,
   tooManyLinksPage,
 } from './views/sign-in-pages.js';
 
@@ -118,11 +119,13 @@ export async function registerWebRoutes(app: FastifyInstance, deps: WebDeps): Pr
         throw errors.crossSiteRequest();
       }
     });
-    web.setErrorHandler((error: unknown, request, reply) => {
+    web.setErrorHandler(async (error: unknown, request, reply) => {
       const appError = toAppError(error);
       if (appError.code === 'INTERNAL_ERROR') request.log.error({ err: error }, 'page failed');
       const title = appError.status >= 500 ? 'Something went wrong' : 'Request refused';
-      return sendPage(reply, appError.status, messagePage(title, appError.message));
+      // Signed in, the page leads back to the account; the error page never fails over it.
+      const signedIn = (await currentSession(request).catch(() => null)) !== null;
+      return sendPage(reply, appError.status, messagePage(title, appError.message, signedIn));
     });
 
     async function currentSession(request: FastifyRequest): Promise<SignedIn | null> {
@@ -145,7 +148,12 @@ export async function registerWebRoutes(app: FastifyInstance, deps: WebDeps): Pr
       reply: FastifyReply,
       signedIn: SignedIn,
       status = 200,
-      messages: { notice?: string; error?: string; revokedKeyId?: string } = {},
+      messages: {
+        notice?: string;
+        error?: string;
+        keyNameError?: string;
+        revokedKeyId?: string;
+      } = {},
     ): Promise<FastifyReply> {
       const nowMs = deps.now();
       const allKeys = await store.accounts.listApiKeys(signedIn.account.id);
@@ -180,6 +188,7 @@ export async function registerWebRoutes(app: FastifyInstance, deps: WebDeps): Pr
           apiBase: apiBase(),
           ...(notice === undefined ? {} : { notice }),
           ...(messages.error === undefined ? {} : { error: messages.error }),
+          ...(messages.keyNameError === undefined ? {} : { keyNameError: messages.keyNameError }),
         }),
       );
     }
@@ -278,6 +287,12 @@ export async function registerWebRoutes(app: FastifyInstance, deps: WebDeps): Pr
       return reply.redirect('/signin?notice=signed-out', 303);
     });
 
+    web.get('/signout', async (request, reply) =>
+      (await currentSession(request)) === null
+        ? reply.redirect('/signin', 303)
+        : sendPage(reply, 200, signOutPage()),
+    );
+
     web.get('/account', async (request, reply) => {
       const signedIn = await currentSession(request);
       if (signedIn === null) return reply.redirect('/signin', 303);
@@ -288,13 +303,16 @@ export async function registerWebRoutes(app: FastifyInstance, deps: WebDeps): Pr
       });
     });
 
+    // A refused key name leaves /account/keys in the address bar: opening it shows the form.
+    web.get('/account/keys', async (_request, reply) => reply.redirect('/account#keys', 303));
+
     web.post('/account/keys', async (request, reply) => {
       const signedIn = await currentSession(request);
       if (signedIn === null) return reply.redirect('/signin', 303);
       const name = cleanKeyName(formField(request.body, 'name'));
       if (name === '') {
         return renderAccount(reply, signedIn, 400, {
-          error: 'Give the key a name, e.g. production.',
+          keyNameError: 'Give the key a name, e.g. production.',
         });
       }
       const active = (await store.accounts.listApiKeys(signedIn.account.id)).filter(
@@ -344,7 +362,10 @@ export async function registerWebRoutes(app: FastifyInstance, deps: WebDeps): Pr
           return sendPage(
             reply,
             404,
-            messagePage('Key not found', 'There is no such key in your account.', true),
+            messagePage('Key not found', 'There is no such key in your account.', true, {
+              href: '/account#keys',
+              label: 'Back to your keys',
+            }),
           );
         }
         return answer(request, reply, signedIn, key);

@@ -18,7 +18,7 @@ import {
   enableAuditedWebhook,
 } from '../webhooks/webhook-admin.js';
 import { sendTestRequest, type DeliveryLog } from '../webhooks/webhook-delivery.js';
-import type { Resolver } from '../webhooks/webhook-target.js';
+import { webhookRefusalSentence, type Resolver } from '../webhooks/webhook-target.js';
 import { formField, sendPage } from './page-helpers.js';
 import type { ShownOnce } from './shown-once.js';
 import { channelChoices, chosenChannelIds } from './channel-choice.js';
@@ -109,7 +109,10 @@ export async function registerWebhookPages(
     sendPage(
       reply,
       404,
-      messagePage('Webhook not found', 'There is no such webhook in your account.', true),
+      messagePage('Webhook not found', 'There is no such webhook in your account.', true, {
+        href: '/account#webhooks',
+        label: 'Back to your webhooks',
+      }),
     );
 
   await web.register(async (hooks) => {
@@ -120,6 +123,11 @@ export async function registerWebhookPages(
       if ((await deps.signedIn(request)) === null) return reply.redirect('/signin', 303);
       return sendPage(reply, 200, webhookFormPage(await formView(typedForm(request.query))));
     });
+
+    // A refused form leaves its POST address in the address bar: opening it shows the form.
+    hooks.get('/account/webhooks', async (_request, reply) =>
+      reply.redirect('/account/webhooks/new', 303),
+    );
 
     hooks.post('/account/webhooks', async (request, reply) => {
       const signedIn = await deps.signedIn(request);
@@ -142,9 +150,12 @@ export async function registerWebhookPages(
         return reply.redirect(`/account/webhooks/${issued.webhook.id}/secret`, 303);
       } catch (error) {
         if (error instanceof WebhookSettingsError || error instanceof WebhookLimitError) {
-          const message = error.message.charAt(0).toUpperCase() + error.message.slice(1);
           const status = error instanceof WebhookLimitError ? 409 : 400;
-          return sendPage(reply, status, webhookFormPage(await formView(form, `${message}.`)));
+          return sendPage(
+            reply,
+            status,
+            webhookFormPage(await formView(form, webhookRefusalSentence(error))),
+          );
         }
         throw error;
       }
@@ -194,6 +205,16 @@ export async function registerWebhookPages(
         return sendPage(reply, 200, webhookPage(webhook, attempts, canCall, notice));
       }),
     );
+
+    // The test and enable buttons post from the webhook's page: a GET of them shows it.
+    for (const action of ['test', 'enable']) {
+      hooks.get(
+        `/account/webhooks/:webhookId/${action}`,
+        ofOwnWebhook(async (_request, reply, webhook) =>
+          reply.redirect(`/account/webhooks/${webhook.id}`, 303),
+        ),
+      );
+    }
 
     hooks.post(
       '/account/webhooks/:webhookId/test',

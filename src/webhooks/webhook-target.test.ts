@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { addressClass } from './address-class.js';
-import { checkWebhookTarget, WebhookUrlError, type Resolver } from './webhook-target.js';
+import {
+  checkWebhookTarget,
+  webhookRefusalSentence,
+  WebhookUrlError,
+  type Resolver,
+} from './webhook-target.js';
 
 /** The URL rules: no request leaves for an address the operator did not allow. */
 
@@ -18,6 +23,7 @@ const names: Record<string, string[]> = {
 };
 const resolve: Resolver = async (host) => {
   const found = names[host];
+  if (host === 'slow.example') throw Object.assign(new Error('timeout'), { code: 'EAI_AGAIN' });
   if (found === undefined) throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
   return found.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
 };
@@ -124,7 +130,10 @@ describe('webhook URLs', () => {
       checkWebhookTarget('https://hooks.example.com/#x', strict, resolve),
     ).rejects.toThrow(/#fragment/);
     await expect(checkWebhookTarget('https://nowhere.example/', strict, resolve)).rejects.toThrow(
-      'cannot resolve nowhere.example (ENOTFOUND)',
+      'the host nowhere.example could not be found in DNS',
+    );
+    await expect(checkWebhookTarget('https://slow.example/', strict, resolve)).rejects.toThrow(
+      'the host slow.example could not be looked up in DNS just now',
     );
     await expect(checkWebhookTarget('hooks.example.com/x', strict, resolve)).rejects.toThrow(
       'the URL is not a valid absolute URL',
@@ -172,5 +181,25 @@ describe('address classes', () => {
     ['not an address', 'forbidden'],
   ])('%s is %s', (address, kind) => {
     expect(addressClass(address)).toBe(kind);
+  });
+
+  it('says why in a sentence for a page: the host as typed, no resolver code', async () => {
+    const sentence = async (url: string) => {
+      const error: unknown = await checkWebhookTarget(url, strict, resolve).catch((e) => e);
+      expect(error).toBeInstanceOf(WebhookUrlError);
+      return webhookRefusalSentence(error as Error);
+    };
+    expect(await sentence('https://loopback.example/hook')).toBe(
+      'The address loopback.example (127.0.0.1) is a loopback address (this machine): webhooks go to public addresses.',
+    );
+    expect(await sentence('https://[::1]/')).toBe(
+      'The address ::1 is a loopback address (this machine): webhooks go to public addresses.',
+    );
+    expect(await sentence('https://nowhere.example/')).toBe(
+      'The host nowhere.example could not be found in DNS.',
+    );
+    expect(await sentence('http://hooks.example.com/')).toBe(
+      'A webhook URL must start with https://.',
+    );
   });
 });

@@ -24,9 +24,39 @@ export interface WebhookTarget {
   family: 4 | 6;
 }
 
-/** A URL refused by the rules; the message says why, for pages, the CLI and the attempt log. */
+/**
+ * A URL refused by the rules; the message says why, for pages, the CLI and the attempt log. A
+ * message that starts with the host as typed says so (`namesHostFirst`), so a page making a
+ * sentence of it never capitalises the host ("Localhost (127.0.0.1) is…").
+ */
 export class WebhookUrlError extends WebhookSettingsError {
   override name = 'WebhookUrlError';
+  constructor(
+    message: string,
+    readonly namesHostFirst = false,
+  ) {
+    super(message);
+  }
+}
+
+/** A refusal as a sentence for a page: capitalised and ended, the host kept as typed. */
+export function webhookRefusalSentence(error: Error): string {
+  if (error instanceof WebhookUrlError && error.namesHostFirst) {
+    return `The address ${error.message}.`;
+  }
+  return `${error.message.charAt(0).toUpperCase()}${error.message.slice(1)}.`;
+}
+
+/** Why a name could not be resolved, in words (the resolver's code means little to people). */
+function unresolved(host: string, code: unknown): WebhookUrlError {
+  // ENOTFOUND / ENODATA: the name has no address; anything else (EAI_AGAIN, ETIMEOUT,
+  // ESERVFAIL…) is the name servers failing to answer, which may pass.
+  if (code === undefined || code === 'ENOTFOUND' || code === 'ENODATA') {
+    return new WebhookUrlError(`the host ${host} could not be found in DNS`);
+  }
+  return new WebhookUrlError(
+    `the host ${host} could not be looked up in DNS just now (the name servers did not answer): try again later`,
+  );
 }
 
 function allowed(kind: AddressClass, policy: WebhookUrlPolicy): boolean {
@@ -67,18 +97,15 @@ export async function checkWebhookTarget(
     try {
       addresses = await resolve(host);
     } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      throw new WebhookUrlError(
-        `cannot resolve ${host}${typeof code === 'string' ? ` (${code})` : ''}`,
-      );
+      throw unresolved(host, (error as { code?: unknown }).code);
     }
-    if (addresses.length === 0) throw new WebhookUrlError(`cannot resolve ${host}`);
+    if (addresses.length === 0) throw unresolved(host, undefined);
   }
   for (const { address } of addresses) {
     const kind = addressClass(address);
     if (kind !== 'public' && !allowed(kind, policy)) {
       const named = address === host ? address : `${host} (${address})`;
-      throw new WebhookUrlError(`${named} is ${WHY[kind]}: webhooks go to public addresses`);
+      throw new WebhookUrlError(`${named} is ${WHY[kind]}: webhooks go to public addresses`, true);
     }
     if (url.protocol === 'http:' && kind === 'public') {
       throw new WebhookUrlError(
@@ -87,6 +114,6 @@ export async function checkWebhookTarget(
     }
   }
   const first = addresses[0];
-  if (first === undefined) throw new WebhookUrlError(`cannot resolve ${host}`);
+  if (first === undefined) throw unresolved(host, undefined);
   return { url, address: first.address, family: first.family === 6 ? 6 : 4 };
 }

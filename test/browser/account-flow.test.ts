@@ -362,7 +362,10 @@ describe.skipIf(SKIP_BROWSER)('account pages in Chromium', () => {
       }
     });
     await signIn(page, 'lost@example.com');
-    for (const path of ['/account/keys', '/account/kyes', '/nowhere/at/all']) {
+    // A form's own address (left in the bar by a refused form) leads to the form.
+    await page.goto(`${server.url}/account/keys`);
+    await page.waitForURL(`${server.url}/account#keys`);
+    for (const path of ['/account/kyes', '/nowhere/at/all']) {
       const response = await page.goto(`${server.url}${path}`);
       expect(response?.status(), path).toBe(404);
       expect(response?.headers()['content-type'], path).toMatch(/^text\/html/);
@@ -389,6 +392,144 @@ describe.skipIf(SKIP_BROWSER)('account pages in Chromium', () => {
     const api = await page.goto(`${server.url}/api/nowhere`);
     expect(api?.headers()['content-type']).toMatch(/^application\/json/);
     expect(problems, problems.join('\n')).toEqual([]);
+    await context.close();
+  });
+
+  it('Enter in a field saves the form; only Enter in the channel search box searches', async () => {
+    const receiver = await startWebhookReceiver();
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    // The addresses the browser was sent to since the last check: after an Enter that saves,
+    // none may carry the form (a name, a webhook's URL) in its query.
+    const visited: string[] = [];
+    page.on('framenavigated', (frame) => {
+      if (frame === page.mainFrame()) visited.push(frame.url());
+    });
+    const receiverHost = new URL(receiver.url).host;
+    const expectNoFormInAddress = () => {
+      expect(visited.length).toBeGreaterThan(0);
+      for (const url of visited.splice(0)) {
+        expect(url).not.toContain('?');
+        expect(decodeURIComponent(url)).not.toContain(receiverHost);
+      }
+    };
+    try {
+      await signIn(page, 'enter@example.com');
+      await page.getByRole('link', { name: 'New feed' }).click();
+      await page.getByLabel('Every channel of a country').check();
+      await page.getByLabel('Country', { exact: true }).selectOption('IE');
+      await page.getByLabel('Name').fill('Living room');
+      visited.length = 0;
+      await page.getByLabel('Name').press('Enter');
+      await page.waitForURL(/\/account\/feeds\/[0-9a-f-]{36}\/address$/);
+      expect(await page.locator('#feed-url').textContent()).toMatch(/\/guide\.xml$/);
+      expectNoFormInAddress();
+      // Refused (no channel picked), Enter still posts: the form comes back with why.
+      await page.goto(`${server.url}/account/feeds/new`);
+      await page.getByLabel('Name').fill('Kitchen');
+      visited.length = 0;
+      await page.getByLabel(/Days ahead/).press('Enter');
+      await page.waitForURL(`${server.url}/account/feeds`);
+      expect(await page.locator('.error-summary').textContent()).toContain(
+        'Pick at least one channel.',
+      );
+      expectNoFormInAddress();
+      // Enter in the search box searches, keeping what was typed.
+      await page.getByLabel('Search channels').fill('tg4');
+      await page.getByLabel('Search channels').press('Enter');
+      await page.waitForURL(/\/account\/feeds\/new\?.*q=tg4/);
+      expect(await page.getByLabel('Name').inputValue()).toBe('Kitchen');
+      await page.getByRole('checkbox', { name: /TG4/ }).check();
+      visited.length = 0;
+      await page.getByLabel('Name').press('Enter');
+      await page.waitForURL(/\/account\/feeds\/[0-9a-f-]{36}\/address$/);
+      expectNoFormInAddress();
+
+      // The webhook form: Enter in the URL field creates it, and the URL is never in an address.
+      await page.goto(`${server.url}/account/webhooks/new`);
+      await page.getByLabel('Every channel of a country').check();
+      await page.getByLabel('Country', { exact: true }).selectOption('IE');
+      await page.getByLabel('URL to send the changes to').fill(receiver.url);
+      visited.length = 0;
+      await page.getByLabel('URL to send the changes to').press('Enter');
+      await page.waitForURL(/\/account\/webhooks\/[0-9a-f-]{36}\/secret$/);
+      expect(await page.locator('#webhook-secret').textContent()).toMatch(/^whsec_/);
+      expectNoFormInAddress();
+      // The Save button people meet is the visible one; the default one is out of the tab order.
+      await page.goto(`${server.url}/account/feeds/new`);
+      expect(await page.getByRole('button', { name: 'Save feed' }).count()).toBe(1);
+      expect(problems, problems.join('\n')).toEqual([]);
+    } finally {
+      await context.close();
+      await receiver.close();
+    }
+  });
+
+  it('a key named with 100 characters breaks in its cell; buttons and key codes stay whole', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await signIn(page, 'long-names@example.com');
+    const long = 'x'.repeat(100);
+    for (const name of ['cron', long]) {
+      await page.getByPlaceholder(/key name/i).fill(name);
+      await page.getByRole('button', { name: 'Create key' }).click();
+      await page.waitForURL(/\/created$/);
+      await page.getByRole('link', { name: 'Back to your account' }).click();
+    }
+    const measure = `(() => ({
+      scrollWidth: document.documentElement.scrollWidth,
+      buttons: [...document.querySelectorAll('.keys .actions .button')].map((b) => ({
+        text: b.textContent.trim(),
+        lines: b.getClientRects().length,
+        height: b.getBoundingClientRect().height,
+        lineHeight: parseFloat(getComputedStyle(b).lineHeight),
+      })),
+      codes: [...document.querySelectorAll('td[data-label="Key"] code')].map((c) => ({
+        text: c.textContent,
+        height: c.getBoundingClientRect().height,
+        lineHeight: parseFloat(getComputedStyle(c).lineHeight) || 20,
+      })),
+      nameCell: (() => {
+        const cell = [...document.querySelectorAll('td[data-label="Name"]')].find((td) =>
+          td.textContent.includes('xxxxxxxx'),
+        );
+        return { overflows: cell.scrollWidth > cell.clientWidth + 1 };
+      })(),
+    }))()`;
+    interface Measured {
+      scrollWidth: number;
+      buttons: { text: string; lines: number; height: number; lineHeight: number }[];
+      codes: { text: string; height: number; lineHeight: number }[];
+      nameCell: { overflows: boolean };
+    }
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.goto(`${server.url}/account`);
+      await page.screenshot({ path: join(RESULTS, `long-key-name-${width}.png`), fullPage: true });
+      const m = (await page.evaluate(measure)) as Measured;
+      expect(m.scrollWidth, `${width}: no sideways scrolling`).toBeLessThanOrEqual(width);
+      expect(m.nameCell.overflows, `${width}: the name breaks inside its cell`).toBe(false);
+      expect(m.buttons.map((b) => b.text)).toEqual(['Revoke', 'Revoke']);
+      for (const button of m.buttons) {
+        // One line of text: "Rev/oke" would be two lines tall.
+        expect(button.lines, `${width}: Revoke in one box`).toBe(1);
+        expect(button.height, `${width}: Revoke on one line`).toBeLessThan(button.lineHeight * 2);
+      }
+      for (const code of m.codes) {
+        expect(code.height, `${width}: ${code.text} on one line`).toBeLessThan(
+          code.lineHeight * 1.5,
+        );
+      }
+      // The pages that name the key in words do not scroll sideways either.
+      await page.getByRole('link', { name: `Revoke key ${long}` }).click();
+      await page.waitForURL(/\/revoke$/);
+      expect(
+        (await page.evaluate('document.documentElement.scrollWidth')) as number,
+        `${width}: revoke page`,
+      ).toBeLessThanOrEqual(width);
+    }
     await context.close();
   });
 

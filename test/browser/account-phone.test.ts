@@ -195,7 +195,7 @@ describe.skipIf(SKIP_BROWSER)('account pages on a 360 px phone', () => {
     await checkPhoneLayout(page, 'revoke-confirm');
     await page.goto(`${server.url}/account/sessions/end-all`);
     await checkPhoneLayout(page, 'end-all-confirm');
-    await page.goto(`${server.url}/account/keys`);
+    await page.goto(`${server.url}/account/kyes`);
     await checkPhoneLayout(page, 'not-found');
     expect(problems, problems.join('\n')).toEqual([]);
     await context.close();

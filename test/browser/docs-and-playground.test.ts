@@ -21,7 +21,14 @@ beforeAll(async () => {
   if (SKIP_BROWSER) return;
   dir = mkdtempSync(join(tmpdir(), 'onair-browser-'));
   server = await startServer(
-    loadConfig({ DATABASE_URL: join(dir, 'onair.db'), PORT: '0', LOG_LEVEL: 'warn' }),
+    // The tests ask the preview far more than 60 times a minute from one address; a 429 is
+    // tested with answers of its own (see "a 429 is waited out").
+    loadConfig({
+      DATABASE_URL: join(dir, 'onair.db'),
+      PORT: '0',
+      LOG_LEVEL: 'warn',
+      PLAYGROUND_LIMIT: '100000',
+    }),
     { beforeListen: async (store) => void (await seedDemo(store, Date.now())) },
   );
   browser = await launchChromium();
@@ -108,10 +115,57 @@ describe.skipIf(SKIP_BROWSER)('developer pages in Chromium', () => {
     await page.locator('button[data-copy-target="curl-countries"]').click();
     expect(await page.evaluate('navigator.clipboard.readText()')).toBe(curl);
 
+    // One page heading: Swagger UI's title of the document is heard as a section of it.
+    const levels = await page
+      .locator('h1')
+      .evaluateAll((nodes) =>
+        nodes.map((n) => [n.textContent?.slice(0, 15), n.getAttribute('aria-level')]),
+      );
+    expect(levels).toEqual([
+      ['Getting started', null],
+      [expect.stringMatching(/^Onair API/), '2'],
+    ]);
+
     await page.screenshot({ path: join(RESULTS, 'docs-page.png'), fullPage: true });
     expect(requests.filter((url) => !url.startsWith(`${server.url}/`))).toEqual([]);
     expect(problems, problems.join('\n')).toEqual([]);
     await page.context().close();
+  });
+
+  it('/docs on a phone: the error codes and the tags fit the card, nothing scrolls sideways', async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    await page.goto(`${server.url}/docs`);
+    await page.locator('.opblock-tag').first().waitFor({ timeout: 20_000 });
+    // Measured in the page (a string: these tests are compiled without the DOM's types).
+    const fit = (await page.evaluate(`(() => {
+      const right = document.querySelector('#reference').getBoundingClientRect().right;
+      const table = document.querySelector('.swagger-ui .renderedMarkdown table');
+      // Every cell of the error codes inside the card, the meaning readable under its code.
+      const cells = [...table.querySelectorAll('td')].map((td) => td.getBoundingClientRect());
+      const tags = [...document.querySelectorAll('.swagger-ui .opblock-tag small')].map(
+        (small) => small.getBoundingClientRect().width,
+      );
+      return {
+        pageScrolls: document.documentElement.scrollWidth > window.innerWidth,
+        tableScrolls: table.scrollWidth > table.clientWidth,
+        cellsPastCard: cells.filter((r) => r.right > right + 1).length,
+        cells: cells.length,
+        narrowestTag: Math.min(...tags),
+      };
+    })()`)) as {
+      pageScrolls: boolean;
+      tableScrolls: boolean;
+      cellsPastCard: number;
+      cells: number;
+      narrowestTag: number;
+    };
+    expect(fit.cells).toBeGreaterThan(30);
+    expect(fit).toMatchObject({ pageScrolls: false, tableScrolls: false, cellsPastCard: 0 });
+    // A tag's description takes the card's width under the tag, not a column of single words.
+    expect(fit.narrowestTag).toBeGreaterThan(200);
+    await page.screenshot({ path: join(RESULTS, 'docs-page-phone.png'), fullPage: true });
+    await context.close();
   });
 
   it('/playground: country → channel → schedule, only from the preview API', async () => {
@@ -119,16 +173,58 @@ describe.skipIf(SKIP_BROWSER)('developer pages in Chromium', () => {
     await page.goto(`${server.url}/playground`);
     const country = page.getByLabel('Country');
     await expect.poll(() => country.isEnabled()).toBe(true);
+    const channelButtons = page.locator('#pg-channels button');
+    const status = page.locator('#pg-status');
+    // The first country (DE, one preview channel) is chosen: a singular, not "channel(s)".
+    expect(await country.inputValue()).toBe('DE');
+    await expect.poll(() => status.textContent()).toBe('1 channel in DE');
+    // A channel's name finds it in any country, not only the one chosen (Onair News is UK's).
+    const channelSearch = page.getByRole('searchbox', { name: 'Channel' });
+    await channelSearch.fill('news');
+    await expect.poll(() => channelButtons.allTextContents()).toEqual(['Onair News']);
+    expect(await status.textContent()).toBe('1 channel in any country matches.');
+    expect(await page.locator('#pg-channels li').textContent()).toBe('Onair News UK');
+    await channelSearch.fill('zzz');
+    await expect
+      .poll(() => status.textContent())
+      .toBe('No preview channel in any country matches.');
+    await channelSearch.fill('');
     await country.selectOption('UK');
     await expect
-      .poll(() => page.locator('#pg-channels button').allTextContents())
+      .poll(() => channelButtons.allTextContents())
       .toEqual(['Kelpie Kids', 'Onair News']);
+    await expect.poll(() => status.textContent()).toBe('2 channels in UK');
+    // Toggle buttons: none pressed before a choice.
+    expect(
+      await channelButtons.evaluateAll((b) => b.map((n) => n.getAttribute('aria-pressed'))),
+    ).toEqual(['false', 'false']);
 
-    await page.getByRole('searchbox', { name: 'Channel' }).fill('news');
-    await expect
-      .poll(() => page.locator('#pg-channels button').allTextContents())
-      .toEqual(['Onair News']);
+    await channelSearch.fill('news');
+    await expect.poll(() => channelButtons.allTextContents()).toEqual(['Onair News']);
     await page.getByRole('button', { name: 'Onair News' }).click();
+    expect(
+      await page.getByRole('button', { name: 'Onair News' }).getAttribute('aria-pressed'),
+    ).toBe('true');
+    // The schedule, the page's last card, comes into view with its heading focused.
+    const scheduleHeading = page.locator('#pg-channel-name');
+    await expect.poll(() => scheduleHeading.textContent()).toBe('Onair News (UK)');
+    await expect.poll(() => page.evaluate('document.activeElement?.id')).toBe('pg-channel-name');
+    await expect
+      .poll(() =>
+        scheduleHeading.evaluate((h, height) => {
+          const { top, bottom } = h.getBoundingClientRect();
+          return top >= 0 && bottom <= height;
+        }, 900),
+      )
+      .toBe(true);
+    // Back to the country's list: the chosen channel is still shown pressed, the other not.
+    await channelSearch.fill('');
+    await expect
+      .poll(() => channelButtons.allTextContents())
+      .toEqual(['Kelpie Kids', 'Onair News']);
+    expect(
+      await channelButtons.evaluateAll((b) => b.map((n) => n.getAttribute('aria-pressed'))),
+    ).toEqual(['false', 'true']);
 
     const dayHeadings = page.locator('.timeline-day');
     const todayName = new Intl.DateTimeFormat('en-GB', {
@@ -220,13 +316,72 @@ describe.skipIf(SKIP_BROWSER)('developer pages in Chromium', () => {
     // Even "all" and a long lookback show only today and tomorrow: preview data.
     await page.getByLabel('All', { exact: true }).check();
     await expect.poll(() => dayHeadings.allTextContents()).toEqual([today, tomorrow]);
-    await page.getByLabel('Number of days').fill('30');
-    await page.getByLabel('Number of days').press('Enter');
-    await page.getByLabel('Number of days').blur();
+    const daysBox = page.getByLabel('Number of days');
+    // It says what `days=N` is: programmes from N days ago on, the future included.
+    expect(
+      await page.locator('.pg-days label', { has: daysBox }).evaluate((l) => l.textContent),
+    ).toMatch(/^\s*Last\s+days and all upcoming\s*$/);
+    await daysBox.fill('30');
+    await daysBox.press('Enter');
+    await daysBox.blur();
     await expect.poll(() => page.locator('#pg-request').textContent()).toMatch(/days=30$/);
     await expect.poll(() => dayHeadings.allTextContents()).toEqual([today, tomorrow]);
+    // The box and the request agree: out of 1–365 is clamped in the box too, and said.
+    const problem = page.locator('#pg-lookback-problem');
+    for (const [typed, sent] of [
+      ['999', '365'],
+      ['-3', '1'],
+    ] as const) {
+      await daysBox.fill(typed);
+      await daysBox.press('Enter');
+      await expect
+        .poll(() => page.locator('#pg-request').textContent())
+        .toMatch(new RegExp(`days=${sent}$`));
+      expect(await daysBox.inputValue()).toBe(sent);
+      expect(await page.locator('#pg-curl').textContent()).toMatch(new RegExp(`days=${sent}"$`));
+      expect(await problem.textContent()).toBe(`Days go from 1 to 365: ${typed} became ${sent}.`);
+    }
+    // A fraction is refused in words, and not sent.
+    await daysBox.fill('2.5');
+    await daysBox.press('Enter');
+    await expect.poll(() => problem.textContent()).toBe('Days: a whole number from 1 to 365.');
+    expect(await daysBox.getAttribute('aria-invalid')).toBe('true');
+    expect(await daysBox.inputValue()).toBe('2.5');
+    expect(await page.locator('#pg-request').textContent()).toBe('');
+    expect(await page.locator('#pg-customer').isHidden()).toBe(true);
+    expect(await page.locator('#pg-timeline').textContent()).toBe(
+      'Give a whole number of days from 1 to 365.',
+    );
+    expect(requests.filter((url) => url.includes('days=2.5'))).toEqual([]);
+    await daysBox.fill('30');
+    await daysBox.press('Enter');
+    await expect.poll(() => page.locator('#pg-request').textContent()).toMatch(/days=30$/);
+    expect(await problem.textContent()).toBe('');
+    expect(await daysBox.getAttribute('aria-invalid')).toBeNull();
+    expect(await page.locator('#pg-customer').isVisible()).toBe(true);
+    await expect.poll(() => dayHeadings.allTextContents()).toEqual([today, tomorrow]);
 
-    // "When is it on?": a programme search over the preview, from now on.
+    // The curl line's Copy button says "Copied", then its label again.
+    const copy = page.locator('button[data-copy-target="pg-curl"]');
+    await copy.click();
+    await expect.poll(() => copy.textContent()).toBe('Copied');
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(
+      await page.locator('#pg-curl').textContent(),
+    );
+    await expect.poll(() => copy.textContent(), { timeout: 4000 }).toBe('Copy');
+    // ...and at once when the line it copies changes.
+    await copy.click();
+    await expect.poll(() => copy.textContent()).toBe('Copied');
+    const copiedAt = Date.now();
+    await page.getByLabel('Today', { exact: true }).check();
+    await expect.poll(() => copy.textContent(), { timeout: 1000 }).toBe('Copy');
+    expect(Date.now() - copiedAt).toBeLessThan(1900);
+    expect(await page.locator('#pg-curl').textContent()).toMatch(/days=today"$/);
+
+    // "When is it on?": a programme search over the preview, from now on. Before one, no
+    // request line.
+    expect(await page.locator('#pg-find-request-line').isHidden()).toBe(true);
+    expect(await page.locator('#pg-find-more').isHidden()).toBe(true);
     await page.getByLabel('Programme', { exact: true }).fill('GARDEN res');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     const found = page.locator('#pg-find-results .pg-found');
@@ -237,6 +392,12 @@ describe.skipIf(SKIP_BROWSER)('developer pages in Chromium', () => {
     expect(await page.locator('#pg-find-request').textContent()).toMatch(
       /^\/playground\/api\/programmes\/search\?q=GARDEN\+res&limit=20$/,
     );
+    // Times come under days that say they are UTC, as in the timeline.
+    const foundDays = await page.locator('#pg-find-results .timeline-day').allTextContents();
+    expect(foundDays.length).toBeGreaterThan(0);
+    expect(foundDays.every((day) => day === today || day === tomorrow)).toBe(true);
+    expect(await page.locator('#pg-find-note').textContent()).toMatch(/^\d+ programmes? found\.$/);
+    expect(await page.locator('#pg-find-more').isHidden()).toBe(true);
 
     await page.getByRole('tab', { name: 'JSON' }).click();
     const json = JSON.parse((await page.locator('#pg-json').textContent()) ?? '{}');
@@ -441,6 +602,240 @@ describe.skipIf(SKIP_BROWSER)('developer pages in Chromium', () => {
       all.map((b) => Math.round(b.getBoundingClientRect().top)),
     );
     expect(new Set(tops).size).toBe(1);
+    expect(problems, problems.join('\n')).toEqual([]);
+    await page.context().close();
+  });
+  it('/playground: "When is it on?" pages through its results, and its examples find something', async () => {
+    const { page, problems, requests } = await watchedPage();
+    await page.goto(`${server.url}/playground`);
+    const box = page.getByLabel('Programme', { exact: true });
+    const found = page.locator('#pg-find-results .pg-found');
+    const note = page.locator('#pg-find-note');
+    const more = page.getByRole('button', { name: 'More results' });
+    // Each example the box gives finds something in the demo guide.
+    const placeholder = (await box.getAttribute('placeholder')) ?? '';
+    const examples = placeholder.replace(/^For example: /, '').split(', ');
+    expect(examples.length).toBeGreaterThanOrEqual(2);
+    for (const example of examples) {
+      await box.fill(example);
+      await page.getByRole('button', { name: 'Search', exact: true }).click();
+      await expect.poll(() => note.textContent()).toMatch(/found/);
+      expect(await found.count(), example).toBeGreaterThan(0);
+    }
+    // "news" finds more than a page (20) in the preview's two days: the rest come on request.
+    await box.fill('news');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await expect
+      .poll(() => note.textContent())
+      .toBe('The first 20 programmes found; there are more.');
+    expect(await found.count()).toBe(20);
+    expect(await more.isVisible()).toBe(true);
+    const firstPage = await found.evaluateAll((items) => items.map((item) => item.textContent));
+    await more.click();
+    await expect.poll(() => found.count()).toBeGreaterThan(20);
+    // The next page follows the first: nothing shown twice, the first page kept.
+    const both = await found.evaluateAll((items) => items.map((item) => item.textContent));
+    expect(both.slice(0, 20)).toEqual(firstPage);
+    expect(await page.locator('#pg-find-request').textContent()).toMatch(
+      /^\/playground\/api\/programmes\/search\?q=news&limit=20&cursor=[\w-]+$/,
+    );
+    // Pages until the last, which says how many there were and offers no more.
+    for (let pages = 2; (await more.isVisible()) && pages < 20; pages++) {
+      const shown = await found.count();
+      await more.click();
+      await expect.poll(() => found.count()).toBeGreaterThan(shown);
+    }
+    const total = await found.count();
+    await expect.poll(() => note.textContent()).toBe(`${total} programmes found.`);
+    expect(await more.isHidden()).toBe(true);
+    // Each day heading once, in order, all saying UTC.
+    const days = await page.locator('#pg-find-results .timeline-day').allTextContents();
+    expect(new Set(days).size).toBe(days.length);
+    expect(days.every((day) => day.endsWith(' (UTC)'))).toBe(true);
+    const cursors = requests.filter(
+      (url) => url.includes('/programmes/search?') && url.includes('cursor='),
+    );
+    expect(cursors.length).toBeGreaterThan(0);
+    expect(problems, problems.join('\n')).toEqual([]);
+    await page.context().close();
+  });
+
+  it('/playground on a phone: request lines wrap, the page never scrolls sideways', async () => {
+    const { page, problems } = await watchedPage();
+    await page.setViewportSize({ width: 390, height: 844 });
+    const overflow = () =>
+      page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+    await page.goto(`${server.url}/playground`);
+    await expect.poll(() => page.getByLabel('Country').isEnabled()).toBe(true);
+    await page.getByLabel('Country').selectOption('UK');
+    // A programme's details under Now/next, with its long request line.
+    const nowTitle = page.locator('#pg-now .timeline-title').first();
+    await expect.poll(() => nowTitle.isVisible()).toBe(true);
+    await nowTitle.click();
+    const nowDetails = page.locator(`#${await nowTitle.getAttribute('aria-controls')}`);
+    await expect.poll(() => nowDetails.locator('.pg-detail-request').isVisible()).toBe(true);
+    expect(await overflow()).toBe(0);
+    const height = await nowDetails
+      .locator('.pg-detail-request')
+      .evaluate((p) => p.getBoundingClientRect().height);
+    expect(height).toBeGreaterThan(30); // two lines or more (0.85rem each): wrapped, not cut
+    // The guide grid's details.
+    await page.getByRole('tab', { name: 'Guide' }).click();
+    const cell = page.locator('#pg-guide .pg-grid-programme').first();
+    await expect.poll(() => cell.isVisible()).toBe(true);
+    await cell.click();
+    await expect
+      .poll(() => page.locator('#pg-guide-details .pg-detail-request').isVisible())
+      .toBe(true);
+    expect(await overflow()).toBe(0);
+    // A found programme's details.
+    await page.getByLabel('Programme', { exact: true }).fill('garden');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    const foundTitle = page.locator('#pg-find-results .timeline-title').first();
+    await expect.poll(() => foundTitle.isVisible()).toBe(true);
+    await foundTitle.click();
+    await expect
+      .poll(() => page.locator('#pg-find-results .pg-detail-request').first().isVisible())
+      .toBe(true);
+    expect(await overflow()).toBe(0);
+    // A schedule's, and its JSON.
+    await page.getByRole('button', { name: 'Kelpie Kids' }).click();
+    const title = page.locator('#pg-timeline .timeline-title').first();
+    await expect.poll(() => title.isVisible()).toBe(true);
+    await title.click();
+    await expect
+      .poll(() => page.locator('#pg-timeline .pg-detail-request').first().isVisible())
+      .toBe(true);
+    expect(await overflow()).toBe(0);
+    await page.getByRole('tab', { name: 'JSON' }).click();
+    expect(await overflow()).toBe(0);
+    await page.screenshot({ path: join(RESULTS, 'playground-phone-details.png'), fullPage: true });
+    expect(problems, problems.join('\n')).toEqual([]);
+    await page.context().close();
+  });
+
+  it('/playground: a 429 is waited out, counting down, and the request tried again', async () => {
+    const { page, problems } = await watchedPage();
+    // The preview's own 429 (as its limiter answers it), once for each of these requests.
+    const limited = new Set([
+      '/playground/api/countries',
+      '/playground/api/now',
+      '/playground/api/programmes/search',
+    ]);
+    const refused: string[] = [];
+    await page.route('**/playground/api/**', async (route) => {
+      const { pathname } = new URL(route.request().url());
+      if (!limited.delete(pathname)) return route.continue();
+      refused.push(pathname);
+      return route.fulfill({
+        status: 429,
+        headers: { 'retry-after': '2', 'content-type': 'application/json' },
+        body: JSON.stringify({
+          error: 'Too many playground requests from this address; try again shortly',
+          code: 'RATE_LIMITED',
+        }),
+      });
+    });
+    // The console reports each refused fetch; those are expected here.
+    await page.goto(`${server.url}/playground`);
+    const status = page.locator('#pg-status');
+    await expect
+      .poll(() => status.textContent())
+      .toBe('Too many preview requests for now: trying again in 2 s…');
+    expect(await page.getByLabel('Country').isDisabled()).toBe(true);
+    await expect
+      .poll(() => status.textContent())
+      .toBe('Too many preview requests for now: trying again in 1 s…');
+    // Then the page loads by itself: countries, the first one's channels, what is on.
+    await expect.poll(() => page.getByLabel('Country').isEnabled(), { timeout: 5000 }).toBe(true);
+    await expect.poll(() => status.textContent()).toBe('1 channel in DE');
+    await expect
+      .poll(() => page.locator('#pg-now .pg-now-name').allTextContents(), { timeout: 5000 })
+      .toEqual(['Rundfunk Süd']);
+    // A later request too: the search says it waits, then shows its results.
+    await page.getByLabel('Programme', { exact: true }).fill('garden');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await expect.poll(() => page.locator('#pg-find-note').textContent()).toMatch(/trying again in/);
+    await expect
+      .poll(() => page.locator('#pg-find-results .pg-found').count(), { timeout: 5000 })
+      .toBeGreaterThan(0);
+    expect(refused).toEqual([
+      '/playground/api/countries',
+      '/playground/api/now',
+      '/playground/api/programmes/search',
+    ]);
+    expect(
+      problems.filter((problem) => !problem.includes('429')),
+      problems.join('\n'),
+    ).toEqual([]);
+    await page.context().close();
+  });
+
+  it('/playground: a programme cut by the guide window keeps its start time readable', async () => {
+    const { page, problems } = await watchedPage();
+    // The preview's guide from noon UTC, its window moved to start 8 minutes before the first
+    // programme of a channel ends (as at 18:22 for one of 18:00–18:30).
+    const noon = new Date(Math.floor(Date.now() / 86_400_000) * 86_400_000 + 43_200_000);
+    const real = await page.request.get(
+      `${server.url}/playground/api/guide?country=UK&hours=3&from=${noon.toISOString()}`,
+    );
+    const body = (await real.json()) as {
+      from: string;
+      channels: { name: string; programmes: { start: string; stop: string; title: string }[] }[];
+    };
+    const channel = body.channels.find((c) => c.programmes.length >= 3);
+    const cut = channel?.programmes[0];
+    if (channel === undefined || cut === undefined) throw new Error('no channel to shift');
+    const ms = (xmltv: string) =>
+      Date.parse(
+        xmltv.replace(/^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2}) \+0000$/, '$1-$2-$3T$4:$5:$6Z'),
+      );
+    const xmltv = (at: number) =>
+      `${new Date(at).toISOString().replace(/[-:T]/g, '').slice(0, 14)} +0000`;
+    body.from = xmltv(ms(cut.stop) - 8 * 60_000);
+    await page.route('**/playground/api/guide?**', (route) =>
+      route.fulfill({ contentType: 'application/json', body: JSON.stringify(body) }),
+    );
+    await page.goto(`${server.url}/playground`);
+    await page.getByRole('tab', { name: 'Guide' }).click();
+    const row = page.locator('#pg-guide .pg-grid-row:not(.pg-grid-head)', {
+      hasText: channel.name,
+    });
+    const first = row.locator('.pg-grid-programme').first();
+    await expect.poll(() => first.isVisible()).toBe(true);
+    // Its start time shows whole, inside the cell; its title and times are its tooltip and name.
+    const time = first.locator('.pg-grid-time');
+    expect(await time.textContent()).toBe(cut.start.slice(8, 10) + ':' + cut.start.slice(10, 12));
+    const fits = await first.evaluate((button) => {
+      const t = button.querySelector('.pg-grid-time');
+      if (t === null) return false;
+      const inner = t.getBoundingClientRect();
+      const outer = button.getBoundingClientRect();
+      return (
+        t.scrollWidth <= t.clientWidth + 1 && inner.left >= outer.left && inner.right <= outer.right
+      );
+    });
+    expect(fits).toBe(true);
+    expect(await first.getAttribute('title')).toContain(cut.title);
+    expect(await first.getAttribute('aria-label')).toContain(cut.title);
+    // The grid stays aligned: each row's programmes in one line, its ruler over the same track.
+    const tops = await row
+      .locator('.pg-grid-programme')
+      .evaluateAll((all) => all.map((b) => Math.round(b.getBoundingClientRect().top)));
+    expect(new Set(tops).size).toBe(1);
+    const tracks = await page
+      .locator('#pg-guide .pg-grid-track')
+      .evaluateAll((all) =>
+        all.map((t) => [
+          Math.round(t.getBoundingClientRect().left),
+          Math.round(t.getBoundingClientRect().width),
+        ]),
+      );
+    expect(new Set(tracks.map((t) => t.join()))).toHaveProperty('size', 1);
+    expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(
+      true,
+    );
+    await page.locator('#pg-on').screenshot({ path: join(RESULTS, 'playground-guide-cut.png') });
     expect(problems, problems.join('\n')).toEqual([]);
     await page.context().close();
   });

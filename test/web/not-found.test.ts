@@ -29,14 +29,14 @@ const securityHeadersOf = (headers: Record<string, unknown>) =>
 
 describe(`unknown paths (${TEST_ENGINE})`, () => {
   it('outside /api/ are the HTML 404 page in the site look, with a way home', async () => {
+    // (A form's own address, such as /account/keys, leads to its form: account-walkthrough.)
     for (const url of [
-      '/account/keys',
       '/account/kyes',
       '/account/keys/new',
       '/accounts',
       '/nowhere',
       '/signin/nope',
-      '/signout',
+      '/signout/now',
       '/assets/nope.css',
       '/docs/assets/nope.js',
       '/api-docs',
@@ -60,13 +60,13 @@ describe(`unknown paths (${TEST_ENGINE})`, () => {
   });
 
   it('knows who is signed in: the header and a link to the account', async () => {
-    const res = await getPage(t, '/account/keys', ann);
+    const res = await getPage(t, '/account/kyes', ann);
     expect(res.statusCode).toBe(404);
     expect(res.body).toContain('<a href="/account">Account</a>');
     expect(res.body).toContain('<form method="post" action="/signout"');
     expect(res.body).toContain('href="/account">Your account</a>');
     // A made-up session is no session.
-    const madeUp = await getPage(t, '/account/keys', `onair_session=${'A'.repeat(43)}`);
+    const madeUp = await getPage(t, '/account/kyes', `onair_session=${'A'.repeat(43)}`);
     expect(madeUp.body).toContain('<a href="/signin">Sign in</a>');
   });
 
@@ -80,7 +80,7 @@ describe(`unknown paths (${TEST_ENGINE})`, () => {
   it('send the same security headers as every other page, on http and https', async () => {
     for (const app of [t, https]) {
       const page = await getPage(app, '/signin');
-      const missing = await getPage(app, '/account/keys');
+      const missing = await getPage(app, '/account/kyes');
       expect(securityHeadersOf(missing.headers)).toEqual(securityHeadersOf(page.headers));
       expect(String(missing.headers['content-security-policy'])).toContain("style-src 'self'");
     }

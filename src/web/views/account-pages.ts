@@ -6,7 +6,7 @@ import { webhooksSection, type WebhookRowView } from './webhook-pages.js';
 import { html, type SafeHtml } from '../html.js';
 import { formatInstant } from './format.js';
 import { confirmStepPage } from './confirm-page.js';
-import { page } from './layout.js';
+import { counted, page } from './layout.js';
 
 export interface AccountView {
   status: AccountStatus;
@@ -24,6 +24,8 @@ export interface AccountView {
   apiBase: string;
   notice?: string;
   error?: string;
+  /** Why the key name typed was refused: shown at the top, linked to the key-name field. */
+  keyNameError?: string;
 }
 
 const dash = html`<span class="muted">—</span>`;
@@ -87,6 +89,11 @@ export function accountPage(view: AccountView): SafeHtml {
     { title: 'Your account', signedIn: true },
     html`${view.notice ? html`<p class="notice" role="status">${view.notice}</p>` : ''}
       ${view.error ? html`<p class="error" role="alert">${view.error}</p>` : ''}
+      ${
+        view.keyNameError
+          ? html`<p class="error" role="alert" id="key-name-error">${view.keyNameError}</p>`
+          : ''
+      }
       <section class="card">
         <h1>Your account</h1>
         ${accessSentence(status, view.nowMs)}
@@ -100,12 +107,15 @@ export function accountPage(view: AccountView): SafeHtml {
           <dt>Paid access until</dt>
           <dd>${status.accessUntil === null ? dash : formatInstant(status.accessUntil)}</dd>
           <dt>Rate limit</dt>
-          <dd>${status.rateLimit} requests per second</dd>
+          <dd>${counted(status.rateLimit, 'request')} per second</dd>
           <dt>Last 24 hours</dt>
-          <dd>${view.usage.requests} requests, ${view.usage.limited} refused by the rate limit</dd>
+          <dd>
+            ${counted(view.usage.requests, 'request')}, ${view.usage.limited} refused by the rate
+            limit
+          </dd>
         </dl>
       </section>
-      <section class="card">
+      <section class="card" id="keys">
         <h2>API keys</h2>
         ${
           view.keys.length === 0
@@ -139,6 +149,11 @@ export function accountPage(view: AccountView): SafeHtml {
                   maxlength="100"
                   placeholder="Key name, e.g. production"
                   required
+                  ${
+                    view.keyNameError
+                      ? html`aria-invalid="true" aria-describedby="key-name-error"`
+                      : ''
+                  }
                 />
                 <button type="submit">Create key</button>
               </form>`

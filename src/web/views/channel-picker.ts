@@ -1,6 +1,7 @@
 import type { CountryCount } from '../../domain/channel.js';
 import type { LineupChannel } from '../../storage/feed-store.js';
 import { html, type SafeHtml } from '../html.js';
+import { counted } from './layout.js';
 
 /** What a channel picker shows: the choice made so far, the channels chosen, a search's finds. */
 export interface ChannelPickerView {
@@ -46,6 +47,19 @@ function channelBox(channel: LineupChannel, checked: boolean): SafeHtml {
 }
 
 /**
+ * The form's main action again, first in the form: a browser's Enter in a text field presses the
+ * form's first submit button, which would otherwise be the picker's "Search" (a GET that puts
+ * what was typed, a webhook's URL too, in the address). Out of sight, out of the tab order and
+ * of the accessibility tree: the visible button at the end is the one people meet. Needs no
+ * script; account.js only makes Enter in the search box search.
+ */
+export function defaultSubmit(label: string): SafeHtml {
+  return html`<button type="submit" class="default-action" tabindex="-1" aria-hidden="true">
+    ${label}
+  </button>`;
+}
+
+/**
  * The channels of a feed or a webhook: every channel of a country, or channels chosen by
  * searching. Works without scripts: "Search" sends the whole form back by GET (what is chosen
  * stays chosen) and the search's finds come back as boxes to tick.
@@ -57,7 +71,7 @@ export function channelPicker(view: ChannelPickerView, fields: ChannelPickerFiel
       ${view.countries.map(
         (c) =>
           html`<option value="${c.country}" ${c.country === view.country ? 'selected' : ''}>
-            ${c.country} (${c.channelCount} channels)
+            ${c.country} (${counted(c.channelCount, 'channel')})
           </option>`,
       )}
     </select>
@@ -67,8 +81,15 @@ export function channelPicker(view: ChannelPickerView, fields: ChannelPickerFiel
     </ul>
     <div class="row">
       <label for="channel-search" class="sr-only">Search channels</label>
-      <input id="channel-search" name="q" value="${view.q}" placeholder="Channel name" />
+      <input
+        id="channel-search"
+        name="q"
+        value="${view.q}"
+        placeholder="Channel name"
+        data-enter-presses="channel-search-button"
+      />
       <button
+        id="channel-search-button"
         type="submit"
         class="secondary"
         formmethod="get"

@@ -6,7 +6,7 @@ import {
   type Feed,
 } from '../../domain/feed.js';
 import { html, type SafeHtml } from '../html.js';
-import { channelPicker, type ChannelPickerView } from './channel-picker.js';
+import { channelPicker, defaultSubmit, type ChannelPickerView } from './channel-picker.js';
 import { confirmStepPage } from './confirm-page.js';
 import { formatInstant } from './format.js';
 import { page } from './layout.js';
@@ -82,6 +82,10 @@ export function feedsSection(feeds: readonly Feed[], cap: number): SafeHtml {
   </section>`;
 }
 
+/** The fields of the feed form that can be refused, each with its own message. */
+export type FeedField = 'name' | 'daysBack' | 'daysAhead' | 'lineup';
+export type FeedFieldErrors = Partial<Record<FeedField, string>>;
+
 /** What the feed form shows: the values typed so far, the channels chosen, a search's finds. */
 export interface FeedFormView extends Omit<ChannelPickerView, 'kind'> {
   /** Null for a new feed. */
@@ -90,7 +94,46 @@ export interface FeedFormView extends Omit<ChannelPickerView, 'kind'> {
   lineupKind: ChannelPickerView['kind'];
   daysAhead: string;
   daysBack: string;
+  /** A refusal of the whole form (the feed limit, a channel gone). */
   error?: string;
+  /** Every refused field at once, each shown by its input. */
+  fieldErrors?: FeedFieldErrors;
+}
+
+/** The element each field's message belongs to, in the form's order. */
+const FIELD_IDS: Record<FeedField, string> = {
+  name: 'feed-name',
+  daysBack: 'days-back',
+  daysAhead: 'days-ahead',
+  lineup: 'feed-channels',
+};
+
+/** A field's message, and the attributes that tie its input to it (as the sign-in form does). */
+function fieldError(errors: FeedFieldErrors, field: FeedField) {
+  const message = errors[field];
+  const id = `${FIELD_IDS[field]}-error`;
+  return {
+    message:
+      message === undefined ? '' : html`<p class="error field-error" id="${id}">${message}</p>`,
+    attributes: message === undefined ? '' : html`aria-invalid="true" aria-describedby="${id}"`,
+  };
+}
+
+/** The list of refused fields at the top, each a link to its input. */
+function errorSummary(errors: FeedFieldErrors): SafeHtml | '' {
+  const refused = (Object.keys(FIELD_IDS) as FeedField[]).filter((f) => errors[f] !== undefined);
+  if (refused.length === 0) return '';
+  return html`<div class="error-summary" role="alert">
+    <p>
+      <strong>The feed is not saved:</strong> ${
+        refused.length === 1 ? 'one field needs' : `${refused.length} fields need`
+      }
+      a change.
+    </p>
+    <ul>
+      ${refused.map((f) => html`<li><a href="#${FIELD_IDS[f]}">${errors[f]}</a></li>`)}
+    </ul>
+  </div>`;
 }
 
 function dayField(
@@ -99,6 +142,7 @@ function dayField(
   label: string,
   range: { min: number; max: number },
   value: string,
+  error: ReturnType<typeof fieldError>,
 ): SafeHtml {
   return html`<label for="${id}">${label} (${range.min}–${range.max})</label>
     <input
@@ -109,7 +153,9 @@ function dayField(
       max="${range.max}"
       value="${value}"
       required
-    />`;
+      ${error.attributes}
+    />
+    ${error.message}`;
 }
 
 /**
@@ -120,12 +166,17 @@ export function feedFormPage(view: FeedFormView): SafeHtml {
   const here = view.feedId === null ? '/account/feeds/new' : `/account/feeds/${view.feedId}/edit`;
   const action = view.feedId === null ? '/account/feeds' : `/account/feeds/${view.feedId}`;
   const title = view.feedId === null ? 'New guide feed' : 'Edit guide feed';
+  const errors = view.fieldErrors ?? {};
+  const nameError = fieldError(errors, 'name');
+  const lineupError = fieldError(errors, 'lineup');
   return page(
-    { title, signedIn: true },
+    { title, signedIn: true, scripts: ['/assets/account.js'] },
     html`${view.error ? html`<p class="error" role="alert">${view.error}</p>` : ''}
+      ${errorSummary(errors)}
       <section class="card">
         <h1>${title}</h1>
         <form method="post" action="${action}" class="feed-form">
+          ${defaultSubmit('Save feed')}
           <label for="feed-name">Name</label>
           <input
             id="feed-name"
@@ -134,11 +185,31 @@ export function feedFormPage(view: FeedFormView): SafeHtml {
             value="${view.name}"
             placeholder="e.g. Living room"
             required
+            ${nameError.attributes}
           />
-          ${dayField('days-back', 'days_back', 'Days back', DAYS_BACK, view.daysBack)}
-          ${dayField('days-ahead', 'days_ahead', 'Days ahead', DAYS_AHEAD, view.daysAhead)}
-          <fieldset>
+          ${nameError.message}
+          ${dayField(
+            'days-back',
+            'days_back',
+            'Days back',
+            DAYS_BACK,
+            view.daysBack,
+            fieldError(errors, 'daysBack'),
+          )}
+          ${dayField(
+            'days-ahead',
+            'days_ahead',
+            'Days ahead',
+            DAYS_AHEAD,
+            view.daysAhead,
+            fieldError(errors, 'daysAhead'),
+          )}
+          <fieldset
+            id="feed-channels"
+            ${errors.lineup === undefined ? '' : html`aria-describedby="feed-channels-error"`}
+          >
             <legend>Channels</legend>
+            ${lineupError.message}
             ${channelPicker(
               { ...view, kind: view.lineupKind },
               {

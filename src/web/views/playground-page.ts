@@ -46,10 +46,15 @@ export function playgroundPage(view: PlaygroundView): SafeHtml {
               <input
                 id="pg-search"
                 type="search"
-                placeholder="Search channels by name"
+                placeholder="A channel's name, in any country"
                 autocomplete="off"
                 maxlength="200"
+                aria-describedby="pg-search-hint"
               />
+              <p id="pg-search-hint" class="muted pg-hint">
+                Searches the preview channels of every country; when empty, the country's are
+                listed.
+              </p>
             </div>
           </div>
           <ul id="pg-channels" class="pg-channels" aria-label="Channels"></ul>
@@ -104,18 +109,24 @@ export function playgroundPage(view: PlaygroundView): SafeHtml {
             <input
               id="pg-find-q"
               type="search"
-              placeholder="For example: news, star tre"
+              placeholder="For example: news, garden res"
               autocomplete="off"
               maxlength="200"
             />
           </div>
           <button type="submit">Search</button>
         </form>
+        <p id="pg-find-note" class="muted" role="status" aria-live="polite"></p>
         <ol id="pg-find-results" class="timeline"></ol>
-        <p class="muted">GET <code id="pg-find-request"></code></p>
+        <button type="button" id="pg-find-more" class="secondary pg-find-more" hidden>
+          More results
+        </button>
+        <p id="pg-find-request-line" class="muted pg-request-line" hidden>
+          GET <code id="pg-find-request"></code>
+        </p>
       </section>
       <section id="pg-schedule" class="card" hidden>
-        <h2 id="pg-channel-name">Schedule</h2>
+        <h2 id="pg-channel-name" tabindex="-1">Schedule</h2>
         <fieldset class="pg-days">
           <legend>Programmes</legend>
           <label><input type="radio" name="pg-days" value="today" checked /> Today</label>
@@ -127,12 +138,16 @@ export function playgroundPage(view: PlaygroundView): SafeHtml {
               type="number"
               min="1"
               max="365"
+              step="1"
               value="7"
+              inputmode="numeric"
               aria-label="Number of days"
+              aria-describedby="pg-lookback-problem"
             />
-            days
+            days and all upcoming
           </label>
           <label><input type="radio" name="pg-days" value="all" /> All</label>
+          <p id="pg-lookback-problem" class="pg-lookback-problem" aria-live="polite"></p>
         </fieldset>
         <div class="pg-tabs" role="tablist">
           <button
@@ -163,13 +178,15 @@ export function playgroundPage(view: PlaygroundView): SafeHtml {
           <ol id="pg-timeline" class="timeline"></ol>
         </div>
         <div id="pg-json-panel" role="tabpanel" aria-labelledby="pg-tab-json" hidden>
-          <p class="muted">GET <code id="pg-request"></code></p>
+          <p class="muted pg-request-line">GET <code id="pg-request"></code></p>
           <pre id="pg-json"></pre>
         </div>
-        <p class="muted">With a key, the customer API answers the same request:</p>
-        <div class="command">
-          <pre><code id="pg-curl"></code></pre>
-          <button type="button" class="secondary small" data-copy-target="pg-curl">Copy</button>
+        <div id="pg-customer">
+          <p class="muted">With a key, the customer API answers the same request:</p>
+          <div class="command">
+            <pre><code id="pg-curl"></code></pre>
+            <button type="button" class="secondary small" data-copy-target="pg-curl">Copy</button>
+          </div>
         </div>
       </section>`,
   );

@@ -125,14 +125,48 @@ export function linkUnusablePage(): SafeHtml {
   );
 }
 
-/** Any other refusal of a page request, in words. */
-export function messagePage(title: string, message: string, signedIn = false): SafeHtml {
+/** Where a message page leads back to. */
+export interface BackLink {
+  href: string;
+  label: string;
+}
+
+/**
+ * Any other refusal of a page request, in words. Signed in, it leads back to the account (or
+ * `back`, the list the item belonged to), not to the start: that is where the user came from.
+ */
+export function messagePage(
+  title: string,
+  message: string,
+  signedIn = false,
+  back: BackLink = signedIn
+    ? { href: '/account', label: 'Back to your account' }
+    : { href: '/', label: 'Back to the start' },
+): SafeHtml {
   return page(
     { title, signedIn },
     html`<section class="card narrow">
       <h1>${title}</h1>
       <p>${message}</p>
-      <p><a href="/">Back to the start</a></p>
+      <p><a href="${back.href}">${back.label}</a></p>
+    </section>`,
+  );
+}
+
+/**
+ * `GET /signout` (typed, or a bookmark): signing out changes state, so a GET only shows the
+ * button; the POST behind it is checked like every other.
+ */
+export function signOutPage(): SafeHtml {
+  return page(
+    { title: 'Sign out', signedIn: true },
+    html`<section class="card narrow">
+      <h1>Sign out?</h1>
+      <p>End your session on this device. Your API keys and feeds keep working.</p>
+      <form method="post" action="/signout" class="actions-row">
+        <button type="submit">Sign out of this device</button>
+        <a class="button secondary" href="/account">Cancel</a>
+      </form>
     </section>`,
   );
 }

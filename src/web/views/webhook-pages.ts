@@ -7,10 +7,10 @@ import {
   type WebhookAttempt,
 } from '../../domain/webhook.js';
 import { html, type SafeHtml } from '../html.js';
-import { channelPicker, type ChannelPickerView } from './channel-picker.js';
+import { channelPicker, defaultSubmit, type ChannelPickerView } from './channel-picker.js';
 import { confirmStepPage } from './confirm-page.js';
 import { formatInstant } from './format.js';
-import { page } from './layout.js';
+import { counted, page } from './layout.js';
 
 /** A webhook with its newest attempt, as the account page lists it. */
 export interface WebhookRowView {
@@ -21,7 +21,7 @@ export interface WebhookRowView {
 function filterText(webhook: Webhook): string {
   return webhook.filter.kind === 'country'
     ? `every channel of ${webhook.filter.country}`
-    : `${webhook.filter.channelIds.length} chosen channel${webhook.filter.channelIds.length === 1 ? '' : 's'}`;
+    : `${counted(webhook.filter.channelIds.length, 'chosen channel')}`;
 }
 
 /**
@@ -53,7 +53,7 @@ function attemptOutcome(attempt: WebhookAttempt): SafeHtml | string {
 function attemptWhat(attempt: WebhookAttempt): string {
   if (attempt.kind === 'test') return 'Test request';
   if (attempt.kind === 'note') return 'Note';
-  return `${attempt.changes} change${attempt.changes === 1 ? '' : 's'} (${attempt.firstSeq}–${attempt.lastSeq})`;
+  return `${counted(attempt.changes, 'change')} (${attempt.firstSeq}–${attempt.lastSeq})`;
 }
 
 /** The webhooks section of the account page. */
@@ -138,11 +138,12 @@ export interface WebhookFormView extends Omit<ChannelPickerView, 'kind'> {
  */
 export function webhookFormPage(view: WebhookFormView): SafeHtml {
   return page(
-    { title: 'New webhook', signedIn: true },
+    { title: 'New webhook', signedIn: true, scripts: ['/assets/account.js'] },
     html`${view.error ? html`<p class="error" role="alert">${view.error}</p>` : ''}
       <section class="card">
         <h1>New webhook</h1>
         <form method="post" action="/account/webhooks" class="feed-form">
+          ${defaultSubmit('Create webhook')}
           <label for="webhook-url">URL to send the changes to</label>
           <input
             id="webhook-url"
