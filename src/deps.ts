@@ -16,6 +16,7 @@ import { createMemoryRateLimiter } from './ratelimit/memory-limiter.js';
 import {
   connectRedis,
   createRedisRateLimiter,
+  redisStartProblem,
   type LimiterLog,
 } from './ratelimit/redis-limiter.js';
 import type { RateLimiter } from './ratelimit/types.js';
@@ -59,6 +60,20 @@ export async function createServices(
   registerSourceMetrics(metrics.registry, () => store.sources.listSources(), now);
   registerWebhookMetrics(metrics.registry, () => store.webhooks.listAllWebhooks());
   const redis = config.redisUrl === null ? null : await connectRedis(config.redisUrl);
+  if (redis !== null) {
+    // Told by the connection too, not only by the limiter's commands: an instance that has
+    // answered no request yet, with Redis down or a wrong REDIS_URL, must not show it up.
+    const problem = redisStartProblem(redis);
+    metrics.limiter.redisUp(problem === null);
+    if (problem !== null) {
+      log.warn(
+        { error: problem },
+        'rate limiter: Redis is not reachable at start; each instance limits on its own until it is',
+      );
+    }
+    redis.on('ready', () => metrics.limiter.redisUp(true));
+    redis.on('close', () => metrics.limiter.redisUp(false));
+  }
   const limiter = (name: string, windowMs: number): RateLimiter => {
     const local = createMemoryRateLimiter(windowMs, now);
     if (redis === null) return local;

@@ -64,7 +64,8 @@ export function createMetrics(): Metrics {
     labelNames: ['outcome'],
     registers: [registry],
   });
-  redisUp.set(1);
+  // No Redis (REDIS_URL unset): this instance limits alone. With one, createServices says.
+  redisUp.set(0);
   return {
     registry,
     limiter: {

@@ -174,6 +174,18 @@ interface WaitingHit {
  * while disconnected (no offline queue), so a request never waits on a dead Redis; the client
  * keeps reconnecting in the background. Resolves once connected, or after a second without.
  */
+/** The last connection error of each client connectRedis made. */
+const lastErrors = new WeakMap<Redis, string>();
+
+/**
+ * Why a client from connectRedis is not connected now, or null when it is: the last
+ * connection error (refused, a wrong password, an unknown host) when there was one.
+ */
+export function redisStartProblem(redis: Redis): string | null {
+  if (redis.status === 'ready') return null;
+  return lastErrors.get(redis) ?? `not connected within 1 s (${redis.status})`;
+}
+
 export async function connectRedis(url: string, commandTimeoutMs = 100): Promise<Redis> {
   const redis = new Redis(url, {
     commandTimeout: commandTimeoutMs,
@@ -188,8 +200,9 @@ export async function connectRedis(url: string, commandTimeoutMs = 100): Promise
     retryStrategy: (times) => Math.min(times * 50, 1_000),
   });
   // Connection errors surface as failed commands, which the limiter reports once; without a
-  // listener ioredis would print every reconnection attempt.
-  redis.on('error', () => {});
+  // listener ioredis would print every reconnection attempt. The last one is kept for
+  // redisStartProblem: a failed command only says the stream was not writeable.
+  redis.on('error', (error: Error) => lastErrors.set(redis, error.message));
   // Without an offline queue, commands fail until the connection is up: wait for it at start
   // (bounded), so a healthy Redis is used from the first request.
   await new Promise<void>((resolve) => {

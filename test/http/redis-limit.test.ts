@@ -50,6 +50,39 @@ describe('REDIS_URL: the account budget lives in Redis', () => {
     }
   });
 
+  it('/metrics says whether Redis answers from the start, before any request', async () => {
+    const alone = await createTestApp();
+    const shared = await createTestApp({
+      REDIS_URL: SHARED_REDIS_URL,
+      REDIS_KEY_PREFIX: `onair-test:${randomUUID()}:`,
+    });
+    const port = await freePort();
+    const unreachable = await createTestApp({ REDIS_URL: `redis://127.0.0.1:${port}` });
+    try {
+      const upOf = async (t: typeof alone) =>
+        metricValue(
+          (await t.inject({ method: 'GET', url: '/metrics' })).body,
+          'onair_ratelimit_redis_up',
+        );
+      // No REDIS_URL: the instance limits alone, by design.
+      expect(await upOf(alone)).toBe(0);
+      expect(await upOf(shared)).toBe(1);
+      expect(await upOf(unreachable)).toBe(0);
+      // Said once at start, with the connection's own error rather than a failed command's.
+      const said = unreachable
+        .logs()
+        .split('\n')
+        .filter((l) => l.includes('not reachable at start'));
+      expect(said).toHaveLength(1);
+      expect(said[0]).toContain(`ECONNREFUSED 127.0.0.1:${port}`);
+      expect(shared.logs()).not.toContain('not reachable at start');
+    } finally {
+      await alone.close();
+      await shared.close();
+      await unreachable.close();
+    }
+  });
+
   it('with Redis unreachable, the API keeps answering on the local limiter and says so in /metrics', async () => {
     const t = await createTestApp(
       { REDIS_URL: `redis://127.0.0.1:${await freePort()}` },
