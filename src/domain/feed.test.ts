@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { checkFeedSettings, feedWindow, FeedSettingsError, lineupKey } from './feed.js';
+import {
+  checkFeedSettings,
+  feedSettingsProblems,
+  feedWindow,
+  FeedSettingsError,
+  lineupKey,
+} from './feed.js';
 
 const base = { name: ' Living room ', daysAhead: 7, daysBack: 1 };
 
@@ -37,6 +43,28 @@ describe('feed settings', () => {
       );
     }
     expect(checkFeedSettings({ ...base, lineup: channels(1000) }).lineup).toEqual(channels(1000));
+  });
+
+  it('tells every refused setting at once, and checkFeedSettings the first of them', () => {
+    const bad = {
+      name: '  ',
+      lineup: { kind: 'channels' as const, channelIds: [] },
+      daysAhead: 15,
+      daysBack: -1,
+    };
+    expect(feedSettingsProblems(bad)).toEqual({
+      name: 'give the feed a name',
+      lineup: 'pick at least one channel',
+      daysAhead: 'days ahead must be a whole number from 1 to 14',
+      daysBack: 'days back must be a whole number from 0 to 7',
+    });
+    expect(() => checkFeedSettings(bad)).toThrow('give the feed a name');
+    expect(() =>
+      checkFeedSettings({ ...bad, name: 'x', lineup: { kind: 'country', country: 'IE' } }),
+    ).toThrow('days ahead must be a whole number from 1 to 14');
+    expect(feedSettingsProblems({ ...base, lineup: { kind: 'country', country: 'IE' } })).toEqual(
+      {},
+    );
   });
 
   it('holds programmes starting from the start of today minus daysBack to now plus daysAhead', () => {

@@ -48,11 +48,35 @@ export function cleanFeedName(text: string): string {
   return Array.from(kept.join('').trim()).slice(0, MAX_FEED_NAME_LENGTH).join('');
 }
 
-function wholeIn(value: number, range: { min: number; max: number }, what: string): number {
-  if (!Number.isInteger(value) || value < range.min || value > range.max) {
-    throw new FeedSettingsError(`${what} must be a whole number from ${range.min} to ${range.max}`);
+function wholeIn(value: number, range: { min: number; max: number }, what: string): string | null {
+  return Number.isInteger(value) && value >= range.min && value <= range.max
+    ? null
+    : `${what} must be a whole number from ${range.min} to ${range.max}`;
+}
+
+/** A field of the settings, as a form names its inputs. */
+export type FeedSettingsField = keyof FeedSettings;
+
+/**
+ * Every setting the rules refuse, each with why (the words of FeedSettingsError), in the order
+ * checkFeedSettings reports them: a form shows them all at once, each beside its input.
+ */
+export function feedSettingsProblems(
+  settings: FeedSettings,
+): Partial<Record<FeedSettingsField, string>> {
+  const problems: Partial<Record<FeedSettingsField, string>> = {};
+  if (cleanFeedName(settings.name) === '') problems.name = 'give the feed a name';
+  try {
+    checkLineup(settings.lineup);
+  } catch (error) {
+    if (!(error instanceof FeedSettingsError)) throw error;
+    problems.lineup = error.message;
   }
-  return value;
+  const daysAhead = wholeIn(settings.daysAhead, DAYS_AHEAD, 'days ahead');
+  if (daysAhead !== null) problems.daysAhead = daysAhead;
+  const daysBack = wholeIn(settings.daysBack, DAYS_BACK, 'days back');
+  if (daysBack !== null) problems.daysBack = daysBack;
+  return problems;
 }
 
 /**
@@ -61,13 +85,13 @@ function wholeIn(value: number, range: { min: number; max: number }, what: strin
  * Whether the channels exist is the caller's question (it needs the catalogue).
  */
 export function checkFeedSettings(settings: FeedSettings): FeedSettings {
-  const name = cleanFeedName(settings.name);
-  if (name === '') throw new FeedSettingsError('give the feed a name');
+  const first = Object.values(feedSettingsProblems(settings))[0];
+  if (first !== undefined) throw new FeedSettingsError(first);
   return {
-    name,
+    name: cleanFeedName(settings.name),
     lineup: checkLineup(settings.lineup),
-    daysAhead: wholeIn(settings.daysAhead, DAYS_AHEAD, 'days ahead'),
-    daysBack: wholeIn(settings.daysBack, DAYS_BACK, 'days back'),
+    daysAhead: settings.daysAhead,
+    daysBack: settings.daysBack,
   };
 }
 

@@ -10,12 +10,11 @@ import {
 import type { SignedIn } from '../accounts/sign-in-service.js';
 import { isUuid } from '../domain/catalogue-ids.js';
 import {
-  checkLineup,
-  cleanFeedName,
   DAYS_AHEAD,
   DAYS_BACK,
   feedUrls,
   FeedSettingsError,
+  feedSettingsProblems,
   MAX_LINEUP_CHANNELS,
   type Feed,
   type FeedSettings,
@@ -91,31 +90,12 @@ function settingsOf(form: TypedForm): FeedSettings {
 /** A domain message as a sentence of a page. */
 const sentence = (message: string) => `${message.charAt(0).toUpperCase()}${message.slice(1)}.`;
 
-/**
- * Every field of the form that the settings' rules refuse, each with its message, so one
- * submission says all that needs a change (checkFeedSettings stops at the first). The same
- * rules and words as the domain's; what needs the store (the channels exist, the feed limit)
- * is still the service's to say.
- */
+/** Every field of the form the settings' rules refuse, each with its sentence. */
 function fieldErrors(form: TypedForm): FeedFieldErrors {
-  const settings = settingsOf(form);
-  const errors: FeedFieldErrors = {};
-  if (cleanFeedName(settings.name) === '') errors.name = sentence('give the feed a name');
-  const days = (value: number, range: { min: number; max: number }, what: string) =>
-    Number.isInteger(value) && value >= range.min && value <= range.max
-      ? undefined
-      : sentence(`${what} must be a whole number from ${range.min} to ${range.max}`);
-  const daysBack = days(settings.daysBack, DAYS_BACK, 'days back');
-  if (daysBack !== undefined) errors.daysBack = daysBack;
-  const daysAhead = days(settings.daysAhead, DAYS_AHEAD, 'days ahead');
-  if (daysAhead !== undefined) errors.daysAhead = daysAhead;
-  try {
-    checkLineup(settings.lineup);
-  } catch (error) {
-    if (!(error instanceof FeedSettingsError)) throw error;
-    errors.lineup = sentence(error.message);
-  }
-  return errors;
+  const problems = feedSettingsProblems(settingsOf(form));
+  return Object.fromEntries(
+    Object.entries(problems).map(([field, message]) => [field, sentence(message)]),
+  ) as FeedFieldErrors;
 }
 
 /**

@@ -4,6 +4,7 @@ import {
   MAX_FEED_NAME_LENGTH,
   MAX_LINEUP_CHANNELS,
   type Feed,
+  type FeedSettingsField,
 } from '../../domain/feed.js';
 import { html, type SafeHtml } from '../html.js';
 import { channelPicker, defaultSubmit, type ChannelPickerView } from './channel-picker.js';
@@ -83,7 +84,7 @@ export function feedsSection(feeds: readonly Feed[], cap: number): SafeHtml {
 }
 
 /** The fields of the feed form that can be refused, each with its own message. */
-export type FeedField = 'name' | 'daysBack' | 'daysAhead' | 'lineup';
+export type FeedField = FeedSettingsField;
 export type FeedFieldErrors = Partial<Record<FeedField, string>>;
 
 /** What the feed form shows: the values typed so far, the channels chosen, a search's finds. */
