@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, PROJECT_ROOT } from './config.js';
+import { ConfigError, loadConfig, PROJECT_ROOT, redactConnectionUrl } from './config.js';
 
 describe('config', () => {
   it('has working defaults and is frozen', () => {
@@ -133,6 +133,59 @@ describe('config', () => {
   ])('refuses %j with a message naming the variable', (env, pattern) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(pattern);
+  });
+
+  /** The ConfigError `env` gives. */
+  function refusal(env: Record<string, string>): string {
+    try {
+      loadConfig(env);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      return (error as Error).message;
+    }
+    throw new Error(`accepted ${JSON.stringify(env)}`);
+  }
+
+  it('quotes a refused DATABASE_URL or REDIS_URL with its password and secret parameters masked', () => {
+    expect(refusal({ DATABASE_URL: 'postgress://onair:Sup3rSecret@db.internal:5432/onair' })).toBe(
+      'DATABASE_URL must be a SQLite file path, sqlite:PATH or postgres://…, got "postgress://onair:***@db.internal:5432/onair"',
+    );
+    expect(
+      refusal({
+        DATABASE_URL: 'mysql://onair:Sup3rSecret@db/onair?Password=Sup3rSecret&sslmode=require',
+      }),
+    ).toMatch(/got "mysql:\/\/onair:\*\*\*@db\/onair\?Password=\*\*\*&sslmode=require"$/);
+    expect(refusal({ REDIS_URL: 'http://:R3disSecret@cache:6379' })).toBe(
+      'REDIS_URL must start with redis:// or rediss://, got "http://:***@cache:6379"',
+    );
+    expect(refusal({ REDIS_URL: 'tcp://cache:6379/0?token=R3disSecret&db=0' })).toMatch(
+      /got "tcp:\/\/cache:6379\/0\?token=\*\*\*&db=0"$/,
+    );
+    expect(refusal({ SMTP_URL: 'smtp//mailer:M4ilSecret@mail.example:587' })).toBe(
+      'SMTP_URL must start with smtp:// or smtps://, got "***@mail.example:587"',
+    );
+    expect(refusal({ REDIS_URL: 'rediss//:R3disSecret@cache:6380' })).toBe(
+      'REDIS_URL must start with redis:// or rediss://, got "***@cache:6380"',
+    );
+  });
+
+  it.each([
+    ['postgres://onair:Sup3rSecret@db:5432/onair', 'postgres://onair:***@db:5432/onair'],
+    [
+      'postgres://postgres@db/onair?password=Sup3rSecret&application_name=x',
+      'postgres://postgres@db/onair?password=***&application_name=x',
+    ],
+    [
+      'postgres://u@db/onair?application_name=x&pwd=Sup3rSecret&secret=Sup3rSecret&key=Sup3rSecret&pass=Sup3rSecret',
+      'postgres://u@db/onair?application_name=x&pwd=***&secret=***&key=***&pass=***',
+    ],
+    // A raw / or ? in the password (it should be percent-encoded) still goes.
+    ['postgres://onair:Sup/3rSecret@db/onair', 'postgres://onair:***@db/onair'],
+    ['redis://:Sup?3rSecret@cache:6379', 'redis://:***@cache:6379'],
+    ['postgres://db:5432/onair?application_name=x', 'postgres://db:5432/onair?application_name=x'],
+    ['/var/lib/onair/a:b@c.db', '/var/lib/onair/a:b@c.db'],
+  ])('redactConnectionUrl(%s) is %s', (raw, shown) => {
+    expect(redactConnectionUrl(raw)).toBe(shown);
   });
 
   it('sends webhooks to https and public addresses only, unless WEBHOOK_ALLOW_* say otherwise', () => {

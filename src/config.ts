@@ -180,6 +180,33 @@ export function parseCorsOrigins(raw: string | undefined): CorsOrigins {
   return Object.freeze([...origins]);
 }
 
+/** Query parameters of a connection URL that hold a secret (pg takes `?password=`). */
+const SECRET_PARAMETER = /([?&](?:password|pass|pwd|secret|token|key|sslpassword)=)[^&#]*/gi;
+
+/**
+ * A database or Redis URL fit to show (config errors, `migrate`): as given, but with the
+ * password and any secret query parameter replaced by `***`. By text, not `new URL`, so a
+ * value that does not parse is masked too and the rest is shown exactly as typed.
+ */
+export function redactConnectionUrl(raw: string, { schemeless = false } = {}): string {
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(raw)?.[0];
+  if (scheme === undefined) {
+    // A mistyped URL (`smtp//user:pass@host`) may still hold a password: with `schemeless`,
+    // what comes before its last @ is hidden. A file path is shown as it is.
+    const at = raw.lastIndexOf('@');
+    return schemeless && at !== -1 ? `***${raw.slice(at)}`.replace(SECRET_PARAMETER, '$1***') : raw;
+  }
+  const rest = raw.slice(scheme.length);
+  // The userinfo ends at the last @ before the query; failing that, at the last @ of all (a
+  // password with a raw ? or #), which at worst hides more than the password.
+  const queryAt = rest.search(/[?#]/);
+  let at = rest.lastIndexOf('@', queryAt === -1 ? undefined : queryAt);
+  if (at === -1) at = rest.lastIndexOf('@');
+  const colon = at === -1 ? -1 : rest.slice(0, at).indexOf(':');
+  const masked = colon === -1 ? rest : `${rest.slice(0, colon)}:***${rest.slice(at)}`;
+  return scheme + masked.replace(SECRET_PARAMETER, '$1***');
+}
+
 export function parseDatabaseUrl(raw: string | undefined, cwd: string): DatabaseConfig {
   if (raw === undefined) return { engine: 'sqlite', path: resolve(PROJECT_ROOT, 'data/onair.db') };
   if (/^postgres(ql)?:\/\//i.test(raw)) return { engine: 'postgres', url: raw };
@@ -188,7 +215,7 @@ export function parseDatabaseUrl(raw: string | undefined, cwd: string): Database
   if (path === '') throw new ConfigError('DATABASE_URL names no SQLite file');
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(path)) {
     throw new ConfigError(
-      `DATABASE_URL must be a SQLite file path, sqlite:PATH or postgres://…, got "${raw}"`,
+      `DATABASE_URL must be a SQLite file path, sqlite:PATH or postgres://…, got "${redactConnectionUrl(raw)}"`,
     );
   }
   if (path === ':memory:') return { engine: 'sqlite', path };
@@ -215,7 +242,9 @@ export function loadConfig(
   const retention = nonEmpty(env, 'RETENTION_DAYS');
   const redisUrl = nonEmpty(env, 'REDIS_URL') ?? null;
   if (redisUrl !== null && !/^rediss?:\/\//i.test(redisUrl)) {
-    throw new ConfigError(`REDIS_URL must start with redis:// or rediss://, got "${redisUrl}"`);
+    throw new ConfigError(
+      `REDIS_URL must start with redis:// or rediss://, got "${redactConnectionUrl(redisUrl, { schemeless: true })}"`,
+    );
   }
   const trustProxy = (nonEmpty(env, 'TRUST_PROXY') ?? 'false').toLowerCase();
   const sourceRefresh = (nonEmpty(env, 'SOURCE_REFRESH') ?? 'on').toLowerCase();
@@ -242,7 +271,9 @@ export function loadConfig(
         : resolve(PROJECT_ROOT, 'data/outbox');
   const smtpUrl = nonEmpty(env, 'SMTP_URL') ?? null;
   if (smtpUrl !== null && !/^smtps?:\/\//i.test(smtpUrl)) {
-    throw new ConfigError(`SMTP_URL must start with smtp:// or smtps://, got "${smtpUrl}"`);
+    throw new ConfigError(
+      `SMTP_URL must start with smtp:// or smtps://, got "${redactConnectionUrl(smtpUrl, { schemeless: true })}"`,
+    );
   }
 
   return Object.freeze({

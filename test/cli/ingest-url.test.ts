@@ -170,6 +170,31 @@ describe('onair ingest <url>', () => {
     expect(server.seen('/private/guide.xml')).toHaveLength(3); // a 401 is not retried
   });
 
+  it('refuses a URL of another scheme as such, naming it without credentials or query', async () => {
+    expect((await cli.run(['migrate'])).code).toBe(0);
+    for (const scheme of ['ftp', 'htps']) {
+      const url = `${scheme}://${USER}:${PASSWORD}@127.0.0.1/x.xml?apikey=${QUERY_KEY}`;
+      await expectRefused(
+        url,
+        new RegExp(
+          `^onair: error: ${scheme}://127\\.0\\.0\\.1/x\\.xml: unsupported URL scheme "${scheme}:": give an http\\(s\\) URL or a file path;`,
+        ),
+      );
+      const json = await cli.run(['ingest', url, '--json']);
+      expect(json.code).toBe(1);
+      expect(JSON.parse(json.stdout)).toEqual({
+        ingested: [],
+        failed: [
+          {
+            source: `${scheme}://127.0.0.1/x.xml`,
+            error: `unsupported URL scheme "${scheme}:": give an http(s) URL or a file path`,
+          },
+        ],
+      });
+      expectNoSecret(json.stdout, json.stderr);
+    }
+  });
+
   it('gives up on a server that does not answer within SOURCE_TIMEOUT_SECONDS', async () => {
     expect((await cli.run(['ingest', withCredentials(PASSWORD, '/private/guide.xml')])).code).toBe(
       0,

@@ -231,7 +231,7 @@ describe('bin/onair sources', () => {
       [['sources', 'add', 'missing.xml', '--country', 'IE'], /no such file: .*missing\.xml/],
       [
         ['sources', 'add', 'ftp://example.com/g.xml', '--country', 'IE'],
-        /neither an http\(s\) URL nor a file path/,
+        /^onair: error: unsupported URL scheme "ftp:": give an http\(s\) URL or a file path$/m,
       ],
       [['sources', 'remove', 'nope'], /no source with id or location nope/],
       [['sources', 'refresh', 'nope'], /no source with id or location nope/],
@@ -257,6 +257,91 @@ describe('bin/onair sources', () => {
       stderr: 'onair: error: http://example.com/g.xml is already a source\n',
     });
     await cli.run(['sources', 'remove', 'http://example.com/g.xml']);
+  });
+
+  it('shows a URL without its credentials or query in every output, yet refreshes with them', async () => {
+    const password = 's3cretPW';
+    const token = 'QTOKEN123';
+    const basic = Buffer.from(`user:${password}`).toString('base64');
+    const now = Date.now();
+    const body = Buffer.from(`<tv>
+<channel id="private.ie"><display-name>Private</display-name></channel>
+<programme start="${xmltvTime(now)}" stop="${xmltvTime(now + HOUR)}" channel="private.ie"><title>Members</title></programme>
+</tv>
+`);
+    const guideFile = conditionalGuide(() => ({
+      body,
+      etag: '"private"',
+      lastModified: 'Mon, 23 Nov 2026 06:00:00 GMT',
+    }));
+    // Answers only with both secrets: a refresh that works proves the store kept them.
+    server.on('/private.xml', (req, res) => {
+      if (req.headers.authorization !== `Basic ${basic}` || !req.url?.endsWith(`?token=${token}`)) {
+        res.writeHead(401);
+        res.end();
+        return;
+      }
+      guideFile(req, res);
+    });
+    const url = `${server.base.replace('http://', `http://user:${password}@`)}/private.xml?token=${token}`;
+    const shown = `${server.base}/private.xml`;
+    const outputs: string[] = [];
+    const run = async (args: string[]) => {
+      const result = await cli.run(args);
+      outputs.push(result.stdout, result.stderr);
+      return result;
+    };
+
+    const added = await run(['sources', 'add', url, '--country', 'IE']);
+    expect(added.code, added.stderr).toBe(0);
+    const id = /^Added source ([0-9a-f-]{36}): /.exec(added.stdout)?.[1] ?? '';
+    expect(added.stdout).toContain(`Added source ${id}: ${shown}\n`);
+    const duplicate = await run(['sources', 'add', url, '--country', 'IE', '--json']);
+    expect(duplicate.stderr).toBe(`onair: error: ${shown} is already a source\n`);
+
+    const refreshed = await run(['sources', 'refresh', id]);
+    expect(refreshed.code, refreshed.stderr).toBe(0);
+    expect(refreshed.stdout).toContain(`${id} (${shown}): ingested (HTTP 200)`);
+    const again = await run(['sources', 'refresh', id, '--json']);
+    expect(JSON.parse(again.stdout)).toEqual([
+      expect.objectContaining({ sourceId: id, location: shown, outcome: 'not-modified' }),
+    ]);
+    const text = await run(['sources', 'refresh', id]);
+    expect(text.stdout).toContain(`${id} (${shown}): not modified (HTTP 304)`);
+
+    const list = await run(['sources', 'list']);
+    expect(list.stdout).toContain(`${id}  ${shown}\n`);
+    const listJson = await run(['sources', 'list', '--json']);
+    const listed = (JSON.parse(listJson.stdout) as SourceJson[]).find((s) => s.id === id);
+    expect(listed).toMatchObject({ location: shown, lastStatus: 304 });
+
+    // Found by the URL as added; a wrong one is named without its secrets.
+    const missing = await run(['sources', 'remove', `${url}x`]);
+    expect(missing.stderr).toBe(`onair: error: no source with id or location ${shown}\n`);
+    const removed = await run(['sources', 'remove', url, '--json']);
+    expect(JSON.parse(removed.stdout)).toEqual({ removed: id, location: shown });
+
+    // A URL of another scheme, or one that does not parse, is refused without its secrets.
+    const ftp = await run(['sources', 'add', `ftp://u:${password}@host/x.xml`, '--country', 'GB']);
+    expect(ftp.stderr).toBe(
+      'onair: error: unsupported URL scheme "ftp:": give an http(s) URL or a file path\n',
+    );
+    const typo = await run([
+      'sources',
+      'add',
+      `htps://u:${password}@host/x.xml`,
+      '--country',
+      'GB',
+    ]);
+    expect(typo.stderr).toContain('unsupported URL scheme "htps:"');
+    const badPort = `http://u:${password}@host:99999/x.xml?token=${token}`;
+    const bad = await run(['sources', 'add', badPort, '--country', 'GB']);
+    expect(bad.stderr).toBe('onair: error: "http://host:99999/x.xml" is not a valid URL\n');
+
+    expect(outputs.join('\n')).toContain(shown);
+    for (const output of outputs) {
+      for (const secret of [password, token, basic]) expect(output).not.toContain(secret);
+    }
   });
 });
 

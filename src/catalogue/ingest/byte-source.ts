@@ -9,6 +9,7 @@ import {
   DownloadError,
   isHttpLocation,
   requestGuide,
+  unsupportedScheme,
   withRetries,
   type DownloadLimits,
   type GuideAnswer,
@@ -116,8 +117,8 @@ async function* memoryChunks(data: Uint8Array): AsyncGenerator<Buffer> {
 }
 
 /**
- * Opens a local file, an http(s) URL (streamed within `limits`; a refused request is an
- * IngestError) or in-memory bytes.
+ * Opens a local file, an http(s) URL (streamed within `limits`; a refused request, like a URL
+ * of another scheme, is an IngestError) or in-memory bytes.
  */
 export async function openByteSource(
   input: IngestInput,
@@ -132,7 +133,11 @@ export async function openByteSource(
     };
   }
   if ('path' in input) return { ...(await openFile(input.path)), name: input.name };
-  return isHttpLocation(input.source) ? openUrl(input.source, limits) : openFile(input.source);
+  if (isHttpLocation(input.source)) return openUrl(input.source, limits);
+  // Said as such, not as a missing file whose "path" would repeat a URL's password.
+  const unsupported = unsupportedScheme(input.source);
+  if (unsupported !== null) throw new IngestError(unsupported);
+  return openFile(input.source);
 }
 
 /** Running size and SHA-256 of the bytes as read. */

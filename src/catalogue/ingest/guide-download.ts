@@ -68,18 +68,33 @@ export function isHttpLocation(location: string): boolean {
   return /^https?:\/\//i.test(location);
 }
 
+/** `scheme://…`: what looks like a URL, of any scheme (a file path never does). */
+const URL_LIKE = /^[a-z][a-z0-9+.-]*:\/\//i;
+
 /**
- * A location fit for logs, errors and metric labels: a URL without its credentials or query
- * (either may hold a secret); a file path as it is.
+ * A location fit for logs, errors and metric labels: a URL of any scheme without its
+ * credentials or query (either may hold a secret); a file path as it is.
  */
 export function displayLocation(location: string): string {
-  if (!isHttpLocation(location)) return location;
+  if (!URL_LIKE.test(location)) return location;
   try {
     const url = new URL(location);
     return `${url.protocol}//${url.host}${url.pathname}`;
   } catch {
-    return location;
+    // Unparsable (a bad port, a stray character) yet maybe holding a password: everything
+    // up to the last @ goes, as may some of the host; too much hidden beats a secret shown.
+    return location.replace(/^([^:]+:\/\/).*@/s, '$1').replace(/[?#].*$/s, '');
   }
+}
+
+/**
+ * Why `location` cannot be read, when it is a URL of a scheme other than http(s) (`ftp://…`,
+ * a typo like `htps://…`); null for an http(s) URL or a file path.
+ */
+export function unsupportedScheme(location: string): string | null {
+  if (isHttpLocation(location) || !URL_LIKE.test(location)) return null;
+  const scheme = location.slice(0, location.indexOf(':') + 1).toLowerCase();
+  return `unsupported URL scheme "${scheme}": give an http(s) URL or a file path`;
 }
 
 /** A guide refused for its size (`declared` when its Content-Length said so up front). */

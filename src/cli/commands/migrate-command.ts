@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { redactConnectionUrl } from '../../config.js';
 import type { SchemaStep } from '../../storage/schema-migration.js';
 import { printResult, type CliContext } from '../cli-context.js';
 
@@ -18,10 +19,9 @@ async function migrateDatabase(
       const { rows } = await pool.query<{ version: number }>(
         'SELECT max(version) AS version FROM schema_migrations',
       );
-      // Shown without the password a URL may carry.
-      const url = new URL(database.url);
-      url.password = '';
-      return { database: url.href, version: rows[0]?.version ?? 0, applied };
+      // Shown without the password, in the userinfo or the query (`?password=`).
+      const shown = redactConnectionUrl(database.url);
+      return { database: shown, version: rows[0]?.version ?? 0, applied };
     } finally {
       await pool.end();
     }

@@ -1,7 +1,12 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Command } from 'commander';
-import { isHttpLocation, downloadLimits } from '../../catalogue/ingest/guide-download.js';
+import {
+  displayLocation,
+  downloadLimits,
+  isHttpLocation,
+  unsupportedScheme,
+} from '../../catalogue/ingest/guide-download.js';
 import type { RefreshResult } from '../../sources/source-refresh.js';
 import { formatDuration } from '../../domain/duration.js';
 import { describeSourceFlag, sourceFlags } from '../../domain/source-health.js';
@@ -21,11 +26,15 @@ import { parseCountryOption, parseIntervalOption, parseOffsetOption } from '../o
 
 const DEFAULT_INTERVAL_MS = 6 * 3_600_000;
 
-/** A source as `sources list --json` shows it. */
+/**
+ * A source as `sources list --json` shows it. Its location, here and in every output of these
+ * commands, lacks credentials and query (a password, an API key): the id tells apart sources
+ * that differ only there. The store keeps the whole URL for the refreshes.
+ */
 export function sourceJson(source: Source, nowMs: number) {
   return {
     id: source.id,
-    location: source.location,
+    location: displayLocation(source.location),
     country: source.country,
     every: formatDuration(source.everyMs),
     everySeconds: source.everyMs / 1000,
@@ -53,7 +62,7 @@ export function sourceJson(source: Source, nowMs: number) {
 
 function formatSource(source: Source, nowMs: number): string {
   const lines = [
-    `${source.id}  ${source.location}`,
+    `${source.id}  ${displayLocation(source.location)}`,
     `  country ${source.country}, every ${formatDuration(source.everyMs)}, times without offset at ${formatUtcOffset(source.assumeOffsetMinutes)}`,
   ];
   if (source.lastAttemptAt === null) {
@@ -96,7 +105,9 @@ async function requireSource(store: Store, idOrLocation: string): Promise<Source
   const all = await store.sources.listSources();
   const byLocation =
     all.find((s) => s.location === key) ?? all.find((s) => s.location === resolve(key));
-  if (byLocation === undefined) throw new CliError(`no source with id or location ${key}`);
+  if (byLocation === undefined) {
+    throw new CliError(`no source with id or location ${displayLocation(key)}`);
+  }
   return byLocation;
 }
 
@@ -107,12 +118,11 @@ async function parseLocation(text: string): Promise<string> {
     try {
       return new URL(value).href;
     } catch {
-      throw new CliError(`"${value}" is not a valid URL`);
+      throw new CliError(`"${displayLocation(value)}" is not a valid URL`);
     }
   }
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
-    throw new CliError(`"${value}" is neither an http(s) URL nor a file path`);
-  }
+  const unsupported = unsupportedScheme(value);
+  if (unsupported !== null) throw new CliError(unsupported);
   const path = resolve(value);
   const info = await stat(path).catch(() => null);
   if (info === null) throw new CliError(`no such file: ${path}`);
@@ -191,12 +201,15 @@ export function sourcesCommand(ctx: CliContext): Command {
               nowMs,
             );
           } catch (error) {
-            if (error instanceof DuplicateSourceError) throw new CliError(error.message);
+            // The store's message repeats the location whole.
+            if (error instanceof DuplicateSourceError) {
+              throw new CliError(`${displayLocation(stored)} is already a source`);
+            }
             throw error;
           }
           printResult(ctx, opts.json === true, sourceJson(source, nowMs), () =>
             [
-              `Added source ${source.id}: ${source.location}`,
+              `Added source ${source.id}: ${displayLocation(source.location)}`,
               `  country ${source.country}, every ${formatDuration(source.everyMs)}; a running server refreshes it on its next check, or run: bin/onair sources refresh ${source.id}`,
             ].join('\n'),
           );
@@ -235,12 +248,13 @@ export function sourcesCommand(ctx: CliContext): Command {
       await withStore(ctx, async (store) => {
         const source = await requireSource(store, id);
         await store.sources.removeSource(source.id);
+        const location = displayLocation(source.location);
         printResult(
           ctx,
           opts.json === true,
-          { removed: source.id, location: source.location },
+          { removed: source.id, location },
           () =>
-            `Removed source ${source.id} (${source.location}); its channels and programmes stay in the catalogue.`,
+            `Removed source ${source.id} (${location}); its channels and programmes stay in the catalogue.`,
         );
       });
     });
@@ -276,9 +290,9 @@ export function sourcesCommand(ctx: CliContext): Command {
         };
         for (const source of targets) {
           const result = await refreshSource(deps, source.id, { force: true });
-          results.push({ ...result, location: source.location });
+          results.push({ ...result, location: displayLocation(source.location) });
           if (opts.json) continue;
-          const text = describeResult(result, source.location);
+          const text = describeResult(result, displayLocation(source.location));
           if (result.outcome === 'failed') ctx.stderr.write(`onair: error: ${text}\n`);
           else ctx.stdout.write(`${text}\n`);
           for (const flag of result.flags) {
