@@ -1,4 +1,6 @@
+import { InvalidArgumentError } from 'commander';
 import type { Config } from '../config.js';
+import { channelIdFor, isUuid } from '../domain/catalogue-ids.js';
 import { openStore, type Clock } from '../open-store.js';
 import type { Store } from '../storage/store.js';
 
@@ -46,4 +48,30 @@ export function printResult(
 /** ISO 8601 text of an epoch-ms instant, or null. */
 export function isoOrNull(ms: number | null): string | null {
   return ms === null ? null : new Date(ms).toISOString();
+}
+
+/**
+ * The channel ids for what the operator typed (a channel id or an XMLTV id, as `collectChannel`
+ * keeps it); a channel not in the catalogue is refused by what was typed, not by the UUID an
+ * XMLTV id maps to.
+ */
+export async function requireChannels(store: Store, typed: string[]): Promise<string[]> {
+  const ids: string[] = [];
+  for (const text of typed) {
+    const id = isUuid(text.toLowerCase()) ? text.toLowerCase() : channelIdFor(text);
+    if (!(await store.catalogue.channelExists(id))) {
+      throw new CliError(
+        `no channel "${text}" in the catalogue (give a channel id or an XMLTV channel id)`,
+      );
+    }
+    ids.push(id);
+  }
+  return ids;
+}
+
+/** A repeated `--channel <id>`: the ids as typed, trimmed; requireChannels resolves them. */
+export function collectChannel(text: string, previous: string[]): string[] {
+  const value = text.trim();
+  if (value === '') throw new InvalidArgumentError('a channel id cannot be empty');
+  return [...previous, value];
 }

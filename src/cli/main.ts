@@ -24,17 +24,31 @@ function packageVersion(): string {
   return manifest.version ?? 'unknown';
 }
 
+/** How an operator calls a command: `bin/onair accounts create`. */
+function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let at: Command | null = command; at?.parent; at = at.parent) names.unshift(at.name());
+  return ['bin/onair', ...names].join(' ');
+}
+
+/**
+ * A usage error as one line, like every other failure: `onair: error: <commander's message>
+ * (see bin/onair <command> --help)`. Commander's own text starts `error: ` and may hold a
+ * second line (a "Did you mean" suggestion).
+ */
+export function usageErrorLine(text: string, command: Command): string {
+  const message = text
+    .replace(/^error:\s*/i, '')
+    .replace(/\s*\n\s*/g, ' ')
+    .trim();
+  return `onair: error: ${message} (see ${commandPath(command)} --help)\n`;
+}
+
 /** Builds the `onair` command tree. */
 export function buildProgram(ctx: CliContext): Command {
   const program = new Command('onair')
     .description('Onair: XMLTV guide data in, API-key protected schedule API out')
-    .version(packageVersion(), '-V, --version', 'print the Onair version')
-    .showHelpAfterError('(add --help for usage)')
-    .configureOutput({
-      writeOut: (text) => ctx.stdout.write(text),
-      writeErr: (text) => ctx.stderr.write(text),
-    })
-    .exitOverride();
+    .version(packageVersion(), '-V, --version', 'print the Onair version');
   for (const command of [
     serveCommand(ctx),
     ingestCommand(ctx),
@@ -49,24 +63,54 @@ export function buildProgram(ctx: CliContext): Command {
   ]) {
     program.addCommand(command);
   }
-  // Sub-sub-commands inherit the same output settings and error handling.
+  // Every command, sub-commands included, writes through ctx and reports usage errors in one
+  // line naming its own --help (runCli turns the CommanderError into exit code 2).
   const configure = (command: Command) => {
-    command
-      .exitOverride()
-      .showHelpAfterError('(add --help for usage)')
-      .configureOutput({
-        writeOut: (text) => ctx.stdout.write(text),
-        writeErr: (text) => ctx.stderr.write(text),
-      });
+    command.exitOverride().configureOutput({
+      writeOut: (text) => ctx.stdout.write(text),
+      writeErr: (text) => ctx.stderr.write(text),
+      outputError: (text) => ctx.stderr.write(usageErrorLine(text, command)),
+    });
     command.commands.forEach(configure);
   };
-  program.commands.forEach(configure);
+  configure(program);
   return program;
 }
 
 function oneLine(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return message.replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * Keeps a failed write to stdout or stderr from crashing the process with an unhandled 'error'
+ * event and a stack trace; returns whether a real write error happened.
+ *
+ * EPIPE is a reader that went away (`bin/onair channels list | head -1`): as well-behaved
+ * command-line tools do, the rest of the output is dropped without a word. The command still
+ * finishes (an ingest is not cut short because its reader stopped reading: nothing is lost)
+ * and the exit status is the command's own, 0 when it worked, so a `set -o pipefail` script
+ * does not fail over a `| head`. (Writes after the EPIPE go to a destroyed stream: Node drops
+ * them without another event.)
+ *
+ * Any other error (ENOSPC writing stdout to a file on a full disk) is a real failure: one line
+ * on stderr and exit status 1, even when the command had already returned.
+ */
+function guardOutput(io: Pick<CliContext, 'stdout' | 'stderr'>): () => boolean {
+  let failed = false;
+  const watch = (stream: NodeJS.WritableStream, name: string) => {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') return;
+      failed = true;
+      process.exitCode = 1;
+      if (stream !== io.stderr) {
+        io.stderr.write(`onair: error: cannot write ${name}: ${oneLine(error)}\n`);
+      }
+    });
+  };
+  watch(io.stdout, 'standard output');
+  watch(io.stderr, 'standard error');
+  return () => failed;
 }
 
 /**
@@ -78,6 +122,7 @@ export async function runCli(
   io: Pick<CliContext, 'stdout' | 'stderr'> = { stdout: process.stdout, stderr: process.stderr },
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
+  const outputFailed = guardOutput(io);
   let config;
   try {
     // Whether stdout is a terminal is looked at once, here: it picks the log format.
@@ -89,7 +134,16 @@ export async function runCli(
     }
     throw error;
   }
-  const ctx: CliContext = { config, now: systemClock, ...io };
+  const code = await runCommand(argv, { config, now: systemClock, ...io }, env);
+  return outputFailed() ? Math.max(code, 1) : code;
+}
+
+/** Runs the command line against `ctx` and returns its exit code. */
+async function runCommand(
+  argv: readonly string[],
+  ctx: CliContext,
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
   try {
     await buildProgram(ctx).parseAsync([...argv], { from: 'user' });
     return 0;
@@ -104,16 +158,16 @@ export async function runCli(
       error instanceof ConfigError ||
       error instanceof SchemaVersionError
     ) {
-      io.stderr.write(`onair: error: ${oneLine(error)}\n`);
+      ctx.stderr.write(`onair: error: ${oneLine(error)}\n`);
       return 1;
     }
     const storage = describeStorageWriteFailure(error);
-    io.stderr.write(
+    ctx.stderr.write(
       storage === null
         ? `onair: error: ${oneLine(error)}\n`
         : `onair: error: cannot write the database: ${storage} (${oneLine(error)})\n`,
     );
-    if (env.ONAIR_DEBUG) io.stderr.write(`${error instanceof Error ? error.stack : ''}\n`);
+    if (env.ONAIR_DEBUG) ctx.stderr.write(`${error instanceof Error ? error.stack : ''}\n`);
     return 1;
   }
 }

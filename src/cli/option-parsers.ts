@@ -1,11 +1,31 @@
 import { InvalidArgumentError } from 'commander';
+import { cleanKeyName } from '../accounts/account-service.js';
 import { isValidCountryCode } from '../domain/country.js';
 import { parseEmailAddress } from '../domain/email-address.js';
 import { parseDuration } from '../domain/duration.js';
 import { parseUtcOffset } from '../domain/xmltv-time.js';
 
 const ISO_INSTANT =
-  /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,3})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/**
+ * Whether the calendar date and clock time exist. Date.parse rolls 2027-02-30 over to March 2
+ * (and 24:00 to the next day) where the operator surely meant something else.
+ */
+function existsOnCalendar(fields: RegExpExecArray): boolean {
+  const [year, month, day, hour = 0, minute = 0, second = 0] = fields
+    .slice(1, 7)
+    .map((f) => (f === undefined ? undefined : Number(f)));
+  if (year === undefined || month === undefined || day === undefined) return false;
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return (
+    date.getUTCMonth() === month - 1 &&
+    date.getUTCDate() === day &&
+    hour <= 23 &&
+    minute <= 59 &&
+    second <= 59
+  );
+}
 
 /**
  * Parses an ISO 8601 date or date-time given on the command line. A value without a zone is
@@ -13,13 +33,16 @@ const ISO_INSTANT =
  */
 export function parseIsoInstant(text: string): number {
   const value = text.trim();
-  if (!ISO_INSTANT.test(value)) {
+  const fields = ISO_INSTANT.exec(value);
+  if (fields === null) {
     throw new InvalidArgumentError(`"${text}" is not an ISO 8601 date or date-time`);
   }
   const hasZone = /(?:Z|[+-]\d{2}:?\d{2})$/i.test(value) && value.length > 10;
   const normalised = value.replace(' ', 'T');
   const ms = Date.parse(hasZone || value.length === 10 ? normalised : `${normalised}Z`);
-  if (Number.isNaN(ms)) throw new InvalidArgumentError(`"${text}" is not a valid date`);
+  if (Number.isNaN(ms) || !existsOnCalendar(fields)) {
+    throw new InvalidArgumentError(`"${text}" is not a valid date`);
+  }
   return ms;
 }
 
@@ -93,4 +116,12 @@ export function parseChannelName(text: string): string {
     throw new InvalidArgumentError('a channel name must have 1 to 200 characters');
   }
   return name;
+}
+
+/** An API key's name as the web page takes it (cleanKeyName); an empty one is refused. */
+export function parseKeyName(text: string): string {
+  if (cleanKeyName(text) === '') {
+    throw new InvalidArgumentError('give the key a name, e.g. production');
+  }
+  return text;
 }

@@ -432,6 +432,6 @@ describe('bin/onair channels', () => {
     ]);
     expect(soon.map((c) => c.xmltvId)).toEqual(['plain']);
     const staleText = await cli.run(['channels', 'stale', '--country', 'GB']);
-    expect(staleText.stdout).toMatch(/ GB {2}"BBC One" {2}ended \d{4}-.* \(1 programmes\)/);
+    expect(staleText.stdout).toMatch(/ GB {2}"BBC One" {2}ended \d{4}-.* \(1 programme\)/);
   });
 });

@@ -139,6 +139,12 @@ export function accountsCommand(ctx: CliContext): Command {
         json?: boolean;
       }) => {
         const nowMs = ctx.now();
+        // A verification is a past event: a later time would start the trial in the future.
+        if (opts.verifiedAt !== undefined && opts.verifiedAt > nowMs) {
+          throw new CliError(
+            `--verified-at ${isoOrNull(opts.verifiedAt)} is in the future: give a time up to now (${isoOrNull(nowMs)}), or --verified for now`,
+          );
+        }
         await withStore(ctx, async (store) => {
           let account: Account;
           try {

@@ -1,3 +1,4 @@
+import { countOf } from '../../domain/plural.js';
 import { Command, InvalidArgumentError } from 'commander';
 import { parseDuration } from '../../domain/duration.js';
 import type { ChannelDetails, ChannelScheduleEnd } from '../../domain/channel.js';
@@ -134,7 +135,7 @@ export function channelsCommand(ctx: CliContext): Command {
                         `${c.id}  ${c.country.padEnd(3)} ${JSON.stringify(c.name)}  ` +
                         (c.latestEndMs === null
                           ? 'no programmes'
-                          : `${c.latestEndMs <= nowMs ? 'ended' : 'ends'} ${isoOrNull(c.latestEndMs)} (${c.programmes} programmes)`),
+                          : `${c.latestEndMs <= nowMs ? 'ended' : 'ends'} ${isoOrNull(c.latestEndMs)} (${countOf(c.programmes, 'programme')})`),
                     )
                     .join('\n'),
           );

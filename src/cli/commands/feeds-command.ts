@@ -1,10 +1,10 @@
+import { countOf } from '../../domain/plural.js';
 import { Command, InvalidArgumentError } from 'commander';
 import {
   createAuditedFeed,
   deleteAuditedFeed,
   regenerateAuditedFeedToken,
 } from '../../accounts/feed-service.js';
-import { channelIdFor, isUuid } from '../../domain/catalogue-ids.js';
 import {
   DAYS_AHEAD,
   DAYS_BACK,
@@ -15,7 +15,15 @@ import {
 } from '../../domain/feed.js';
 import { FeedLimitError } from '../../storage/errors.js';
 import type { Store } from '../../storage/store.js';
-import { CliError, isoOrNull, printResult, withStore, type CliContext } from '../cli-context.js';
+import {
+  CliError,
+  collectChannel,
+  isoOrNull,
+  printResult,
+  requireChannels,
+  withStore,
+  type CliContext,
+} from '../cli-context.js';
 import { parseCountryOption, parseEmail } from '../option-parsers.js';
 import { requireAccount } from '../account-output.js';
 
@@ -38,13 +46,6 @@ function feedJson(feed: Feed) {
 function wholeNumber(text: string): number {
   if (!/^\d+$/.test(text.trim())) throw new InvalidArgumentError(`"${text}" is not a whole number`);
   return Number(text);
-}
-
-/** A channel by its Onair id, or by its XMLTV id (the id its guide gives it). */
-function collectChannel(text: string, previous: string[]): string[] {
-  const value = text.trim();
-  if (value === '') throw new InvalidArgumentError('a channel id cannot be empty');
-  return [...previous, isUuid(value) ? value.toLowerCase() : channelIdFor(value)];
 }
 
 /** The store's and the rules' refusals as the operator's one-line errors. */
@@ -111,13 +112,13 @@ export function feedsCommand(ctx: CliContext): Command {
         if ((opts.country === undefined) === (opts.channel.length === 0)) {
           throw new CliError('give either --country or one or more --channel');
         }
-        const lineup: Lineup =
-          opts.country === undefined
-            ? { kind: 'channels', channelIds: opts.channel }
-            : { kind: 'country', country: opts.country };
         const nowMs = ctx.now();
         await withStore(ctx, async (store) => {
           const account = await requireAccount(store, opts.email);
+          const lineup: Lineup =
+            opts.country === undefined
+              ? { kind: 'channels', channelIds: await requireChannels(store, opts.channel) }
+              : { kind: 'country', country: opts.country };
           const created = await asCliErrors(() =>
             createAuditedFeed(
               store,
@@ -156,7 +157,7 @@ export function feedsCommand(ctx: CliContext): Command {
                   const lineup =
                     f.lineup.kind === 'country'
                       ? `country ${f.lineup.country}`
-                      : `${f.lineup.channelIds.length} channels`;
+                      : countOf(f.lineup.channelIds.length, 'channel');
                   return `${f.id}  ${JSON.stringify(f.name)}  ${lineup}  -${f.daysBack}d +${f.daysAhead}d`;
                 })
                 .join('\n'),

@@ -1,7 +1,10 @@
+import { countOf } from '../../domain/plural.js';
+import { constants } from 'node:os';
 import { Command } from 'commander';
 import type { IngestSummary } from '../../catalogue/ingest/ingest-xmltv.js';
 import { displayLocation, downloadLimits } from '../../catalogue/ingest/guide-download.js';
 import { scheduleStatus } from '../../domain/source-health.js';
+import type { CatalogueWriter } from '../../storage/catalogue-writer.js';
 import { describeStorageWriteFailure } from '../../storage/errors.js';
 import { printResult, ReportedFailure, withStore, type CliContext } from '../cli-context.js';
 import { parseCountryOption, parseOffsetOption } from '../option-parsers.js';
@@ -43,8 +46,10 @@ function progressBar(ctx: CliContext, cliProgress: CliProgress, label: string) {
       if (totalBytes !== null) bar.setTotal(mb(totalBytes));
       bar.update(mb(bytesRead));
     },
-    stop() {
+    /** Stops the bar, showing the cursor again; true when it was drawn (its line is cleared). */
+    stop(): boolean {
       if (started) bar.stop();
+      return started;
     },
   };
 }
@@ -80,7 +85,7 @@ function seconds(ms: number): string {
 function formatSummary(summary: IngestSummary, nowMs: number): string {
   const lines = [
     `Ingested ${summary.source} as ${summary.sourceFileId}`,
-    `  channels ${summary.channels} (${summary.channelsWithoutProgrammes} without programmes), programmes read ${summary.programmesRead}, stored ${summary.programmesStored}`,
+    `  ${countOf(summary.channels, 'channel')} (${summary.channelsWithoutProgrammes} without programmes), ${countOf(summary.programmesRead, 'programme')} read, ${summary.programmesStored} stored`,
     `  collapsed duplicates ${summary.exactDuplicates} exact + ${summary.conflictingDuplicates} conflicting, overlaps ${summary.overlaps}, programmes needing review ${summary.needsReview}`,
     `  catalogue: +${summary.merge.programmesAdded} added, ${summary.merge.programmesUpdated} updated, ${summary.merge.programmesUnchanged} unchanged, ${summary.merge.programmesRemoved} removed`,
     `  took ${seconds(summary.durationMs)}: read ${seconds(summary.durationMs - summary.mergeMs)}, merged ${seconds(summary.mergeMs)}`,
@@ -89,7 +94,9 @@ function formatSummary(summary: IngestSummary, nowMs: number): string {
   if (note !== null) lines.push(`  ${note}`);
   if (summary.warningCount > 0) {
     const shown = summary.warnings.slice(0, WARNINGS_ON_TERMINAL);
-    lines.push(`  ${summary.warningCount} warnings${describeWarningsHeld(summary, shown.length)}:`);
+    lines.push(
+      `  ${countOf(summary.warningCount, 'warning')}${describeWarningsHeld(summary, shown.length)}:`,
+    );
     for (const warning of shown) lines.push(`    line ${warning.line}: ${warning.message}`);
   }
   return lines.join('\n');
@@ -108,6 +115,176 @@ export function reviewNote(channels: number): string {
   );
 }
 
+/** Where a run of `onair ingest` stands, for the line an interruption prints. */
+interface IngestRunState {
+  /** The inputs as shown (URLs without credentials or query). */
+  shown: string[];
+  /** The input being read or merged; shown.length once every input has been through. */
+  index: number;
+  /** The inputs whose merge committed. */
+  ingested: Set<number>;
+  /** The current input's merge while it runs: settles when it committed or rolled back. */
+  merging: Promise<void> | null;
+  bar: ReturnType<typeof progressBar>;
+}
+
+/** `a.xml`, `a.xml, b.xml`. */
+function listed(inputs: string[]): string {
+  return inputs.join(', ');
+}
+
+/** What an interrupted ingest did and did not do, as the rest of `onair: interrupted: …`. */
+export function interruptedLine(state: Pick<IngestRunState, 'shown' | 'index' | 'ingested'>) {
+  const done = state.shown.filter((_, i) => state.ingested.has(i));
+  const later = state.shown.slice(state.index + 1);
+  const notRead = later.length === 0 ? '' : `; not read: ${listed(later)}`;
+  const current = state.shown[state.index];
+  if (current !== undefined && !state.ingested.has(state.index)) {
+    const before =
+      done.length === 0 ? 'the catalogue is unchanged' : `ingested before it: ${listed(done)}`;
+    return `${current} was not ingested; ${before}${notRead}`;
+  }
+  if (done.length === 0) return `nothing was ingested; the catalogue is unchanged${notRead}`;
+  return `${listed(done)} ${done.length === 1 ? 'was' : 'were'} ingested${notRead}`;
+}
+
+/**
+ * SIGINT/SIGTERM during an ingest: the bar stops (showing the cursor and turning line wrap back
+ * on), one line says what was and was not ingested, and the process exits 130/143 (128 + the
+ * signal, as a shell reports a process the signal ended).
+ *
+ * Nothing of an input reaches the catalogue until its merge commits, and what it staged lives
+ * in the ingest's own transaction (PostgreSQL) or TEMP tables (SQLite): leaving the process
+ * drops it all, so exiting at once keeps the catalogue unchanged. The store is not closed
+ * first: the ingest is still running on it, and closing could wait on its staging. Once the
+ * merge has begun it may be a moment from committing, so it is waited for and the line tells
+ * which way it went; a second signal exits at once.
+ */
+function onInterrupt(ctx: CliContext, state: IngestRunState): (signal: NodeJS.Signals) => void {
+  let stopping = false;
+  const exit = (signal: NodeJS.Signals, line: string): never => {
+    ctx.stderr.write(`onair: interrupted: ${line}\n`);
+    process.exit(128 + constants.signals[signal]);
+  };
+  return (signal) => {
+    if (stopping) {
+      return exit(
+        signal,
+        `stopped during the merge of ${state.shown[state.index]}, which is rolled back unless it had just committed`,
+      );
+    }
+    stopping = true;
+    const cleared = state.bar?.stop() ?? false;
+    // End the line the terminal echoed ^C on, unless the bar's clearing already did.
+    if (!cleared && ctx.stderr.isTTY) ctx.stderr.write('\n');
+    if (state.merging === null) return exit(signal, interruptedLine(state));
+    void state.merging.then(() => exit(signal, interruptedLine(state)));
+  };
+}
+
+/** `writer` whose sessions' merges update `state`: when one runs and whether it committed. */
+function watchedWriter(writer: CatalogueWriter, state: IngestRunState): CatalogueWriter {
+  return {
+    async beginIngest() {
+      const session = await writer.beginIngest();
+      return {
+        stageChannel: (channel) => session.stageChannel(channel),
+        stageProgramme: (programme) => session.stageProgramme(programme),
+        drain: () => session.drain(),
+        analyse: (options) => session.analyse(options),
+        abort: () => session.abort(),
+        commit(file, options) {
+          const index = state.index;
+          const merge = session.commit(file, options);
+          state.merging = merge.then(
+            () => {
+              state.ingested.add(index);
+              state.merging = null;
+            },
+            () => {
+              state.merging = null;
+            },
+          );
+          return merge;
+        },
+      };
+    },
+  };
+}
+
+interface IngestOpts {
+  country?: string;
+  assumeOffset?: number;
+  json?: boolean;
+}
+
+type SummaryWithSchedule = IngestSummary & { schedule: 'ended' | 'ending' | null };
+
+/** Ingests each input in turn, each in its own transaction, updating `state` as it goes. */
+async function ingestAll(
+  ctx: CliContext,
+  inputs: string[],
+  opts: IngestOpts,
+  state: IngestRunState,
+  summaries: SummaryWithSchedule[],
+  failures: { source: string; error: string }[],
+): Promise<void> {
+  const { cliProgress, ingestXmltv, IngestError } = await loadIngest();
+  // The same bounds as a source's download (SOURCE_TIMEOUT_SECONDS, SOURCE_MAX_MB).
+  const download = downloadLimits(ctx.config.sourceTimeoutMs, ctx.config.sourceMaxBytes);
+  await withStore(ctx, async (store) => {
+    const writer = watchedWriter(store.ingest, state);
+    for (const [index, input] of inputs.entries()) {
+      state.index = index;
+      // What the terminal and --json show: a URL without its credentials or query.
+      const source = displayLocation(input);
+      const bar = opts.json ? null : progressBar(ctx, cliProgress, source);
+      state.bar = bar;
+      const nowMs = ctx.now();
+      try {
+        const summary = await ingestXmltv(
+          writer,
+          { source: input },
+          {
+            country: opts.country ?? null,
+            assumeOffsetMinutes: opts.assumeOffset ?? 0,
+            nowMs,
+            retentionDays: ctx.config.retentionDays,
+            changesRetentionDays: ctx.config.changesRetentionDays,
+            download,
+            onProgress: bar === null ? undefined : (read, total) => bar.update(read, total),
+          },
+        );
+        bar?.stop();
+        summaries.push({ ...summary, schedule: scheduleStatus(summary.latestEndMs, nowMs) });
+        if (!opts.json) ctx.stdout.write(`${formatSummary(summary, nowMs)}\n`);
+      } catch (error) {
+        bar?.stop();
+        const storage = describeStorageWriteFailure(error);
+        if (storage !== null) {
+          // Every later input would fail the same way: stop here.
+          ctx.stderr.write(
+            `onair: error: ${source}: cannot store the guide: ${storage} (${(error as Error).message}); the catalogue is unchanged\n`,
+          );
+          throw new ReportedFailure(storage);
+        }
+        if (!(error instanceof IngestError)) throw error;
+        failures.push({ source, error: error.message });
+        ctx.stderr.write(
+          `onair: error: ${source}: ${error.message}; the catalogue is unchanged by this input\n`,
+        );
+      } finally {
+        state.bar = null;
+      }
+    }
+    state.index = inputs.length;
+    if (!opts.json && summaries.length > 0) {
+      const review = await store.channels.listChannels({ country: null, needsReview: true });
+      if (review.length > 0) ctx.stdout.write(`${reviewNote(review.length)}\n`);
+    }
+  });
+}
+
 /** `onair ingest`: load XMLTV files or URLs into the catalogue, one transaction per input. */
 export function ingestCommand(ctx: CliContext): Command {
   return new Command('ingest')
@@ -124,65 +301,28 @@ export function ingestCommand(ctx: CliContext): Command {
       parseOffsetOption,
     )
     .option('--json', 'print JSON')
-    .action(
-      async (
-        inputs: string[],
-        opts: { country?: string; assumeOffset?: number; json?: boolean },
-      ) => {
-        const { cliProgress, ingestXmltv, IngestError } = await loadIngest();
-        const summaries: (IngestSummary & { schedule: 'ended' | 'ending' | null })[] = [];
-        const failures: { source: string; error: string }[] = [];
-        // The same bounds as a source's download (SOURCE_TIMEOUT_SECONDS, SOURCE_MAX_MB).
-        const download = downloadLimits(ctx.config.sourceTimeoutMs, ctx.config.sourceMaxBytes);
-        await withStore(ctx, async (store) => {
-          for (const input of inputs) {
-            // What the terminal and --json show: a URL without its credentials or query.
-            const source = displayLocation(input);
-            const bar = opts.json ? null : progressBar(ctx, cliProgress, source);
-            const nowMs = ctx.now();
-            try {
-              const summary = await ingestXmltv(
-                store.ingest,
-                { source: input },
-                {
-                  country: opts.country ?? null,
-                  assumeOffsetMinutes: opts.assumeOffset ?? 0,
-                  nowMs,
-                  retentionDays: ctx.config.retentionDays,
-                  changesRetentionDays: ctx.config.changesRetentionDays,
-                  download,
-                  onProgress: bar === null ? undefined : (read, total) => bar.update(read, total),
-                },
-              );
-              bar?.stop();
-              summaries.push({ ...summary, schedule: scheduleStatus(summary.latestEndMs, nowMs) });
-              if (!opts.json) ctx.stdout.write(`${formatSummary(summary, nowMs)}\n`);
-            } catch (error) {
-              bar?.stop();
-              const storage = describeStorageWriteFailure(error);
-              if (storage !== null) {
-                // Every later input would fail the same way: stop here.
-                ctx.stderr.write(
-                  `onair: error: ${source}: cannot store the guide: ${storage} (${(error as Error).message}); the catalogue is unchanged\n`,
-                );
-                throw new ReportedFailure(storage);
-              }
-              if (!(error instanceof IngestError)) throw error;
-              failures.push({ source, error: error.message });
-              ctx.stderr.write(
-                `onair: error: ${source}: ${error.message}; the catalogue is unchanged by this input\n`,
-              );
-            }
-          }
-          if (!opts.json && summaries.length > 0) {
-            const review = await store.channels.listChannels({ country: null, needsReview: true });
-            if (review.length > 0) ctx.stdout.write(`${reviewNote(review.length)}\n`);
-          }
-        });
-        if (opts.json) printResult(ctx, true, { ingested: summaries, failed: failures }, () => '');
-        if (failures.length > 0) {
-          throw new ReportedFailure(`${failures.length} of ${inputs.length} inputs failed`);
-        }
-      },
-    );
+    .action(async (inputs: string[], opts: IngestOpts) => {
+      const summaries: SummaryWithSchedule[] = [];
+      const failures: { source: string; error: string }[] = [];
+      const state: IngestRunState = {
+        shown: inputs.map(displayLocation),
+        index: 0,
+        ingested: new Set(),
+        merging: null,
+        bar: null,
+      };
+      const interrupt = onInterrupt(ctx, state);
+      process.on('SIGINT', interrupt);
+      process.on('SIGTERM', interrupt);
+      try {
+        await ingestAll(ctx, inputs, opts, state, summaries, failures);
+      } finally {
+        process.off('SIGINT', interrupt);
+        process.off('SIGTERM', interrupt);
+      }
+      if (opts.json) printResult(ctx, true, { ingested: summaries, failed: failures }, () => '');
+      if (failures.length > 0) {
+        throw new ReportedFailure(`${failures.length} of ${inputs.length} inputs failed`);
+      }
+    });
 }

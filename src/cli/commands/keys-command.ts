@@ -1,12 +1,19 @@
 import { Command } from 'commander';
 import {
+  cleanKeyName,
   issueAuditedApiKey,
   MAX_KEY_NAME_LENGTH,
   revokeAuditedApiKey,
 } from '../../accounts/account-service.js';
 import { CliError, isoOrNull, printResult, withStore, type CliContext } from '../cli-context.js';
-import { parseEmail } from '../option-parsers.js';
+import { parseEmail, parseKeyName } from '../option-parsers.js';
 import { apiKeyJson, formatKeyLines, requireAccount } from '../account-output.js';
+
+/** Whether cleanKeyName cuts `text`: more than MAX_KEY_NAME_LENGTH code points it keeps. */
+function wasCut(text: string): boolean {
+  const kept = Array.from(text).filter((c) => c >= ' ' && c !== '\u007f');
+  return Array.from(kept.join('').trim()).length > MAX_KEY_NAME_LENGTH;
+}
 
 /** `onair keys …`: create, list and revoke API keys. */
 export function keysCommand(ctx: CliContext): Command {
@@ -19,20 +26,28 @@ export function keysCommand(ctx: CliContext): Command {
     .option(
       '--name <name>',
       `a label for the key (at most ${MAX_KEY_NAME_LENGTH} characters)`,
+      parseKeyName,
       'default',
     )
     .option('--json', 'print JSON')
     .action(async (opts: { email: string; name: string; json?: boolean }) => {
       const nowMs = ctx.now();
+      // As the web page: the name is cleaned and cut (cleanKeyName); here the cut is said.
+      const name = cleanKeyName(opts.name);
       await withStore(ctx, async (store) => {
         const account = await requireAccount(store, opts.email);
         const issued = await issueAuditedApiKey(
           store.accounts,
           account.id,
-          opts.name,
+          name,
           'operator',
           nowMs,
         );
+        if (wasCut(opts.name)) {
+          ctx.stderr.write(
+            `onair: note: the key name was cut to its first ${MAX_KEY_NAME_LENGTH} characters\n`,
+          );
+        }
         const data = {
           ...apiKeyJson(issued.record),
           key: issued.key,

@@ -1,6 +1,8 @@
-import { Command, InvalidArgumentError } from 'commander';
+import { countOf } from '../../domain/plural.js';
+import { Command } from 'commander';
+import { displayLocation } from '../../catalogue/ingest/guide-download.js';
 import type { Account } from '../../domain/account.js';
-import { channelIdFor, isUuid } from '../../domain/catalogue-ids.js';
+import { isUuid } from '../../domain/catalogue-ids.js';
 import {
   WEBHOOK_ATTEMPTS_KEPT,
   webhookState,
@@ -18,14 +20,27 @@ import {
 } from '../../webhooks/webhook-admin.js';
 import {
   CliError,
+  collectChannel,
   isoOrNull,
   printResult,
   ReportedFailure,
+  requireChannels,
   withStore,
   type CliContext,
 } from '../cli-context.js';
 import { parseCountryOption, parseEmail } from '../option-parsers.js';
 import { requireAccount } from '../account-output.js';
+
+/**
+ * A webhook's URL as every output here shows it, text and --json alike: without its query,
+ * which may hold the receiver's own secret (`?sig=…`), as `sources` and `ingest` show guide
+ * URLs. The JSON is not an export to recreate a webhook from (its signing secret is never
+ * shown again either); the owner saw the whole URL when creating it, and deliveries use the
+ * whole URL the store keeps.
+ */
+function shownUrl(webhook: Webhook): string {
+  return displayLocation(webhook.url);
+}
 
 /** A webhook as listed and shown: never its secret. */
 function webhookJson(webhook: Webhook, account: Account | null) {
@@ -33,7 +48,7 @@ function webhookJson(webhook: Webhook, account: Account | null) {
   return {
     id: webhook.id,
     email: account?.email ?? null,
-    url: webhook.url,
+    url: shownUrl(webhook),
     filter:
       webhook.filter.kind === 'country'
         ? { country: webhook.filter.country }
@@ -65,7 +80,7 @@ function attemptJson(attempt: WebhookAttempt) {
 function filterText(filter: WebhookFilter): string {
   return filter.kind === 'country'
     ? `country ${filter.country}`
-    : `${filter.channelIds.length} channel${filter.channelIds.length === 1 ? '' : 's'}`;
+    : countOf(filter.channelIds.length, 'channel');
 }
 
 function stateText(webhook: Webhook): string {
@@ -83,16 +98,9 @@ function attemptLine(attempt: WebhookAttempt): string {
   const what =
     attempt.kind === 'test'
       ? 'test'
-      : `${attempt.changes} change${attempt.changes === 1 ? '' : 's'} (${attempt.firstSeq}–${attempt.lastSeq})`;
+      : `${countOf(attempt.changes, 'change')} (${attempt.firstSeq}–${attempt.lastSeq})`;
   const outcome = attempt.error ?? `HTTP ${attempt.status}`;
   return `${when}  ${what}  ${outcome}  ${attempt.durationMs} ms`;
-}
-
-/** A channel by its Onair id, or by its XMLTV id (the id its guide gives it). */
-function collectChannel(text: string, previous: string[]): string[] {
-  const value = text.trim();
-  if (value === '') throw new InvalidArgumentError('a channel id cannot be empty');
-  return [...previous, isUuid(value) ? value.toLowerCase() : channelIdFor(value)];
 }
 
 async function requireWebhook(store: Store, id: string): Promise<Webhook> {
@@ -135,12 +143,12 @@ export function webhooksCommand(ctx: CliContext): Command {
         if ((opts.country === undefined) === (opts.channel.length === 0)) {
           throw new CliError('give either --country or one or more --channel');
         }
-        const filter: WebhookFilter =
-          opts.country === undefined
-            ? { kind: 'channels', channelIds: opts.channel }
-            : { kind: 'country', country: opts.country };
         await withStore(ctx, async (store) => {
           const account = await requireAccount(store, opts.email);
+          const filter: WebhookFilter =
+            opts.country === undefined
+              ? { kind: 'channels', channelIds: await requireChannels(store, opts.channel) }
+              : { kind: 'country', country: opts.country };
           let issued;
           try {
             issued = await createAuditedWebhook(
@@ -159,7 +167,7 @@ export function webhooksCommand(ctx: CliContext): Command {
           const data = { ...webhookJson(issued.webhook, account), secret: issued.secret };
           printResult(ctx, opts.json === true, data, () =>
             [
-              `Created webhook ${issued.webhook.id} for ${account.email}: ${filterText(issued.webhook.filter)} → ${issued.webhook.url}`,
+              `Created webhook ${issued.webhook.id} for ${account.email}: ${filterText(issued.webhook.filter)} → ${shownUrl(issued.webhook)}`,
               'Its signing secret is printed only with --json, and only at creation: to get one,',
               `delete this webhook (onair webhooks delete ${issued.webhook.id}) and create it again with --json.`,
             ].join('\n'),
@@ -193,7 +201,7 @@ export function webhooksCommand(ctx: CliContext): Command {
             : list
                 .map(
                   (w) =>
-                    `${w.id}  ${owners.get(w.accountId)?.email ?? '?'}  ${w.url}  ${filterText(w.filter)}  ${stateText(w)}`,
+                    `${w.id}  ${owners.get(w.accountId)?.email ?? '?'}  ${shownUrl(w)}  ${filterText(w.filter)}  ${stateText(w)}`,
                 )
                 .join('\n'),
         );
@@ -214,13 +222,13 @@ export function webhooksCommand(ctx: CliContext): Command {
         printResult(ctx, opts.json === true, data, () =>
           [
             `Webhook ${webhook.id} of ${account?.email ?? '?'}`,
-            `URL:        ${webhook.url}`,
+            `URL:        ${shownUrl(webhook)}`,
             `Changes of: ${filterText(webhook.filter)}`,
             `State:      ${stateText(webhook)}`,
             `Delivered:  up to change ${webhook.deliveredSeq}`,
             attempts.length === 0
               ? 'No attempts yet.'
-              : `Last ${attempts.length} attempts, newest first:`,
+              : `Last ${countOf(attempts.length, 'attempt')}, newest first:`,
             ...attempts.map((a) => `  ${attemptLine(a)}`),
           ].join('\n'),
         );
@@ -282,13 +290,20 @@ export function webhooksCommand(ctx: CliContext): Command {
           { store, now: ctx.now, log: quiet, policy, timeoutMs: ctx.config.webhooks.timeoutMs },
           webhook,
         );
-        printResult(ctx, opts.json === true, { id: webhook.id, ...attemptJson(attempt) }, () =>
-          attempt.error === null
-            ? `Test request to ${webhook.url}: HTTP ${attempt.status} in ${attempt.durationMs} ms.`
-            : `Test request to ${webhook.url} failed: ${attempt.error}`,
-        );
+        // A failure is said once, on stderr; --json still prints the attempt for scripts.
+        if (opts.json === true || attempt.error === null) {
+          printResult(
+            ctx,
+            opts.json === true,
+            { id: webhook.id, ...attemptJson(attempt) },
+            () =>
+              `Test request to ${shownUrl(webhook)}: HTTP ${attempt.status} in ${attempt.durationMs} ms.`,
+          );
+        }
         if (attempt.error !== null) {
-          ctx.stderr.write(`onair: error: the test request failed: ${attempt.error}\n`);
+          ctx.stderr.write(
+            `onair: error: the test request to ${shownUrl(webhook)} failed: ${attempt.error}\n`,
+          );
           throw new ReportedFailure('test request failed');
         }
       });

@@ -1,3 +1,4 @@
+import { countOf } from '../../domain/plural.js';
 import type { AccountStatus } from '../../accounts/account-service.js';
 import type { ApiKey } from '../../domain/account.js';
 import type { Feed } from '../../domain/feed.js';
@@ -6,7 +7,7 @@ import { webhooksSection, type WebhookRowView } from './webhook-pages.js';
 import { html, type SafeHtml } from '../html.js';
 import { formatInstant } from './format.js';
 import { confirmStepPage } from './confirm-page.js';
-import { counted, page } from './layout.js';
+import { page } from './layout.js';
 
 export interface AccountView {
   status: AccountStatus;
@@ -107,10 +108,10 @@ export function accountPage(view: AccountView): SafeHtml {
           <dt>Paid access until</dt>
           <dd>${status.accessUntil === null ? dash : formatInstant(status.accessUntil)}</dd>
           <dt>Rate limit</dt>
-          <dd>${counted(status.rateLimit, 'request')} per second</dd>
+          <dd>${countOf(status.rateLimit, 'request')} per second</dd>
           <dt>Last 24 hours</dt>
           <dd>
-            ${counted(view.usage.requests, 'request')}, ${view.usage.limited} refused by the rate
+            ${countOf(view.usage.requests, 'request')}, ${view.usage.limited} refused by the rate
             limit
           </dd>
         </dl>

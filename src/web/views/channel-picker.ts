@@ -1,7 +1,7 @@
+import { countOf } from '../../domain/plural.js';
 import type { CountryCount } from '../../domain/channel.js';
 import type { LineupChannel } from '../../storage/feed-store.js';
 import { html, type SafeHtml } from '../html.js';
-import { counted } from './layout.js';
 
 /** What a channel picker shows: the choice made so far, the channels chosen, a search's finds. */
 export interface ChannelPickerView {
@@ -71,7 +71,7 @@ export function channelPicker(view: ChannelPickerView, fields: ChannelPickerFiel
       ${view.countries.map(
         (c) =>
           html`<option value="${c.country}" ${c.country === view.country ? 'selected' : ''}>
-            ${c.country} (${counted(c.channelCount, 'channel')})
+            ${c.country} (${countOf(c.channelCount, 'channel')})
           </option>`,
       )}
     </select>

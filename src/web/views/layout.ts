@@ -47,8 +47,3 @@ export function page(options: PageOptions, content: HtmlValue): SafeHtml {
       </body>
     </html> `;
 }
-
-/** A count with its noun, singular for exactly one: "1 channel", "3 channels". */
-export function counted(n: number, noun: string, plural = `${noun}s`): string {
-  return `${n} ${n === 1 ? noun : plural}`;
-}

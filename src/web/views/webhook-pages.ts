@@ -1,3 +1,4 @@
+import { countOf } from '../../domain/plural.js';
 import {
   MAX_WEBHOOK_CHANNELS,
   MAX_WEBHOOK_URL_LENGTH,
@@ -10,7 +11,7 @@ import { html, type SafeHtml } from '../html.js';
 import { channelPicker, defaultSubmit, type ChannelPickerView } from './channel-picker.js';
 import { confirmStepPage } from './confirm-page.js';
 import { formatInstant } from './format.js';
-import { counted, page } from './layout.js';
+import { page } from './layout.js';
 
 /** A webhook with its newest attempt, as the account page lists it. */
 export interface WebhookRowView {
@@ -21,7 +22,7 @@ export interface WebhookRowView {
 function filterText(webhook: Webhook): string {
   return webhook.filter.kind === 'country'
     ? `every channel of ${webhook.filter.country}`
-    : `${counted(webhook.filter.channelIds.length, 'chosen channel')}`;
+    : `${countOf(webhook.filter.channelIds.length, 'chosen channel')}`;
 }
 
 /**
@@ -53,7 +54,7 @@ function attemptOutcome(attempt: WebhookAttempt): SafeHtml | string {
 function attemptWhat(attempt: WebhookAttempt): string {
   if (attempt.kind === 'test') return 'Test request';
   if (attempt.kind === 'note') return 'Note';
-  return `${counted(attempt.changes, 'change')} (${attempt.firstSeq}–${attempt.lastSeq})`;
+  return `${countOf(attempt.changes, 'change')} (${attempt.firstSeq}–${attempt.lastSeq})`;
 }
 
 /** The webhooks section of the account page. */
