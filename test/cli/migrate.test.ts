@@ -52,6 +52,24 @@ describe('bin/onair migrate and database URLs', () => {
     },
   );
 
+  it('names the database it cannot open and DATABASE_URL, without the password', async () => {
+    const unreachable = await cli.run(['channels', 'list'], {
+      DATABASE_URL: `postgres://onair:${PASSWORD}@127.0.0.1:1/onair`,
+    });
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toMatch(
+      /^onair: error: cannot open the PostgreSQL database postgres:\/\/onair:\*\*\*@127\.0\.0\.1:1\/onair \(DATABASE_URL\): .*ECONNREFUSED.*\n$/,
+    );
+    expect(unreachable.stdout + unreachable.stderr).not.toContain(PASSWORD);
+
+    // A file under a file: its directory can never be made.
+    const nowhere = await cli.run(['accounts', 'list'], { DATABASE_URL: '/dev/null/onair.db' });
+    expect(nowhere.code).toBe(1);
+    expect(nowhere.stderr).toMatch(
+      /^onair: error: cannot open the SQLite database \/dev\/null\/onair\.db \(DATABASE_URL\): .*\n$/,
+    );
+  });
+
   it('quotes a refused DATABASE_URL or REDIS_URL without its password', async () => {
     const cases: [NodeJS.ProcessEnv, string][] = [
       [
