@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { createReadStream, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createGzip } from 'node:zlib';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -93,6 +94,29 @@ describe('a reader that goes away', () => {
       ...inputs,
     ]);
     expect(again.ingested.map((s) => s.merge.programmesUnchanged > 0)).toEqual([true, true, true]);
+  });
+});
+
+describe('standard input', () => {
+  it('`ingest -` reads a guide piped in, plain or gzip, as XMLTV tools do', async () => {
+    const pipedIn = (gzip: boolean) =>
+      runWatched(['ingest', '-', '--country', 'IE', '--json'], (child, stdout) => {
+        if (stdout !== '' || child.stdin === null || child.stdin.writableEnded) return;
+        const file = createReadStream(fixturePath('basic.xml'));
+        (gzip ? file.pipe(createGzip()) : file).pipe(child.stdin);
+      });
+    for (const gzip of [false, true]) {
+      const result = await pipedIn(gzip);
+      expect(result.code, result.stderr).toBe(0);
+      const [summary] = (JSON.parse(result.stdout) as { ingested: Record<string, unknown>[] })
+        .ingested;
+      expect(summary).toMatchObject({ source: 'standard input', gzip });
+      expect(summary?.['programmesStored']).toBeGreaterThan(0);
+    }
+    // Nothing piped in: the one-line refusal every empty input gets.
+    const empty = await runWatched(['ingest', '-'], (child) => child.stdin?.end());
+    expect(empty.code).toBe(1);
+    expect(empty.stderr).toMatch(/^onair: error: standard input: line 1: .*empty.*\n$/);
   });
 });
 

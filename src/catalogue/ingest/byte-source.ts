@@ -27,11 +27,15 @@ const FILE_CHUNK_BYTES = 32 * 1024;
 const GUNZIP_CHUNK_BYTES = 32 * 1024;
 
 /**
- * Where an ingest reads from: a path or http(s) URL, bytes already in memory, or a local file
- * recorded under another name (a download kept in a temporary file, named by its URL).
+ * Where an ingest reads from: a path or http(s) URL, bytes already in memory, a local file
+ * recorded under another name (a download kept in a temporary file, named by its URL), or a
+ * stream of unknown length (standard input: a grabber piped in).
  */
 export type IngestInput =
-  { source: string } | { name: string; data: Uint8Array } | { name: string; path: string };
+  | { source: string }
+  | { name: string; data: Uint8Array }
+  | { name: string; path: string }
+  | { name: string; stream: AsyncIterable<Buffer> };
 
 /** An opened input: its chunks, and its size when known up front. */
 export interface ByteSource {
@@ -118,7 +122,7 @@ async function* memoryChunks(data: Uint8Array): AsyncGenerator<Buffer> {
 
 /**
  * Opens a local file, an http(s) URL (streamed within `limits`; a refused request, like a URL
- * of another scheme, is an IngestError) or in-memory bytes.
+ * of another scheme, is an IngestError), in-memory bytes or a stream.
  */
 export async function openByteSource(
   input: IngestInput,
@@ -133,6 +137,14 @@ export async function openByteSource(
     };
   }
   if ('path' in input) return { ...(await openFile(input.path)), name: input.name };
+  if ('stream' in input) {
+    return {
+      name: input.name,
+      totalBytes: null,
+      chunks: input.stream,
+      close: async () => undefined,
+    };
+  }
   if (isHttpLocation(input.source)) return openUrl(input.source, limits);
   // Said as such, not as a missing file whose "path" would repeat a URL's password.
   const unsupported = unsupportedScheme(input.source);

@@ -237,14 +237,15 @@ async function ingestAll(
     for (const [index, input] of inputs.entries()) {
       state.index = index;
       // What the terminal and --json show: a URL without its credentials or query.
-      const source = displayLocation(input);
+      const source = input === '-' ? 'standard input' : displayLocation(input);
       const bar = opts.json ? null : progressBar(ctx, cliProgress, source);
       state.bar = bar;
       const nowMs = ctx.now();
       try {
         const summary = await ingestXmltv(
           writer,
-          { source: input },
+          // `-`: standard input, as XMLTV's own tools read it (`tv_grab_fr | onair ingest -`).
+          input === '-' ? { name: 'standard input', stream: process.stdin } : { source: input },
           {
             country: opts.country ?? null,
             assumeOffsetMinutes: opts.assumeOffset ?? 0,
@@ -289,7 +290,10 @@ async function ingestAll(
 export function ingestCommand(ctx: CliContext): Command {
   return new Command('ingest')
     .description('ingest XMLTV guide files or http(s) URLs (plain or gzip)')
-    .argument('<file-or-url...>', 'XMLTV inputs; each is merged in its own transaction')
+    .argument(
+      '<file-or-url...>',
+      'XMLTV inputs (- reads standard input); each is merged in its own transaction',
+    )
     .option(
       '--country <code>',
       'country of every channel in the inputs (else inferred from ids)',
