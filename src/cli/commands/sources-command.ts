@@ -1,3 +1,4 @@
+import { countOf } from '../../domain/plural.js';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Command } from 'commander';
@@ -82,7 +83,7 @@ function formatSource(source: Source, nowMs: number): string {
   }
   if (source.lastIngestAt !== null) {
     lines.push(
-      `  ${source.channels ?? 0} channels, ${source.programmes ?? 0} programmes; schedule ends ${isoOrNull(source.latestEndMs) ?? '(no programmes)'}`,
+      `  ${countOf(source.channels ?? 0, 'channel')}, ${countOf(source.programmes ?? 0, 'programme')}; schedule ends ${isoOrNull(source.latestEndMs) ?? '(no programmes)'}`,
     );
   }
   const refreshing = source.leaseUntil !== null && source.leaseUntil > nowMs;
@@ -140,7 +141,7 @@ function describeResult(result: RefreshResult, location: string): string {
       const m = s.merge;
       return [
         `${head}: ingested${status} as ${s.sourceFileId}`,
-        `  ${s.channels} channels, ${s.programmesStored} programmes: +${m.programmesAdded} added, ${m.programmesUpdated} updated, ${m.programmesUnchanged} unchanged, ${m.programmesRemoved} removed`,
+        `  ${countOf(s.channels, 'channel')}, ${countOf(s.programmesStored, 'programme')}: +${m.programmesAdded} added, ${m.programmesUpdated} updated, ${m.programmesUnchanged} unchanged, ${m.programmesRemoved} removed`,
         `  collapsed duplicates ${s.exactDuplicates} exact + ${s.conflictingDuplicates} conflicting, overlaps ${s.overlaps}, programmes needing review ${s.needsReview}`,
       ].join('\n');
     }
