@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { displayLocation, unsupportedScheme } from './guide-download.js';
+import {
+  displayLocation,
+  DownloadError,
+  downloadLimits,
+  requestGuide,
+  unsupportedScheme,
+  withRetries,
+} from './guide-download.js';
 
 describe('displayLocation', () => {
   it('shows a URL of any scheme without its credentials or query', () => {
@@ -45,5 +52,29 @@ describe('unsupportedScheme', () => {
     expect(unsupportedScheme('http://host/x.xml')).toBeNull();
     expect(unsupportedScheme('/srv/guides/ie.xml')).toBeNull();
     expect(unsupportedScheme('C:\\guides\\ie.xml')).toBeNull();
+  });
+});
+
+describe('requestGuide', () => {
+  it('refuses a URL that does not parse at once, as not worth another try, without its secrets', async () => {
+    const limits = downloadLimits(60_000, 1024 * 1024);
+    let tries = 0;
+    const started = Date.now();
+    const refusal = await withRetries(
+      limits,
+      () => {
+        tries++;
+        return requestGuide('http://u:s3cretPW@host:99999/x.xml?token=QTOKEN123', limits);
+      },
+      {},
+    ).catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(DownloadError);
+    expect(refusal).toMatchObject({
+      retryable: false,
+      message: 'http://host:99999/x.xml is not a valid URL',
+    });
+    // One try, no wait for a second (the retries wait 2 s first).
+    expect(tries).toBe(1);
+    expect(Date.now() - started).toBeLessThan(1_000);
   });
 });

@@ -227,6 +227,14 @@ export async function requestGuide(
   options: GuideRequestOptions = {},
 ): Promise<GuideAnswer> {
   const { validators, signal } = options;
+  // A URL that does not parse (a port out of range, a stray character) never will: said at
+  // once, not tried again for the whole retry budget.
+  let request: URL;
+  try {
+    request = new URL(url);
+  } catch {
+    throw new DownloadError(`${displayLocation(url)} is not a valid URL`, { retryable: false });
+  }
   const controller = new AbortController();
   let answered: number | null = null;
   let expected: number | null = null;
@@ -275,7 +283,6 @@ export async function requestGuide(
     waitFor('no answer');
     const headers: Record<string, string> = { 'user-agent': 'Onair guide refresh' };
     // fetch refuses a URL with credentials: they travel as HTTP Basic authentication instead.
-    const request = new URL(url);
     if (request.username !== '' || request.password !== '') {
       const user = decodeURIComponent(request.username);
       const password = decodeURIComponent(request.password);
