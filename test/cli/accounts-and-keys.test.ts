@@ -166,6 +166,30 @@ describe('accounts', () => {
     });
   });
 
+  it('verifies an account made unverified: the trial starts then, and only once', async () => {
+    await cli.json<AccountJson>(['accounts', 'create', '--email', 'vera@example.com']);
+    const verified = await cli.json<AccountJson>([
+      'accounts',
+      'set',
+      '--email',
+      'vera@example.com',
+      '--verified',
+    ]);
+    expect(verified).toMatchObject({ verified: true, eligibleNow: true });
+    const again = await cli.json<AccountJson>([
+      'accounts',
+      'set',
+      '--email',
+      'vera@example.com',
+      '--verified',
+    ]);
+    expect(again.trialEndsAt).toBe(verified.trialEndsAt);
+    const shown = await cli.run(['accounts', 'show', '--email', 'vera@example.com']);
+    expect(shown.stdout.match(/account\.changed .*"verifiedAt":\{[^}]*"from":null/g)).toHaveLength(
+      1,
+    );
+  });
+
   it('changes access_until, the rate limit and the disabled flag', async () => {
     let account = await cli.json<AccountJson>([
       'accounts',
@@ -222,6 +246,7 @@ describe('accounts', () => {
       'bob@example.com',
       'old@example.com',
       'paid@example.com',
+      'vera@example.com',
     ]);
     const shown = await cli.run(['accounts', 'show', '--email', 'paid@example.com']);
     expect(shown.code).toBe(0);

@@ -37,6 +37,9 @@ function changedFields(before: Account, after: Account): Record<string, unknown>
   if (before.disabled !== after.disabled) {
     changes.disabled = { from: before.disabled, to: after.disabled };
   }
+  if (before.verifiedAt !== after.verifiedAt) {
+    changes.verifiedAt = { from: isoOrNull(before.verifiedAt), to: isoOrNull(after.verifiedAt) };
+  }
   return changes;
 }
 
@@ -207,7 +210,7 @@ export function accountsCommand(ctx: CliContext): Command {
 
   accounts
     .command('set')
-    .description("change an account's access, rate limit or disabled state")
+    .description("change an account's verification, access, rate limit or disabled state")
     .requiredOption('--email <address>', 'e-mail address of the account', parseEmail)
     .option(
       '--access-until <iso|none>',
@@ -220,25 +223,36 @@ export function accountsCommand(ctx: CliContext): Command {
       parseRateLimitOrDefault,
     )
     .option('--disabled <true|false>', 'disable or re-enable the account', parseBoolean)
+    .option(
+      '--verified',
+      'mark the e-mail address verified now, unless it is (starts the 7-day trial once)',
+    )
     .option('--json', 'print JSON')
     .action(
       async (opts: {
         email: string;
+        verified?: boolean;
         accessUntil?: number | 'none';
         rateLimit?: number | 'default';
         disabled?: boolean;
         json?: boolean;
       }) => {
         if (
+          opts.verified !== true &&
           opts.accessUntil === undefined &&
           opts.rateLimit === undefined &&
           opts.disabled === undefined
         ) {
-          throw new CliError('nothing to change: give --access-until, --rate-limit or --disabled');
+          throw new CliError(
+            'nothing to change: give --verified, --access-until, --rate-limit or --disabled',
+          );
         }
         const nowMs = ctx.now();
         await withStore(ctx, async (store) => {
           const existing = await requireAccount(store, opts.email);
+          // As a sign-in link would: the first verification starts the trial, a later one
+          // changes nothing.
+          if (opts.verified === true) await store.accounts.markVerified(existing.id, nowMs);
           const account = await store.accounts.updateAccount(
             existing.id,
             {
