@@ -12,8 +12,13 @@ export const MAX_KEY_NAME_LENGTH = 100;
  * refuses NUL in text), trimmed, cut to MAX_KEY_NAME_LENGTH code points. May be empty.
  */
 export function cleanKeyName(text: string): string {
+  return uncutKeyName(text).slice(0, MAX_KEY_NAME_LENGTH).join('');
+}
+
+/** A key name's characters as kept, before the cut: control characters dropped, trimmed. */
+export function uncutKeyName(text: string): string[] {
   const kept = Array.from(text).filter((c) => c.charCodeAt(0) >= 0x20 && c !== '\u007f');
-  return Array.from(kept.join('').trim()).slice(0, MAX_KEY_NAME_LENGTH).join('');
+  return Array.from(kept.join('').trim());
 }
 
 /** A newly created key: the only moment the full secret exists outside the client. */

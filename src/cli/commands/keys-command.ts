@@ -4,16 +4,11 @@ import {
   issueAuditedApiKey,
   MAX_KEY_NAME_LENGTH,
   revokeAuditedApiKey,
+  uncutKeyName,
 } from '../../accounts/account-service.js';
 import { CliError, isoOrNull, printResult, withStore, type CliContext } from '../cli-context.js';
 import { parseEmail, parseKeyName } from '../option-parsers.js';
 import { apiKeyJson, formatKeyLines, requireAccount } from '../account-output.js';
-
-/** Whether cleanKeyName cuts `text`: more than MAX_KEY_NAME_LENGTH code points it keeps. */
-function wasCut(text: string): boolean {
-  const kept = Array.from(text).filter((c) => c >= ' ' && c !== '\u007f');
-  return Array.from(kept.join('').trim()).length > MAX_KEY_NAME_LENGTH;
-}
 
 /** `onair keys …`: create, list and revoke API keys. */
 export function keysCommand(ctx: CliContext): Command {
@@ -43,7 +38,7 @@ export function keysCommand(ctx: CliContext): Command {
           'operator',
           nowMs,
         );
-        if (wasCut(opts.name)) {
+        if (uncutKeyName(opts.name).length > MAX_KEY_NAME_LENGTH) {
           ctx.stderr.write(
             `onair: note: the key name was cut to its first ${MAX_KEY_NAME_LENGTH} characters\n`,
           );
