@@ -236,8 +236,7 @@ async function ingestAll(
     const writer = watchedWriter(store.ingest, state);
     for (const [index, input] of inputs.entries()) {
       state.index = index;
-      // What the terminal and --json show: a URL without its credentials or query.
-      const source = input === '-' ? 'standard input' : displayLocation(input);
+      const source = state.shown[index] ?? shownInput(input);
       const bar = opts.json ? null : progressBar(ctx, cliProgress, source);
       state.bar = bar;
       const nowMs = ctx.now();
@@ -286,6 +285,11 @@ async function ingestAll(
   });
 }
 
+/** An input as the terminal, --json and the interrupted line show it: a URL without its credentials or query. */
+function shownInput(input: string): string {
+  return input === '-' ? 'standard input' : displayLocation(input);
+}
+
 /** `onair ingest`: load XMLTV files or URLs into the catalogue, one transaction per input. */
 export function ingestCommand(ctx: CliContext): Command {
   return new Command('ingest')
@@ -309,7 +313,7 @@ export function ingestCommand(ctx: CliContext): Command {
       const summaries: SummaryWithSchedule[] = [];
       const failures: { source: string; error: string }[] = [];
       const state: IngestRunState = {
-        shown: inputs.map(displayLocation),
+        shown: inputs.map(shownInput),
         index: 0,
         ingested: new Set(),
         merging: null,
