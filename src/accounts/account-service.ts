@@ -1,5 +1,6 @@
 import { decideAccess, trialEnd } from '../domain/access.js';
 import { describeApiKey, generateApiKey, hashApiKey } from '../domain/api-key.js';
+import { cleanName, nameCharacters } from '../domain/display-text.js';
 import { DEFAULT_RATE_LIMIT } from '../domain/rate-window.js';
 import type { Account, ApiKey, AuditActor } from '../domain/account.js';
 import type { AccountStore } from '../storage/account-store.js';
@@ -12,14 +13,11 @@ export const MAX_KEY_NAME_LENGTH = 100;
  * refuses NUL in text), trimmed, cut to MAX_KEY_NAME_LENGTH code points. May be empty.
  */
 export function cleanKeyName(text: string): string {
-  return uncutKeyName(text).slice(0, MAX_KEY_NAME_LENGTH).join('');
+  return cleanName(text, MAX_KEY_NAME_LENGTH);
 }
 
-/** A key name's characters as kept, before the cut: control characters dropped, trimmed. */
-export function uncutKeyName(text: string): string[] {
-  const kept = Array.from(text).filter((c) => c.charCodeAt(0) >= 0x20 && c !== '\u007f');
-  return Array.from(kept.join('').trim());
-}
+/** A key name's characters as kept, before the cut (domain/display-text.ts). */
+export const uncutKeyName = nameCharacters;
 
 /** A newly created key: the only moment the full secret exists outside the client. */
 export interface IssuedApiKey {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { isValidCountryCode } from './country.js';
+import { cleanName } from './display-text.js';
 import { DAY_MS, startOfUtcDay } from './schedule-window.js';
 import { sha256Hex } from './sha256.js';
 
@@ -44,8 +45,7 @@ export class FeedSettingsError extends Error {
 
 /** A feed name as kept: control characters dropped, trimmed, at most MAX_FEED_NAME_LENGTH. */
 export function cleanFeedName(text: string): string {
-  const kept = Array.from(text).filter((c) => c.charCodeAt(0) >= 0x20 && c !== '\u007f');
-  return Array.from(kept.join('').trim()).slice(0, MAX_FEED_NAME_LENGTH).join('');
+  return cleanName(text, MAX_FEED_NAME_LENGTH);
 }
 
 function wholeIn(value: number, range: { min: number; max: number }, what: string): string | null {

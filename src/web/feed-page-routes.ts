@@ -9,6 +9,7 @@ import {
 } from '../accounts/feed-service.js';
 import type { SignedIn } from '../accounts/sign-in-service.js';
 import { isUuid } from '../domain/catalogue-ids.js';
+import { asSentence } from '../domain/display-text.js';
 import {
   DAYS_AHEAD,
   DAYS_BACK,
@@ -87,14 +88,11 @@ function settingsOf(form: TypedForm): FeedSettings {
   };
 }
 
-/** A domain message as a sentence of a page. */
-const sentence = (message: string) => `${message.charAt(0).toUpperCase()}${message.slice(1)}.`;
-
 /** Every field of the form the settings' rules refuse, each with its sentence. */
 function fieldErrors(form: TypedForm): FeedFieldErrors {
   const problems = feedSettingsProblems(settingsOf(form));
   return Object.fromEntries(
-    Object.entries(problems).map(([field, message]) => [field, sentence(message)]),
+    Object.entries(problems).map(([field, message]) => [field, asSentence(message)]),
   ) as FeedFieldErrors;
 }
 
@@ -172,7 +170,7 @@ export async function registerFeedPages(web: FastifyInstance, deps: FeedPageDeps
         return sendPage(
           reply,
           status,
-          feedFormPage(await formView(feedId, form, sentence(error.message))),
+          feedFormPage(await formView(feedId, form, asSentence(error.message))),
         );
       }
       throw error;

@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import { asSentence } from '../domain/display-text.js';
 import { parseWebhookUrl, WebhookSettingsError } from '../domain/webhook.js';
 import { addressClass, type AddressClass } from './address-class.js';
 
@@ -44,7 +45,7 @@ export function webhookRefusalSentence(error: Error): string {
   if (error instanceof WebhookUrlError && error.namesHostFirst) {
     return `The address ${error.message}.`;
   }
-  return `${error.message.charAt(0).toUpperCase()}${error.message.slice(1)}.`;
+  return asSentence(error.message);
 }
 
 /** Why a name could not be resolved, in words (the resolver's code means little to people). */
