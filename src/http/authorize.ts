@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { KeyOwnerCache } from '../accounts/key-owner-cache.js';
 import type { UsageRecorder } from '../accounts/usage-recorder.js';
 import { decideAccess } from '../domain/access.js';
-import type { Account, KeyOwner } from '../domain/account.js';
+import type { KeyOwner } from '../domain/account.js';
 import { hashApiKey, isWellFormedApiKey } from '../domain/api-key.js';
 import { errors, type AppError } from '../domain/errors.js';
 import { whenSettled, type MaybeAsync } from '../domain/maybe-async.js';
@@ -94,9 +94,6 @@ const CHALLENGE: HeaderPairs = [['www-authenticate', 'Bearer realm="onair"']];
  * changed; the data versions are read once, for the whole request.
  */
 export function createAuthorize(deps: AuthorizeDeps): Authorize {
-  // Each account's key in the limiters, made once while its owner is cached (a text made anew
-  // is hashed anew by the limiter's map, on every request).
-  const budgetKeys = new WeakMap<Account, string>();
   function refuseKey(clientAddress: () => string | undefined): MaybeAsync<Refused> {
     const address = clientAddress();
     return whenSettled(
@@ -144,10 +141,9 @@ export function createAuthorize(deps: AuthorizeDeps): Authorize {
           const accountId = account.id;
           return { admitted: false, error: access.error, headers: NO_HEADERS, accountId };
         }
-        let budgetKey = budgetKeys.get(account);
-        if (budgetKey === undefined) budgetKeys.set(account, (budgetKey = `account:${account.id}`));
         const limit = account.rateLimit ?? DEFAULT_RATE_LIMIT;
-        return whenSettled(deps.accountLimiter.hit(budgetKey, limit), (decision): Verdict => {
+        // The account's id as it is held (its hash kept by V8), not a text made anew per request.
+        return whenSettled(deps.accountLimiter.hit(account.id, limit), (decision): Verdict => {
           deps.usage.record(keyId, account.id, deps.now(), !decision.allowed);
           const rateHeaders = rateLimitHeaders(decision);
           if (!decision.allowed) {

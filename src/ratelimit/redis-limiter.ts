@@ -43,7 +43,7 @@ export interface RedisLimiterOptions {
   /** A connected-or-connecting client shared by the limiters of this process. */
   redis: Redis;
   windowMs: number;
-  /** Key namespace, e.g. `onair:rl:account:`; a test run uses its own. */
+  /** Key namespace, e.g. `onair:rl:account:` (deps.ts); a test run uses its own. */
   prefix: string;
   /** Decides while Redis is unreachable or slow: this instance's own budget. */
   fallback: RateLimiter;

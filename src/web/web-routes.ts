@@ -220,8 +220,8 @@ export async function registerWebRoutes(app: FastifyInstance, deps: WebDeps): Pr
         );
       }
       for (const [key, limit] of [
-        [`signin-ip:${request.ip}`, SIGN_IN_LINKS_PER_IP],
-        [`signin-email:${email.toLowerCase()}`, SIGN_IN_LINKS_PER_ADDRESS],
+        [`ip:${request.ip}`, SIGN_IN_LINKS_PER_IP],
+        [`email:${email.toLowerCase()}`, SIGN_IN_LINKS_PER_ADDRESS],
       ] as const) {
         const decision = await deps.signInLimiter.hit(key, limit);
         if (!decision.allowed) {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { createTestApp } from '../helpers/test-app.js';
 import { freePort, SHARED_REDIS_URL } from '../helpers/redis-process.js';
@@ -39,6 +40,17 @@ describe('REDIS_URL: the account budget lives in Redis', () => {
         const codes = answers.map((r) => r.statusCode);
         expect(codes.filter((c) => c === 200)).toHaveLength(3);
         expect(codes.filter((c) => c === 429)).toHaveLength(7);
+      }
+      // The window's one key, named as docs/operations.md tells operators who look in Redis.
+      const redis = new Redis(SHARED_REDIS_URL);
+      try {
+        const keys = await redis.keys(`${env.REDIS_KEY_PREFIX}*`);
+        expect(keys).toHaveLength(1);
+        expect(keys[0]).toMatch(
+          new RegExp(`^${env.REDIS_KEY_PREFIX}rl:account:${account.id}:\\d{13}$`),
+        );
+      } finally {
+        redis.disconnect();
       }
       const metrics = (await a.inject({ method: 'GET', url: '/metrics' })).body;
       expect(metricValue(metrics, 'onair_ratelimit_redis_up')).toBe(1);

@@ -222,7 +222,7 @@ export async function registerPlaygroundApi(
     async (api) => {
       api.addHook('onRequest', async (request, reply) => {
         reply.header(PREVIEW_HEADER, 'true');
-        const decision = await deps.limiter.hit(`playground:${request.ip}`, deps.limit);
+        const decision = await deps.limiter.hit(`ip:${request.ip}`, deps.limit);
         if (!decision.allowed) {
           throw errors.playgroundRateLimited(retryAfterSeconds(decision));
         }
