@@ -118,15 +118,19 @@ export function changesPage(found: ChangeRecord[], limit: number, newest: number
   return { changes: found, next: newest, hasMore: false };
 }
 
-/** A record as the API (and a webhook) shows it, its fields in the schema's order. */
+/**
+ * A record as the API (and a webhook) shows it, its fields in the schema's order: the fields
+ * every record has, then the programme's, as the schema's serializer writes them (required
+ * properties before optional ones), so a webhook's bytes are those of `/api/v1/changes`.
+ */
 export interface ChangeEntry {
   seq: number;
   kind: ChangeKind;
   change: ChangeType;
   channelId: string;
+  at: string;
   programmeId?: string;
   start?: string;
-  at: string;
 }
 
 export function changeEntry(record: ChangeRecord): ChangeEntry {
@@ -135,8 +139,8 @@ export function changeEntry(record: ChangeRecord): ChangeEntry {
     kind: record.kind,
     change: record.change,
     channelId: record.channelId,
+    at: formatXmltvUtc(record.atMs),
     ...(record.programmeId === null ? {} : { programmeId: record.programmeId }),
     ...(record.start === null ? {} : { start: record.start }),
-    at: formatXmltvUtc(record.atMs),
   };
 }

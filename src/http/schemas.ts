@@ -30,7 +30,7 @@ export const ErrorBody = Type.Object(
     error: Type.String({ description: 'Human-readable message' }),
     code: stringEnum(ERROR_CODES, {
       description:
-        'Stable machine-readable identifier. `CROSS_SITE_REQUEST`, `KEY_LIMIT_REACHED` and `PAYLOAD_TOO_LARGE` come only from the account pages, which share this body',
+        'Stable machine-readable identifier. `CROSS_SITE_REQUEST`, `KEY_LIMIT_REACHED` and `PAYLOAD_TOO_LARGE` name refusals of the account pages, which answer them with an HTML page and the same status, never with this body',
     }),
   },
   { $id: 'ErrorBody', title: 'Error' },
@@ -511,6 +511,10 @@ export const ChangeEntry = Type.Object(
     kind: Type.Union([Type.Literal('programme'), Type.Literal('channel')]),
     change: Type.Union([Type.Literal('added'), Type.Literal('changed'), Type.Literal('removed')]),
     channelId: uuid,
+    at: Type.String({
+      description:
+        'The time of the ingest that made the change (the `updatedAt` of the programmes it changed), `YYYYMMDDHHMMSS +0000`',
+    }),
     programmeId: Type.Optional(Type.String({ description: 'Programmes only' })),
     start: Type.Optional(
       Type.String({
@@ -518,10 +522,6 @@ export const ChangeEntry = Type.Object(
           "Programmes only: the programme's start, in UTC form (`YYYYMMDDHHMMSS +0000`) when it parsed",
       }),
     ),
-    at: Type.String({
-      description:
-        'The time of the ingest that made the change (the `updatedAt` of the programmes it changed), `YYYYMMDDHHMMSS +0000`',
-    }),
   },
   { title: 'Change' },
 );

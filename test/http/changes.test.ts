@@ -133,6 +133,15 @@ describe('GET /api/v1/changes', () => {
       ]),
     );
     expect(records).toHaveLength(4);
+    // Fields in the documented order, which a webhook's body repeats byte for byte (JSON.parse
+    // keeps the answer's order of keys).
+    for (const record of after.body.changes) {
+      expect(Object.keys(record)).toEqual(
+        record.kind === 'programme'
+          ? ['seq', 'kind', 'change', 'channelId', 'at', 'programmeId', 'start']
+          : ['seq', 'kind', 'change', 'channelId', 'at'],
+      );
+    }
     const seqs = after.body.changes.map((c) => c.seq);
     expect(seqs).toEqual([...seqs].sort((x, y) => x - y));
     expect(seqs[0]).toBeGreaterThan(start.body.next);

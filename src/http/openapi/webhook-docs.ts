@@ -18,9 +18,9 @@ const EXAMPLE_BODY = {
       kind: 'programme',
       change: 'changed',
       channelId: 'dd41cb78-ddbb-5222-af7d-7173a2d56458',
+      at: '20260822061500 +0000',
       programmeId: '1298405571003348172',
       start: '20260822080000 +0000',
-      at: '20260822061500 +0000',
     },
   ],
 };
