@@ -318,6 +318,17 @@ describe('bin/onair sources', () => {
     // Found by the URL as added; a wrong one is named without its secrets.
     const missing = await run(['sources', 'remove', `${url}x`]);
     expect(missing.stderr).toBe(`onair: error: no source with id or location ${shown}\n`);
+    // Or as listed, copied from `sources list`, while no other source shows the same.
+    const byShown = await run(['sources', 'refresh', shown]);
+    expect(byShown.stdout).toContain(`${id} (${shown}): not modified (HTTP 304)`);
+    const other = await run(['sources', 'add', `${url}2`, '--country', 'IE']);
+    const otherId = /^Added source ([0-9a-f-]{36}): /.exec(other.stdout)?.[1] ?? '';
+    const ambiguous = await run(['sources', 'remove', shown]);
+    expect(ambiguous).toMatchObject({
+      code: 1,
+      stderr: `onair: error: 2 sources show as ${shown}: name one by its id (${[id, otherId].sort().join(', ')})\n`,
+    });
+    expect((await run(['sources', 'remove', otherId])).code).toBe(0);
     const removed = await run(['sources', 'remove', url, '--json']);
     expect(JSON.parse(removed.stdout)).toEqual({ removed: id, location: shown });
 

@@ -98,7 +98,12 @@ function formatSource(source: Source, nowMs: number): string {
   return lines.join('\n');
 }
 
-/** Finds a source by id or by its location as added; CliError when there is none. */
+/**
+ * Finds a source by id, by its location as added, or by its location as `sources list` shows
+ * it (without credentials or query: what an operator copies) when only one source shows so;
+ * CliError when there is none, or several. A location with credentials or a query of its own
+ * is matched as added only: it names that source and no other.
+ */
 async function requireSource(store: Store, idOrLocation: string): Promise<Source> {
   const key = idOrLocation.trim();
   const byId = await store.sources.findSource(key);
@@ -106,10 +111,23 @@ async function requireSource(store: Store, idOrLocation: string): Promise<Source
   const all = await store.sources.listSources();
   const byLocation =
     all.find((s) => s.location === key) ?? all.find((s) => s.location === resolve(key));
-  if (byLocation === undefined) {
+  if (byLocation !== undefined) return byLocation;
+  // Only a location given as shown: one with its own credentials or query names that source.
+  const shownAs =
+    displayLocation(key) === key ? all.filter((s) => displayLocation(s.location) === key) : [];
+  if (shownAs.length > 1) {
+    throw new CliError(
+      `${shownAs.length} sources show as ${displayLocation(key)}: name one by its id (${shownAs
+        .map((s) => s.id)
+        .sort()
+        .join(', ')})`,
+    );
+  }
+  const [shown] = shownAs;
+  if (shown === undefined) {
     throw new CliError(`no source with id or location ${displayLocation(key)}`);
   }
-  return byLocation;
+  return shown;
 }
 
 /** A guide location as stored: an http(s) URL as given, or an absolute path to a file. */
@@ -243,7 +261,7 @@ export function sourcesCommand(ctx: CliContext): Command {
   sources
     .command('remove')
     .description('remove a source; what it ingested stays in the catalogue')
-    .argument('<id>', 'id of the source (or its location as added)')
+    .argument('<id>', 'id of the source (or its location, as added or as listed)')
     .option('--json', 'print JSON')
     .action(async (id: string, opts: { json?: boolean }) => {
       await withStore(ctx, async (store) => {
@@ -265,7 +283,10 @@ export function sourcesCommand(ctx: CliContext): Command {
     .description(
       'refresh one source, or every source, now (conditional GET: unchanged guides are not re-ingested)',
     )
-    .argument('[id]', 'id of the source (or its location as added); every source when omitted')
+    .argument(
+      '[id]',
+      'id of the source (or its location, as added or as listed); every source when omitted',
+    )
     .option('--json', 'print JSON')
     .action(async (id: string | undefined, opts: { json?: boolean }) => {
       // Loaded when a refresh runs, with the ingest behind it (see ingest-command.ts).
