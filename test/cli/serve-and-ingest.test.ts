@@ -81,9 +81,24 @@ describe('npm start: serve --demo', () => {
     await server.stop();
     server = await startServe(cli, ['--demo']);
     expect(server.banner).not.toMatch(/onair_/);
+    // The command for another key names this server's database, which is not the usual one; a
+    // PostgreSQL URL is not shown (it may hold a password).
+    const command = 'bin/onair keys create --email demo@onair.local';
+    const path = cli.env.DATABASE_URL as string;
     expect(server.banner.split('\n')[0]).toBe(
-      `Onair is serving ${server.url} — a new API key for the demo account: bin/onair keys create --email demo@onair.local`,
+      `Onair is serving ${server.url} — a new API key for the demo account: ${
+        cli.engine === 'postgres'
+          ? `${command} (with this server's DATABASE_URL)`
+          : `DATABASE_URL=${path} ${command}`
+      }`,
     );
+    // Run as printed, it makes a key that works.
+    const made = await cli.run(['keys', 'create', '--email', 'demo@onair.local', '--json'], {
+      DATABASE_URL: path,
+    });
+    const { key: another } = JSON.parse(made.stdout) as { key: string };
+    await nextRateWindow();
+    expect((await get(`${server.url}/api/v1/countries`, another)).status).toBe(200);
     const again = await get(`${server.url}/api/v1/countries`, key);
     expect(again.body).toEqual(countries.body);
   });

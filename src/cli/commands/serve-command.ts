@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { parseDatabaseUrl } from '../../config.js';
 import type { DemoSeed } from '../../demo-seed.js';
 import type { RunningServer } from '../../server.js';
 import { ReportedFailure, type CliContext } from '../cli-context.js';
@@ -73,6 +74,24 @@ export function serveCommand(ctx: CliContext): Command {
     });
 }
 
+/**
+ * A command for this server's database, as the banner suggests it: with its DATABASE_URL when
+ * that is not the default (a file path is shown; a PostgreSQL URL, which may hold a password,
+ * is only named).
+ */
+function commandForThisDatabase(ctx: CliContext, command: string): string {
+  const { database } = ctx.config;
+  if (database.engine === 'postgres') return `${command} (with this server's DATABASE_URL)`;
+  const usual = parseDatabaseUrl(undefined, process.cwd());
+  if (usual.engine === 'sqlite' && usual.path === database.path) return command;
+  return `DATABASE_URL=${shellWord(database.path)} ${command}`;
+}
+
+/** A word a POSIX shell reads back as it is: quoted when it holds anything but safe characters. */
+function shellWord(text: string): string {
+  return /^[\w./:@%+=,-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
+}
+
 function describeDatabase(ctx: CliContext): string {
   const { database } = ctx.config;
   return database.engine === 'sqlite' ? database.path : 'PostgreSQL';
@@ -103,7 +122,7 @@ function startBanner(
   if (demoAccount !== null) {
     // A later `npm start`: the key was shown once, so say how to get another.
     return [
-      `Onair is serving ${url} — a new API key for the demo account: bin/onair keys create --email ${demoAccount}`,
+      `Onair is serving ${url} — a new API key for the demo account: ${commandForThisDatabase(ctx, `bin/onair keys create --email ${demoAccount}`)}`,
       `Demo data already loaded; account ${demoAccount} (sign in at ${site}/signin, the mail ${mail})`,
       about,
     ];
