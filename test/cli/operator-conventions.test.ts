@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { createReadStream, readFileSync, writeFileSync } from 'node:fs';
+import { createReadStream, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createGzip, gunzipSync } from 'node:zlib';
 import Database from 'better-sqlite3';
@@ -187,6 +187,38 @@ describe.each(ENGINES)('an interrupted ingest on %s', (engine) => {
       stderr: 'onair: interrupted: standard input was not ingested; the catalogue is unchanged\n',
     });
     expect(await catalogueCounts(sandbox)).toEqual(before);
+  });
+});
+
+describe('an interrupt during the merge', () => {
+  it("waits for the merge, prints the input's summary, then says it was ingested", async () => {
+    const sandbox = await openCliSandbox('sqlite');
+    try {
+      // The schema made first, so the catalogue's WAL grows next only when the merge writes.
+      await sandbox.json(['ingest', fixturePath('basic.xml')]);
+      const wal = `${cataloguePathFor(sandbox.env.DATABASE_URL as string)}-wal`;
+      const walSize = () => (existsSync(wal) ? statSync(wal).size : 0);
+      const before = walSize();
+      let watching: NodeJS.Timeout | undefined;
+      const result = await runWatched(
+        ['ingest', BIG],
+        (child) => {
+          watching ??= setInterval(() => {
+            if (walSize() <= before) return;
+            clearInterval(watching);
+            child.kill('SIGINT');
+          }, 1);
+        },
+        sandbox,
+      );
+      clearInterval(watching);
+      expect(result.stderr).toBe(`onair: interrupted: ${BIG} was ingested\n`);
+      expect(result.code).toBe(130);
+      expect(result.stdout.startsWith(`Ingested ${BIG} as `), result.stdout).toBe(true);
+      expect((await catalogueCounts(sandbox)).programmes).toBeGreaterThan(90_000);
+    } finally {
+      await sandbox.dispose();
+    }
   });
 });
 

@@ -126,6 +126,11 @@ interface IngestRunState {
   /** The current input's merge while it runs: settles when it committed or rolled back. */
   merging: Promise<void> | null;
   bar: ReturnType<typeof progressBar>;
+  /**
+   * Set by a signal that came during a merge: exits once the input is through, its summary (or
+   * its error) printed first.
+   */
+  exitWhenThrough: (() => never) | null;
 }
 
 /** `a.xml`, `a.xml, b.xml`. */
@@ -157,8 +162,8 @@ export function interruptedLine(state: Pick<IngestRunState, 'shown' | 'index' | 
  * in the ingest's own transaction (PostgreSQL) or TEMP tables (SQLite): leaving the process
  * drops it all, so exiting at once keeps the catalogue unchanged. The store is not closed
  * first: the ingest is still running on it, and closing could wait on its staging. Once the
- * merge has begun it may be a moment from committing, so it is waited for and the line tells
- * which way it went; a second signal exits at once.
+ * merge has begun it may be a moment from committing, so it is waited for, the input's
+ * summary printed as usual, and the line tells which way it went; a second signal exits at once.
  */
 function onInterrupt(ctx: CliContext, state: IngestRunState): (signal: NodeJS.Signals) => void {
   let stopping = false;
@@ -177,8 +182,12 @@ function onInterrupt(ctx: CliContext, state: IngestRunState): (signal: NodeJS.Si
     const cleared = state.bar?.stop() ?? false;
     // End the line the terminal echoed ^C on, unless the bar's clearing already did.
     if (!cleared && ctx.stderr.isTTY) ctx.stderr.write('\n');
-    if (state.merging === null) return exit(signal, interruptedLine(state));
-    void state.merging.then(() => exit(signal, interruptedLine(state)));
+    // Before its merge the input can be left at once; once the merge has begun (or just
+    // committed), the input is seen through.
+    if (state.merging === null && !state.ingested.has(state.index)) {
+      return exit(signal, interruptedLine(state));
+    }
+    state.exitWhenThrough = () => exit(signal, interruptedLine(state));
   };
 }
 
@@ -275,6 +284,7 @@ async function ingestAll(
         );
       } finally {
         state.bar = null;
+        state.exitWhenThrough?.();
       }
     }
     state.index = inputs.length;
@@ -318,6 +328,7 @@ export function ingestCommand(ctx: CliContext): Command {
         ingested: new Set(),
         merging: null,
         bar: null,
+        exitWhenThrough: null,
       };
       const interrupt = onInterrupt(ctx, state);
       process.on('SIGINT', interrupt);
