@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { itWithoutDatabase, openCliSandbox, type EngineCliSandbox } from '../helpers/cli-runner.js';
+import { CATALOGUE_SCHEMA_VERSION } from '../../src/storage/sqlite/catalogue-file.js';
 import { TEST_ENGINE, freshPostgresDatabase } from '../helpers/engines.js';
 
 // On the vitest project's engine: a SQLite file, or a fresh PostgreSQL database.
@@ -380,6 +381,27 @@ describe('migrate and configuration', () => {
       await fresh.drop();
     }
   });
+
+  it.runIf(TEST_ENGINE === 'sqlite')(
+    "reports the SQLite catalogue file's own version, made or up to date",
+    async () => {
+      const path = `${cli.dir}/versions.db`;
+      const file = `${cli.dir}/versions.catalogue.db`;
+      const made = await cli.run(['migrate'], { DATABASE_URL: path });
+      expect(made.stdout).toMatch(
+        new RegExp(`\\nCatalogue file ${file} made, at version ${CATALOGUE_SCHEMA_VERSION}\\.\\n$`),
+      );
+      const again = await cli.run(['migrate', '--json'], { DATABASE_URL: path });
+      expect(JSON.parse(again.stdout)).toMatchObject({
+        applied: [],
+        catalogue: { file, from: CATALOGUE_SCHEMA_VERSION, version: CATALOGUE_SCHEMA_VERSION },
+      });
+      const text = await cli.run(['migrate'], { DATABASE_URL: path });
+      expect(text.stdout.split('\n')[1]).toBe(
+        `Catalogue file ${file} is up to date (version ${CATALOGUE_SCHEMA_VERSION}).`,
+      );
+    },
+  );
 
   // SQLite keeps the catalogue in a file of its own beside the main one.
   it.runIf(TEST_ENGINE === 'sqlite')(

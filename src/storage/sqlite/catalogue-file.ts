@@ -136,7 +136,8 @@ const COPIES: readonly { table: string; columns: string }[] = [
   { table: 'playground_channels', columns: 'channel_id, added_at' },
 ];
 
-function catalogueVersion(db: SqliteDatabase): number {
+/** The attached catalogue file's schema version: 0 for a file not made yet. */
+export function catalogueVersion(db: SqliteDatabase): number {
   return db.pragma(`${CATALOGUE_SCHEMA}.user_version`, { simple: true }) as number;
 }
 
