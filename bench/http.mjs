@@ -12,7 +12,7 @@
 //          full in turn N times per route, the median ratio reported) --log-level L (the
 //          server's LOG_LEVEL; a run with another than the default is labelled so). PostgreSQL
 //          (scaled mode, with the rate limit in Redis) uses BENCH_POSTGRES_URL (default: database
-//          onair_bench_http_v2 on the local server, created when missing) and BENCH_REDIS_URL
+//          onair_bench_http_v2_<size> on the local server, created when missing) and BENCH_REDIS_URL
 //          (default redis://127.0.0.1:6379, keys under a prefix of their own).
 //          --server-cpu-prof DIR writes a V8 CPU profile of each Onair server to DIR.
 //          --keys N (50): the bench account's API keys, the requests rotating through them, one
@@ -60,8 +60,10 @@ const options = {
   /** The server's LOG_LEVEL; its default (info: a line per request) when not given. */
   logLevel: arg('--log-level', null),
 };
+// A database per size, as SQLite has a file per size (bench/search.mjs says why).
 const POSTGRES_URL =
-  process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/onair_bench_http_v2';
+  process.env.BENCH_POSTGRES_URL ??
+  `postgres://postgres@127.0.0.1:5432/onair_bench_http_v2_${options.channels}x${options.days}x${options.perDay}`;
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 const dist = (path) => import(join(ROOT, 'dist', path));

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Programme search in process: `npm run build && node bench/search-store.mjs`, after
 // `node bench/search.mjs` has generated its catalogue (bench/out/ for SQLite, the database
-// onair_bench_search for PostgreSQL). Times the store's own `searchProgrammes`, with no HTTP
+// onair_bench_search_2000x30x30 for PostgreSQL). Times the store's own `searchProgrammes`, with no HTTP
 // around it, for the cases of bench/search.mjs:
 //
 // - a rare title (one programme has the word; a different word per query);
@@ -27,7 +27,8 @@ const CATALOGUE = { channels: 2000, days: 30, perDay: 30, futureDays: 15 };
 const SQLITE_PATH =
   process.env.BENCH_SQLITE_PATH ?? join(ROOT, 'bench/out/search-v1-2000x30x30.db');
 const POSTGRES_URL =
-  process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/onair_bench_search';
+  process.env.BENCH_POSTGRES_URL ??
+  'postgres://postgres@127.0.0.1:5432/onair_bench_search_2000x30x30';
 const engines = String(arg('--engines', 'sqlite,postgres')).split(',');
 const queries = Number(arg('--queries', 200));
 

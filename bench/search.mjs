@@ -19,8 +19,8 @@
 //          --connections N (32) --engines sqlite,postgres (both) --cases LIST (names' starts)
 //          --log-level L (the server's LOG_LEVEL; default as shipped) --paths N (150000 a case)
 //          --server-cpu-prof DIR (a V8 CPU profile of each Onair server, written to DIR)
-// PostgreSQL uses BENCH_POSTGRES_URL (default: database onair_bench_search on the local
-// server, created when missing) and Redis BENCH_REDIS_URL (default redis://127.0.0.1:6379).
+// PostgreSQL uses BENCH_POSTGRES_URL (default: database onair_bench_search_<size> on the local
+// server, e.g. onair_bench_search_2000x30x30, created when missing) and Redis BENCH_REDIS_URL (default redis://127.0.0.1:6379).
 // The catalogue is cached (bench/out/, or that database) and regenerated when its day has passed.
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -58,10 +58,12 @@ const options = {
 const PATHS_PER_CASE = Number(arg('--paths', 150_000));
 /** Paths of the unmeasured load before each case (2 s of it). */
 const WARMUP_PATHS = 40_000;
-const POSTGRES_URL =
-  process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/onair_bench_search';
-const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const SIZE = `${options.channels}x${options.days}x${options.perDay}`;
+// A database per size, as SQLite has a file per size: one shared by sizes held the larger
+// catalogue after a run of the smaller (its channels a subset, generated again into it).
+const POSTGRES_URL =
+  process.env.BENCH_POSTGRES_URL ?? `postgres://postgres@127.0.0.1:5432/onair_bench_search_${SIZE}`;
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 const dist = (path) => import(join(ROOT, 'dist', path));
 
