@@ -180,6 +180,9 @@ export function parseCorsOrigins(raw: string | undefined): CorsOrigins {
   return Object.freeze([...origins]);
 }
 
+/** `scheme://`: the start of a URL of any scheme (a file path never has it). */
+const URL_SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
+
 /** Query parameters of a connection URL that hold a secret (pg takes `?password=`). */
 const SECRET_PARAMETER = /([?&](?:password|pass|pwd|secret|token|key|sslpassword)=)[^&#]*/gi;
 
@@ -189,7 +192,7 @@ const SECRET_PARAMETER = /([?&](?:password|pass|pwd|secret|token|key|sslpassword
  * value that does not parse is masked too and the rest is shown exactly as typed.
  */
 export function redactConnectionUrl(raw: string, { schemeless = false } = {}): string {
-  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(raw)?.[0];
+  const scheme = URL_SCHEME.exec(raw)?.[0];
   if (scheme === undefined) {
     // A mistyped URL (`smtp//user:pass@host`) may still hold a password: with `schemeless`,
     // what comes before its last @ is hidden. A file path is shown as it is.
@@ -213,7 +216,7 @@ export function parseDatabaseUrl(raw: string | undefined, cwd: string): Database
   let path = raw;
   if (/^sqlite:/i.test(path)) path = path.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
   if (path === '') throw new ConfigError('DATABASE_URL names no SQLite file');
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(path)) {
+  if (URL_SCHEME.test(path)) {
     throw new ConfigError(
       `DATABASE_URL must be a SQLite file path, sqlite:PATH or postgres://…, got "${redactConnectionUrl(raw)}"`,
     );

@@ -169,11 +169,6 @@ interface WaitingHit {
   reject(error: Error): void;
 }
 
-/**
- * The Redis client of one process: commands time out after `commandTimeoutMs` and fail at once
- * while disconnected (no offline queue), so a request never waits on a dead Redis; the client
- * keeps reconnecting in the background. Resolves once connected, or after a second without.
- */
 /** The last connection error of each client connectRedis made. */
 const lastErrors = new WeakMap<Redis, string>();
 
@@ -186,6 +181,11 @@ export function redisStartProblem(redis: Redis): string | null {
   return lastErrors.get(redis) ?? `not connected within 1 s (${redis.status})`;
 }
 
+/**
+ * The Redis client of one process: commands time out after `commandTimeoutMs` and fail at once
+ * while disconnected (no offline queue), so a request never waits on a dead Redis; the client
+ * keeps reconnecting in the background. Resolves once connected, or after a second without.
+ */
 export async function connectRedis(url: string, commandTimeoutMs = 100): Promise<Redis> {
   const redis = new Redis(url, {
     commandTimeout: commandTimeoutMs,

@@ -1,4 +1,3 @@
-import { countOf } from '../../domain/plural.js';
 import { Command, InvalidArgumentError } from 'commander';
 import {
   createAuditedFeed,
@@ -13,6 +12,7 @@ import {
   type Feed,
   type Lineup,
 } from '../../domain/feed.js';
+import { countOf } from '../../domain/plural.js';
 import { FeedLimitError } from '../../storage/errors.js';
 import type { Store } from '../../storage/store.js';
 import {

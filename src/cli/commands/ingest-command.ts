@@ -1,9 +1,9 @@
-import { countOf } from '../../domain/plural.js';
 import { constants } from 'node:os';
 import { Command } from 'commander';
 import type { IngestSummary } from '../../catalogue/ingest/ingest-xmltv.js';
 import { displayLocation, downloadLimits } from '../../catalogue/ingest/guide-download.js';
 import { scheduleStatus } from '../../domain/source-health.js';
+import { countOf } from '../../domain/plural.js';
 import type { CatalogueWriter } from '../../storage/catalogue-writer.js';
 import { describeStorageWriteFailure } from '../../storage/errors.js';
 import { printResult, ReportedFailure, withStore, type CliContext } from '../cli-context.js';
@@ -123,8 +123,8 @@ interface IngestRunState {
   index: number;
   /** The inputs whose merge committed. */
   ingested: Set<number>;
-  /** The current input's merge while it runs: settles when it committed or rolled back. */
-  merging: Promise<void> | null;
+  /** Whether the current input's merge is running (until it commits or rolls back). */
+  merging: boolean;
   bar: ReturnType<typeof progressBar>;
   /**
    * Set by a signal that came during a merge: exits once the input is through, its summary (or
@@ -184,7 +184,7 @@ function onInterrupt(ctx: CliContext, state: IngestRunState): (signal: NodeJS.Si
     if (!cleared && ctx.stderr.isTTY) ctx.stderr.write('\n');
     // Before its merge the input can be left at once; once the merge has begun (or just
     // committed), the input is seen through.
-    if (state.merging === null && !state.ingested.has(state.index)) {
+    if (!state.merging && !state.ingested.has(state.index)) {
       return exit(signal, interruptedLine(state));
     }
     state.exitWhenThrough = () => exit(signal, interruptedLine(state));
@@ -205,13 +205,14 @@ function watchedWriter(writer: CatalogueWriter, state: IngestRunState): Catalogu
         commit(file, options) {
           const index = state.index;
           const merge = session.commit(file, options);
-          state.merging = merge.then(
+          state.merging = true;
+          void merge.then(
             () => {
               state.ingested.add(index);
-              state.merging = null;
+              state.merging = false;
             },
             () => {
-              state.merging = null;
+              state.merging = false;
             },
           );
           return merge;
@@ -326,7 +327,7 @@ export function ingestCommand(ctx: CliContext): Command {
         shown: inputs.map(shownInput),
         index: 0,
         ingested: new Set(),
-        merging: null,
+        merging: false,
         bar: null,
         exitWhenThrough: null,
       };

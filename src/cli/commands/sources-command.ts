@@ -1,4 +1,3 @@
-import { countOf } from '../../domain/plural.js';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Command } from 'commander';
@@ -14,6 +13,7 @@ import { describeSourceFlag, sourceFlags } from '../../domain/source-health.js';
 import { formatUtcOffset } from '../../domain/xmltv-time.js';
 import { DuplicateSourceError } from '../../storage/errors.js';
 import type { Source } from '../../domain/source.js';
+import { countOf } from '../../domain/plural.js';
 import type { Store } from '../../storage/store.js';
 import {
   CliError,
@@ -117,7 +117,7 @@ async function requireSource(store: Store, idOrLocation: string): Promise<Source
     displayLocation(key) === key ? all.filter((s) => displayLocation(s.location) === key) : [];
   if (shownAs.length > 1) {
     throw new CliError(
-      `${shownAs.length} sources show as ${displayLocation(key)}: name one by its id (${shownAs
+      `${shownAs.length} sources show as ${key}: name one by its id (${shownAs
         .map((s) => s.id)
         .sort()
         .join(', ')})`,
@@ -312,9 +312,10 @@ export function sourcesCommand(ctx: CliContext): Command {
         };
         for (const source of targets) {
           const result = await refreshSource(deps, source.id, { force: true });
-          results.push({ ...result, location: displayLocation(source.location) });
+          const location = displayLocation(source.location);
+          results.push({ ...result, location });
           if (opts.json) continue;
-          const text = describeResult(result, displayLocation(source.location));
+          const text = describeResult(result, location);
           if (result.outcome === 'failed') ctx.stderr.write(`onair: error: ${text}\n`);
           else ctx.stdout.write(`${text}\n`);
           for (const flag of result.flags) {

@@ -1,4 +1,3 @@
-import { countOf } from '../../domain/plural.js';
 import { Command } from 'commander';
 import { displayLocation } from '../../catalogue/ingest/guide-download.js';
 import type { Account } from '../../domain/account.js';
@@ -11,6 +10,7 @@ import {
   type WebhookAttempt,
   type WebhookFilter,
 } from '../../domain/webhook.js';
+import { countOf } from '../../domain/plural.js';
 import { WebhookLimitError } from '../../storage/errors.js';
 import type { Store } from '../../storage/store.js';
 import {
