@@ -6,6 +6,8 @@ import {
   nextRun,
   scheduleStatus,
   sourceFlags,
+  WARNING_REPEAT_MS,
+  warningDue,
   type SourceFacts,
 } from './source-health.js';
 
@@ -70,5 +72,29 @@ describe('source health', () => {
     expect(nextRun(6 * HOUR, 2, false, NOW).nextRunAt).toBe(NOW + 4 * FIRST_RETRY_MS);
     // Never longer than the interval, however many failures.
     expect(nextRun(6 * HOUR, 50, false, NOW)).toEqual({ nextRunAt: NOW + 6 * HOUR, failures: 51 });
+  });
+
+  it('warns about new flags at once and about the same flags hourly, and forgets them once gone', () => {
+    const none = { flags: null, at: null };
+    expect(warningDue(none, [], NOW)).toBeNull();
+    const first = { flags: 'overdue,last-refresh-failed', at: NOW };
+    expect(warningDue(none, ['overdue', 'last-refresh-failed'], NOW)).toEqual({
+      log: true,
+      record: first,
+    });
+    // The same flags: not again within the hour, whoever logged them.
+    expect(
+      warningDue(first, ['overdue', 'last-refresh-failed'], NOW + WARNING_REPEAT_MS - 1),
+    ).toBeNull();
+    expect(warningDue(first, ['overdue', 'last-refresh-failed'], NOW + WARNING_REPEAT_MS)).toEqual({
+      log: true,
+      record: { ...first, at: NOW + WARNING_REPEAT_MS },
+    });
+    // Other flags at once; none left: the warning is forgotten, without a line.
+    expect(warningDue(first, ['overdue'], NOW + 1)).toEqual({
+      log: true,
+      record: { flags: 'overdue', at: NOW + 1 },
+    });
+    expect(warningDue(first, [], NOW + 1)).toEqual({ log: false, record: none });
   });
 });

@@ -4,6 +4,8 @@ import { DAY_MS } from './schedule-window.js';
 export const OVERDUE_INTERVALS = 2;
 /** A schedule that ends within this time is about to run out. */
 export const ENDING_WITHIN_MS = DAY_MS;
+/** A source that stays flagged is warned about again after this long. */
+export const WARNING_REPEAT_MS = 3_600_000;
 /** First wait after a failed refresh; it doubles per failure in a row, up to the interval. */
 export const FIRST_RETRY_MS = 5 * 60_000;
 
@@ -47,6 +49,32 @@ export function sourceFlags(source: SourceFacts, nowMs: number): SourceFlag[] {
   }
   if (source.lastOutcome === 'failed') flags.push('last-refresh-failed');
   return flags;
+}
+
+/** The warning last logged about a source, as the database holds it (Source). */
+export interface SourceWarning {
+  /** Its flags, joined by commas; null when no warning stands. */
+  flags: string | null;
+  at: number | null;
+}
+
+/**
+ * What to do about the warning of a source flagged `flags` at `nowMs`, given the warning last
+ * logged (by any process over the database, so that a fleet warns once): a warning to log and
+ * record when the flags are new or their last warning is WARNING_REPEAT_MS old; none to record
+ * when the flags are gone (so that they are warned about again when they come back); else null.
+ */
+export function warningDue(
+  last: SourceWarning,
+  flags: readonly SourceFlag[],
+  nowMs: number,
+): { log: boolean; record: SourceWarning } | null {
+  if (flags.length === 0) {
+    return last.flags === null ? null : { log: false, record: { flags: null, at: null } };
+  }
+  const joined = flags.join(',');
+  if (last.flags === joined && last.at !== null && nowMs - last.at < WARNING_REPEAT_MS) return null;
+  return { log: true, record: { flags: joined, at: nowMs } };
 }
 
 /** When a source is next due after a refresh at `nowMs`, and its failures in a row. */

@@ -39,4 +39,10 @@ export interface Source {
   /** Who is refreshing the source now, and until when the claim holds without renewal. */
   leaseHolder: string | null;
   leaseUntil: number | null;
+  /**
+   * The warning last logged about the source's health (source-health.ts), by whichever process
+   * logged it: its flags, joined by commas, and when. Null when none stands.
+   */
+  warnedFlags: string | null;
+  warnedAt: number | null;
 }

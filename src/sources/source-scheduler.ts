@@ -1,11 +1,8 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { describeSourceFlag, sourceFlags, type SourceFlag } from '../domain/source-health.js';
+import { describeSourceFlag, sourceFlags, warningDue } from '../domain/source-health.js';
 import { displayLocation, DownloadError } from '../catalogue/ingest/guide-download.js';
 import { refreshSource, type RefreshDeps } from './source-refresh.js';
-
-/** A flagged source is logged again after this long if it stays flagged. */
-const FLAG_LOG_REPEAT_MS = 3_600_000;
 
 /** The server's loop that refreshes due sources. */
 export interface SourceScheduler {
@@ -24,7 +21,8 @@ export function leaseHolderName(): string {
  * Starts the loop: every `checkEveryMs` it refreshes the sources that are due, one at a time.
  * Each claim is atomic in the database, so over one database (several instances, or a CLI
  * `sources refresh` beside a server) exactly one process refreshes a given source. Flagged
- * sources (overdue, schedule ending, failing) are logged when a flag appears and hourly after.
+ * sources (overdue, schedule ending, failing) are logged when a flag appears and hourly after,
+ * by one process over the database: the warning is recorded on the source's row as it is logged.
  */
 export function startSourceScheduler(
   deps: Omit<RefreshDeps, 'signal'>,
@@ -32,30 +30,26 @@ export function startSourceScheduler(
 ): SourceScheduler {
   const stopping = new AbortController();
   const refreshDeps: RefreshDeps = { ...deps, signal: stopping.signal };
-  const logged = new Map<string, { flags: string; at: number }>();
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;
 
   const checkHealth = async () => {
     const now = deps.now();
-    const seen = new Set<string>();
     for (const source of await deps.store.sources.listSources()) {
-      seen.add(source.id);
-      const flags: SourceFlag[] = sourceFlags(source, now);
-      const key = flags.join(',');
-      const last = logged.get(source.id);
-      if (flags.length === 0) {
-        logged.delete(source.id);
+      const flags = sourceFlags(source, now);
+      const seen = { flags: source.warnedFlags, at: source.warnedAt };
+      const due = warningDue(seen, flags, now);
+      // Another process recorded (and logged) it first when the record is no longer `seen`.
+      if (due === null || !(await deps.store.sources.recordWarning(source.id, seen, due.record))) {
         continue;
       }
-      if (last !== undefined && last.flags === key && now - last.at < FLAG_LOG_REPEAT_MS) continue;
-      logged.set(source.id, { flags: key, at: now });
-      deps.log.warn(
-        { source: source.id, location: displayLocation(source.location), flags },
-        `source needs attention: ${flags.map((f) => describeSourceFlag(f, source)).join('; ')}`,
-      );
+      if (due.log) {
+        deps.log.warn(
+          { source: source.id, location: displayLocation(source.location), flags },
+          `source needs attention: ${flags.map((f) => describeSourceFlag(f, source)).join('; ')}`,
+        );
+      }
     }
-    for (const id of logged.keys()) if (!seen.has(id)) logged.delete(id);
   };
 
   const pass = async () => {

@@ -103,6 +103,8 @@ export interface SourceRow {
   latest_end_ms: number | null;
   lease_holder: string | null;
   lease_until: number | null;
+  warned_flags: string | null;
+  warned_at: number | null;
 }
 
 export const ACCOUNT_COLUMNS =
@@ -115,7 +117,7 @@ export const CHANNEL_DETAIL_COLUMNS = `${CHANNEL_COLUMNS}, xmltv_id, name_fixed,
 export const SOURCE_COLUMNS = `id, location, country, every_ms, assume_offset_minutes, created_at,
   next_run_at, failures, last_attempt_at, last_success_at, last_ingest_at, last_status,
   last_outcome, last_error, etag, last_modified, content_sha256, source_file_id, channels,
-  programmes, latest_end_ms, lease_holder, lease_until`;
+  programmes, latest_end_ms, lease_holder, lease_until, warned_flags, warned_at`;
 export const PROGRAMME_COLUMNS =
   'id, start, stop, title, description, category, source_file_id, needs_review, updated_at';
 
@@ -218,6 +220,8 @@ export function toSource(row: SourceRow): Source {
     latestEndMs: row.latest_end_ms,
     leaseHolder: row.lease_holder,
     leaseUntil: row.lease_until,
+    warnedFlags: row.warned_flags,
+    warnedAt: row.warned_at,
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Source } from '../domain/source.js';
+import type { SourceWarning } from '../domain/source-health.js';
 
 export interface NewSource {
   location: string;
@@ -56,4 +57,10 @@ export interface SourceStore {
   renewLease(id: string, holder: string, untilMs: number): Promise<boolean>;
   /** Writes a refresh's result and frees the lease, if `holder` still has it. */
   finishRefresh(id: string, holder: string, state: SourceRefreshState): Promise<Source | null>;
+  /**
+   * Records `warning` as the source's last logged health warning if its record is still `seen`
+   * (as the caller read it): one conditional update, so of the processes that read the same
+   * record and write at once exactly one gets true, and logs the warning.
+   */
+  recordWarning(id: string, seen: SourceWarning, warning: SourceWarning): Promise<boolean>;
 }

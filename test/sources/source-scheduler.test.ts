@@ -31,9 +31,9 @@ afterEach(async () => {
   await temp.dispose();
 });
 
-function start(): SourceScheduler {
+function start(holder = 'scheduler-test', lines = logs): SourceScheduler {
   const log = (level: string) => (details: object, message: string) =>
-    logs.push({ level, message, details: details as Record<string, unknown> });
+    lines.push({ level, message, details: details as Record<string, unknown> });
   return startSourceScheduler(
     {
       store: temp.store,
@@ -42,7 +42,7 @@ function start(): SourceScheduler {
       limits: LIMITS,
       retentionDays: null,
       changesRetentionDays: null,
-      holder: 'scheduler-test',
+      holder,
     },
     3_600_000, // only the first pass and the test's own ticks
   );
@@ -87,6 +87,41 @@ describe('the refresh loop', () => {
     expect(flagged).toHaveLength(2);
     expect(flagged[1]?.details['flags']).toEqual(['schedule-ended', 'last-refresh-failed']);
     expect(logs.filter((l) => l.message === 'source refresh failed')).toHaveLength(1);
+  });
+
+  it('warns once over one database, whichever of several servers checks first', async () => {
+    server.on('/old.xml', (_req, res) =>
+      res.end(
+        '<tv><channel id="a.ie"><display-name>A</display-name></channel>' +
+          '<programme start="20260201060000 +0000" stop="20260201070000 +0000" channel="a.ie"><title>Old</title></programme></tv>',
+      ),
+    );
+    await temp.store.sources.addSource(
+      { location: `${server.base}/old.xml`, country: 'IE', everyMs: HOUR, assumeOffsetMinutes: 0 },
+      clock,
+    );
+    const lines: (typeof logs)[] = [[], [], []];
+    const fleet = lines.map((sink, i) => start(`instance-${i}`, sink));
+    const warnings = () =>
+      lines.map((sink) => sink.filter((l) => l.message.startsWith('source needs attention')));
+    try {
+      await Promise.all(fleet.map((instance) => instance.tick()));
+      // One refreshed the source; one of them (any) warned about its ended schedule.
+      expect(server.seen('/old.xml')).toHaveLength(1);
+      expect(warnings().flat()).toHaveLength(1);
+      expect(warnings().flat()[0]?.details['flags']).toEqual(['schedule-ended']);
+
+      clock += 10 * 60_000;
+      await Promise.all(fleet.map((instance) => instance.tick()));
+      expect(warnings().flat()).toHaveLength(1);
+      // An hour after the warning, again once (the source was refreshed once more meanwhile).
+      clock += HOUR;
+      for (const instance of fleet) await instance.tick();
+      expect(server.seen('/old.xml')).toHaveLength(2);
+      expect(warnings().flat()).toHaveLength(2);
+    } finally {
+      await Promise.all(fleet.map((instance) => instance.stop()));
+    }
   });
 
   it('stops at once, aborting a download in progress, and records it as not done', async () => {

@@ -1982,6 +1982,36 @@ describe.each(ENGINES)('channel review and sources: %s', (engine) => {
     expect(await sources.findSource(added.id)).toBeNull();
     expect(await sources.finishRefresh(added.id, 'z', state)).toBeNull();
   });
+
+  it("records a source's health warning for one of the writers that read the same record", async () => {
+    const { sources } = s.store;
+    const added = await sources.addSource(
+      { location: '/srv/guides/ie.xml', country: 'IE', everyMs: 3_600_000, assumeOffsetMinutes: 0 },
+      NOW,
+    );
+    expect(added).toMatchObject({ warnedFlags: null, warnedAt: null });
+    const none = { flags: null, at: null };
+    // Many processes saw no warning and warn at once, from separate connections where the
+    // engine has them: one records it.
+    const first = { flags: 'overdue,last-refresh-failed', at: NOW + 5 };
+    const results = await Promise.all(
+      Array.from({ length: 12 }, () => sources.recordWarning(added.id, none, first)),
+    );
+    expect(results.filter(Boolean)).toHaveLength(1);
+    expect(await sources.findSource(added.id)).toMatchObject({
+      warnedFlags: first.flags,
+      warnedAt: NOW + 5,
+    });
+    // Only from the record as it stands: the same flags later, or none (forgotten).
+    const later = { ...first, at: NOW + 3_600_005 };
+    expect(await sources.recordWarning(added.id, none, later)).toBe(false);
+    expect(await sources.recordWarning(added.id, { ...first, at: NOW }, later)).toBe(false);
+    expect(await sources.recordWarning(added.id, first, later)).toBe(true);
+    expect(await sources.recordWarning(added.id, first, none)).toBe(false);
+    expect(await sources.recordWarning(added.id, later, none)).toBe(true);
+    expect(await sources.findSource(added.id)).toMatchObject({ warnedFlags: null, warnedAt: null });
+    expect(await sources.recordWarning('no-such-source', none, first)).toBe(false);
+  });
 });
 
 describe.runIf(ENGINES.includes('postgres'))('PostgreSQL search index', () => {

@@ -535,4 +535,12 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX search_texts_by_words ON search_texts (hashtextextended(words, 0));
     `,
   },
+  {
+    version: 18,
+    name: "the sources' last health warning",
+    // As on SQLite (accounts file, version 9).
+    sql: `
+      ALTER TABLE sources ADD COLUMN warned_flags TEXT, ADD COLUMN warned_at BIGINT;
+    `,
+  },
 ];

@@ -106,5 +106,16 @@ export function createPostgresSourceStore(pool: pg.Pool): SourceStore {
       );
       return returned(rows);
     },
+    async recordWarning(id, seen, warning) {
+      // As a claim: a second writer waits for the first's row lock, then finds the record
+      // changed.
+      const result = await pool.query(
+        `UPDATE sources SET warned_flags = $2, warned_at = $3
+         WHERE id = $1 AND warned_flags IS NOT DISTINCT FROM $4
+           AND warned_at IS NOT DISTINCT FROM $5`,
+        [id, warning.flags, warning.at, seen.flags, seen.at],
+      );
+      return (result.rowCount ?? 0) > 0;
+    },
   };
 }

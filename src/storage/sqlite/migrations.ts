@@ -283,4 +283,13 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       CREATE INDEX webhook_attempts_by_webhook ON webhook_attempts (webhook_id, id);
     `,
   },
+  {
+    version: 9,
+    name: "the sources' last health warning",
+    // Recorded by the process that logs it, so that a fleet of servers warns once (Source).
+    sql: `
+      ALTER TABLE sources ADD COLUMN warned_flags TEXT;
+      ALTER TABLE sources ADD COLUMN warned_at INTEGER;
+    `,
+  },
 ];

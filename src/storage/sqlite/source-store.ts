@@ -59,6 +59,11 @@ export function createSqliteSourceStore(db: SqliteDatabase): SourceStore {
        latest_end_ms = @latestEndMs, lease_holder = NULL, lease_until = NULL
      WHERE id = @id AND lease_holder = @holder`,
   );
+  // `IS`: equal, or both NULL.
+  const warned = db.prepare<Params>(
+    `UPDATE sources SET warned_flags = @flags, warned_at = @at
+     WHERE id = @id AND warned_flags IS @seenFlags AND warned_at IS @seenAt`,
+  );
   const find = (id: string) => {
     const row = byId.get(id);
     return row === undefined ? null : toSource(row);
@@ -111,6 +116,16 @@ export function createSqliteSourceStore(db: SqliteDatabase): SourceStore {
     async finishRefresh(id, holder, state) {
       const result = finish.run({ ...refreshParams(state), id, holder });
       return result.changes === 0 ? null : find(id);
+    },
+    async recordWarning(id, seen, warning) {
+      const result = warned.run({
+        id,
+        flags: warning.flags,
+        at: warning.at,
+        seenFlags: seen.flags,
+        seenAt: seen.at,
+      });
+      return result.changes > 0;
     },
   };
 }
