@@ -51,14 +51,19 @@ function withDatabase(url: string, database: string): string {
   return parsed.href;
 }
 
+/** Templates of other schemas kept when a new one is made (see migratedTemplateName). */
+const KEPT_TEMPLATES = 3;
+
 /** Held while a template database is looked for or made (any number of vitest workers). */
 const TEMPLATE_LOCK = 0x6f6e7474; // "ontt"
 
 /**
  * The name of a database migrated to the current schema, made once per schema (its name holds
  * a hash of the migrations) and copied for each test store: creating and migrating a database
- * per store took 0.41-0.51 s, most of the PostgreSQL project's setup. Templates of other
- * schemas are dropped when a new one is made.
+ * per store took 0.41-0.51 s, most of the PostgreSQL project's setup. When a new one is made,
+ * the templates of other schemas are dropped but the newest KEPT_TEMPLATES: a checkout of
+ * another version running its suite at the same time (a branch beside main) still copies
+ * its own (dropping every other one failed such a run's next store).
  */
 let migratedTemplate: Promise<string> | null = null;
 function migratedTemplateName(): Promise<string> {
@@ -73,10 +78,11 @@ function migratedTemplateName(): Promise<string> {
     try {
       await admin.query('SELECT pg_advisory_lock($1)', [TEMPLATE_LOCK]);
       const { rows } = await admin.query<{ datname: string }>(
-        `SELECT datname FROM pg_database WHERE datname LIKE 'onair\\_test\\_template\\_%'`,
+        `SELECT datname FROM pg_database WHERE datname LIKE 'onair\\_test\\_template\\_%'
+         ORDER BY oid DESC`,
       );
       if (!rows.some((r) => r.datname === name)) {
-        for (const { datname } of rows) {
+        for (const { datname } of rows.slice(KEPT_TEMPLATES)) {
           await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
         }
         // Made under another name and renamed once whole, so a cut run leaves no half template.
