@@ -86,6 +86,17 @@ describe.runIf(ENGINES.includes('postgres'))(
       );
       expect(added.code, added.stderr).toBe(0);
       const id = (JSON.parse(added.stdout) as { id: string }).id;
+      // And one whose publisher is gone: its failed refresh flags it, a warning to log once.
+      guides.on('/gone.xml', (_req, res) => {
+        res.writeHead(404);
+        res.end();
+      });
+      const gone = await cli.run(
+        ['sources', 'add', `${guides.base}/gone.xml`, '--country', 'IE', '--json'],
+        env,
+      );
+      expect(gone.code, gone.stderr).toBe(0);
+      const goneId = (JSON.parse(gone.stdout) as { id: string }).id;
       store = await openPostgresStore({ url: database.url, nowMs: Date.now() });
 
       // Both start at once with the source due: each looks at once, and then every second.
@@ -118,6 +129,17 @@ describe.runIf(ENGINES.includes('postgres'))(
       }
       // Three times due, three requests in all, from one instance or the other.
       expect(guides.seen('/fleet.xml')).toHaveLength(3);
+      // The gone publisher: asked once (the next try is minutes away), and after some thirty
+      // health checks by the two instances one warning about it, from one of them.
+      expect(guides.seen('/gone.xml')).toHaveLength(1);
+      const warnings = instances
+        .flatMap((instance) => instance.output().split('\n'))
+        .filter((line) => line.includes('source needs attention'));
+      expect(warnings).toHaveLength(1);
+      expect(JSON.parse(warnings[0] ?? '{}')).toMatchObject({
+        source: goneId,
+        flags: ['last-refresh-failed'],
+      });
       const files = await store.pool.query('SELECT count(*)::int AS n FROM source_files');
       expect(files.rows[0]).toEqual({ n: 1 });
     });

@@ -102,6 +102,8 @@ export interface ServeProcess {
   child: ChildProcess;
   url: string;
   banner: string;
+  /** Everything it has written to standard output so far, the banner included. */
+  output(): string;
   stop(): Promise<number | null>;
 }
 
@@ -135,6 +137,7 @@ export function startServe(
             child,
             url: match[1] as string,
             banner: stdout,
+            output: () => stdout,
             stop: () =>
               new Promise((done) => {
                 child.removeAllListeners('exit');
