@@ -171,6 +171,7 @@ describe('bin/onair sources', () => {
       etag: '"one"',
     });
     expect(failed?.flags).toEqual(['last-refresh-failed']);
+    expect((await cli.run(['sources', 'list'])).stdout).toContain('(1 failure in a row)');
     expect((await cli.run(['sources', 'list'])).stdout).toContain(
       '! its last refresh failed: line',
     );

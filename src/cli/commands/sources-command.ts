@@ -90,7 +90,7 @@ function formatSource(source: Source, nowMs: number): string {
   lines.push(
     refreshing
       ? `  being refreshed now by ${source.leaseHolder}`
-      : `  next run ${isoOrNull(source.nextRunAt)}${source.failures > 0 ? ` (${source.failures} failures in a row)` : ''}`,
+      : `  next run ${isoOrNull(source.nextRunAt)}${source.failures > 0 ? ` (${countOf(source.failures, 'failure')} in a row)` : ''}`,
   );
   for (const flag of sourceFlags(source, nowMs)) {
     lines.push(`  ! ${describeSourceFlag(flag, source)}`);
