@@ -175,6 +175,11 @@ describe('bin/onair sources', () => {
     expect((await cli.run(['sources', 'list'])).stdout).toContain(
       '! its last refresh failed: line',
     );
+    // Refreshing every source: the same one line, exit 1, and one more failure in a row.
+    const all = await cli.run(['sources', 'refresh']);
+    expect(all.code).toBe(1);
+    expect(all.stderr.trim().split('\n')).toEqual([broken.stderr.trim()]);
+    expect((await cli.run(['sources', 'list'])).stdout).toContain('(2 failures in a row)');
 
     const removed = await cli.run(['sources', 'remove', `${server.base}/ie.xml`]);
     expect(removed.stdout).toContain(`Removed source ${added.id}`);
