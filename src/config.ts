@@ -210,8 +210,11 @@ export function redactConnectionUrl(raw: string, { schemeless = false } = {}): s
   return scheme + masked.replace(SECRET_PARAMETER, '$1***');
 }
 
+/** The SQLite database used when DATABASE_URL is not set. */
+export const DEFAULT_SQLITE_PATH = resolve(PROJECT_ROOT, 'data/onair.db');
+
 export function parseDatabaseUrl(raw: string | undefined, cwd: string): DatabaseConfig {
-  if (raw === undefined) return { engine: 'sqlite', path: resolve(PROJECT_ROOT, 'data/onair.db') };
+  if (raw === undefined) return { engine: 'sqlite', path: DEFAULT_SQLITE_PATH };
   if (/^postgres(ql)?:\/\//i.test(raw)) return { engine: 'postgres', url: raw };
   let path = raw;
   if (/^sqlite:/i.test(path)) path = path.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');

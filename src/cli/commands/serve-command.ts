@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { parseDatabaseUrl } from '../../config.js';
+import { DEFAULT_SQLITE_PATH } from '../../config.js';
 import type { DemoSeed } from '../../demo-seed.js';
 import type { RunningServer } from '../../server.js';
 import { ReportedFailure, type CliContext } from '../cli-context.js';
@@ -82,8 +82,7 @@ export function serveCommand(ctx: CliContext): Command {
 function commandForThisDatabase(ctx: CliContext, command: string): string {
   const { database } = ctx.config;
   if (database.engine === 'postgres') return `${command} (with this server's DATABASE_URL)`;
-  const usual = parseDatabaseUrl(undefined, process.cwd());
-  if (usual.engine === 'sqlite' && usual.path === database.path) return command;
+  if (database.path === DEFAULT_SQLITE_PATH) return command;
   return `DATABASE_URL=${shellWord(database.path)} ${command}`;
 }
 
