@@ -51,20 +51,28 @@ export function isoOrNull(ms: number | null): string | null {
 }
 
 /**
- * The channel ids for what the operator typed (a channel id or an XMLTV id, as `collectChannel`
- * keeps it); a channel not in the catalogue is refused by what was typed, not by the UUID an
- * XMLTV id maps to.
+ * The channel ids for what the operator typed (a channel id or an XMLTV id, each trimmed),
+ * repeats dropped with the first place kept, found in one read of the catalogue; a channel not
+ * in it is refused by what was typed, not by the UUID an XMLTV id maps to, and `refusal` ends
+ * the message (what the command did not do).
  */
-export async function requireChannels(store: Store, typed: string[]): Promise<string[]> {
-  const ids: string[] = [];
-  for (const text of typed) {
-    const id = isUuid(text.toLowerCase()) ? text.toLowerCase() : channelIdFor(text);
-    if (!(await store.catalogue.channelExists(id))) {
-      throw new CliError(
-        `no channel "${text}" in the catalogue (give a channel id or an XMLTV channel id)`,
-      );
-    }
-    ids.push(id);
+export async function requireChannels(
+  store: Store,
+  typed: readonly string[],
+  refusal = '',
+): Promise<string[]> {
+  const named = typed.map((text) => {
+    const trimmed = text.trim();
+    const lower = trimmed.toLowerCase();
+    return { text, id: isUuid(lower) ? lower : channelIdFor(trimmed) };
+  });
+  const ids = [...new Set(named.map((n) => n.id))];
+  const found = new Set((await store.catalogue.findChannels(ids)).map((c) => c.id));
+  const missing = named.find((n) => !found.has(n.id));
+  if (missing !== undefined) {
+    throw new CliError(
+      `no channel "${missing.text}" in the catalogue (give a channel id or an XMLTV channel id)${refusal}`,
+    );
   }
   return ids;
 }

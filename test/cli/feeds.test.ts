@@ -60,6 +60,9 @@ describe('onair feeds', () => {
       'tg4.ie',
       '--channel',
       channelIdFor('rte1.ie'),
+      // The same channel again, by its id in capitals: kept once, in its first place.
+      '--channel',
+      channelIdFor('tg4.ie').toUpperCase(),
       '--days-ahead',
       '3',
       '--days-back',
@@ -125,6 +128,11 @@ describe('onair feeds', () => {
     await fails(
       [...create, '--channel', 'tg4.ie', '--channel', 'nope.ie'],
       /^onair: error: no channel "nope\.ie" in the catalogue \(give a channel id or an XMLTV channel id\)$/,
+    );
+    // Of several missing, the first typed.
+    await fails(
+      [...create, '--channel', ' gone.ie', '--channel', 'tg4.ie', '--channel', 'nope.ie'],
+      /^onair: error: no channel "gone\.ie" in the catalogue/,
     );
     await fails([...create, '--country', 'IE', '--days-ahead', '15'], /days ahead .* 1 to 14/);
     await fails(

@@ -1,8 +1,13 @@
 import { Command } from 'commander';
-import { channelIdFor, isUuid } from '../../domain/catalogue-ids.js';
 import type { Channel } from '../../domain/channel.js';
 import type { Store } from '../../storage/store.js';
-import { CliError, printResult, withStore, type CliContext } from '../cli-context.js';
+import {
+  CliError,
+  printResult,
+  requireChannels,
+  withStore,
+  type CliContext,
+} from '../cli-context.js';
 
 /** A channel as the playground commands print it. */
 function channelJson(channel: Channel) {
@@ -11,25 +16,6 @@ function channelJson(channel: Channel) {
 
 function describeChannel(channel: Channel): string {
   return `${channel.name} (${channel.country}, ${channel.id})`;
-}
-
-/**
- * The channel ids the operator named, each as a channel id (UUID) or an XMLTV id; refuses the
- * whole command, changing nothing, when one is not in the catalogue.
- */
-async function resolveChannels(store: Store, names: string[]): Promise<string[]> {
-  const ids: string[] = [];
-  for (const name of names) {
-    const trimmed = name.trim();
-    const id = isUuid(trimmed.toLowerCase()) ? trimmed.toLowerCase() : channelIdFor(trimmed);
-    if (!(await store.catalogue.channelExists(id))) {
-      throw new CliError(
-        `no channel "${name}" in the catalogue (give a channel id or an XMLTV channel id); nothing changed`,
-      );
-    }
-    ids.push(id);
-  }
-  return [...new Set(ids)];
 }
 
 /** The marked channels by id: names for the messages. */
@@ -69,7 +55,7 @@ export function playgroundCommand(ctx: CliContext): Command {
     .action(async (names: string[], opts: { json?: boolean }) => {
       const nowMs = ctx.now();
       await withStore(ctx, async (store) => {
-        const ids = await resolveChannels(store, names);
+        const ids = await requireChannels(store, names, '; nothing changed');
         const added: string[] = [];
         const already: string[] = [];
         for (const id of ids) {
@@ -103,7 +89,7 @@ export function playgroundCommand(ctx: CliContext): Command {
     .option('--json', 'print JSON')
     .action(async (names: string[], opts: { json?: boolean }) => {
       await withStore(ctx, async (store) => {
-        const ids = await resolveChannels(store, names);
+        const ids = await requireChannels(store, names, '; nothing changed');
         const marked = await markedById(store);
         const removed: Channel[] = [];
         const notThere: string[] = [];
