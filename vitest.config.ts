@@ -64,6 +64,7 @@ export default defineConfig({
                   'test/web/**/*.test.ts',
                   'test/ingest/merge.test.ts',
                   'test/ingest/ingest.test.ts',
+                  'test/ingest/demo-start.test.ts',
                   // bin/onair over a PostgreSQL DATABASE_URL (graceful-shutdown is about the
                   // process, not the engine).
                   'test/cli/serve-and-ingest.test.ts',

@@ -1,7 +1,13 @@
 import { issueApiKey } from './accounts/account-service.js';
-import { DEMO_PLAYGROUND_XMLTV_IDS, demoGuides } from './catalogue/demo-catalogue.js';
-import { channelIdFor } from './domain/catalogue-ids.js';
+import {
+  DEMO_PLAYGROUND_XMLTV_IDS,
+  DEMO_XMLTV_IDS,
+  demoGuides,
+} from './catalogue/demo-catalogue.js';
 import { ingestXmltv } from './catalogue/ingest/ingest-xmltv.js';
+import { decideAccess, TRIAL_MS } from './domain/access.js';
+import { channelIdFor } from './domain/catalogue-ids.js';
+import { DAY_MS } from './domain/schedule-window.js';
 import type { Store } from './storage/store.js';
 
 export const DEMO_EMAIL = 'demo@onair.local';
@@ -14,6 +20,25 @@ export interface DemoSeed {
   key: string;
 }
 
+/** What `serve --demo` (`npm start`) found and did, for the start-up banner. */
+export type DemoStart =
+  | { kind: 'seeded'; seed: DemoSeed }
+  /**
+   * The catalogue holds the demo channels alone: their guides were ingested again for this
+   * week (`moved` when that added or changed programmes) and the demo account, when it is
+   * there, kept open (DEMO_ACCESS_MS).
+   */
+  | { kind: 'demo'; moved: boolean; account: string | null }
+  /** The catalogue holds other data: nothing was touched. */
+  | { kind: 'other'; account: string | null };
+
+/**
+ * The demo account's access from each `npm start` of a demo-only catalogue, so that a demo
+ * started again after its 7-day trial still answers (its trial would otherwise end a week after
+ * the first start, and every key made for it be refused with ACCESS_EXPIRED).
+ */
+const DEMO_ACCESS_MS = TRIAL_MS;
+
 /**
  * Fills an EMPTY catalogue with the demo guides and gives the demo account (created verified,
  * so its 7-day trial runs from now) a fresh key. Does nothing and returns null when the
@@ -21,17 +46,7 @@ export interface DemoSeed {
  */
 export async function seedDemo(store: Store, nowMs: number): Promise<DemoSeed | null> {
   if ((await store.catalogue.countChannels()) > 0) return null;
-  let channels = 0;
-  let programmes = 0;
-  for (const guide of demoGuides(nowMs)) {
-    const summary = await ingestXmltv(
-      store.ingest,
-      { name: `demo-${guide.country.toLowerCase()}.xml`, data: Buffer.from(guide.xml) },
-      { country: guide.country, assumeOffsetMinutes: 0, nowMs },
-    );
-    channels += summary.channels;
-    programmes += summary.programmesStored;
-  }
+  const { channels, programmes } = await ingestDemoGuides(store, nowMs);
   for (const xmltvId of DEMO_PLAYGROUND_XMLTV_IDS) {
     await store.playground.add(channelIdFor(xmltvId), nowMs);
   }
@@ -43,4 +58,73 @@ export async function seedDemo(store: Store, nowMs: number): Promise<DemoSeed | 
     ));
   const { key } = await issueApiKey(store.accounts, account.id, 'demo', nowMs);
   return { channels, programmes, email: account.email, key };
+}
+
+/**
+ * `npm start`'s demo: seeds an empty catalogue (seedDemo); on a catalogue of the demo channels
+ * alone, ingests their guides again for the fortnight around now (the same merge as every
+ * ingest: a day later, the days ahead are added and today's programmes change no more than
+ * their episode numbers) and keeps the demo account's access open; any other catalogue is left
+ * as it is. So the demo served a month after `npm install` is this week's, as the first one was.
+ */
+export async function startDemo(store: Store, nowMs: number): Promise<DemoStart> {
+  const seed = await seedDemo(store, nowMs);
+  if (seed !== null) return { kind: 'seeded', seed };
+  const found = await store.accounts.findAccountByEmail(DEMO_EMAIL);
+  const account = found?.email ?? null;
+  if (!(await holdsDemoAlone(store))) return { kind: 'other', account };
+  const { changed } = await ingestDemoGuides(store, nowMs);
+  if (found !== null && !found.disabled && found.verifiedAt !== null) {
+    // Opened again once a day of it has gone: not a write and an audit event on every start.
+    const until = decideAccess(found, nowMs).until ?? -Infinity;
+    const wanted = nowMs + DEMO_ACCESS_MS;
+    if (until < wanted - DAY_MS) {
+      await store.accounts.updateAccount(found.id, { accessUntil: wanted }, nowMs);
+      await store.accounts.recordAudit(
+        {
+          accountId: found.id,
+          actor: 'system',
+          action: 'access.granted',
+          details: {
+            from: found.accessUntil === null ? null : new Date(found.accessUntil).toISOString(),
+            to: new Date(wanted).toISOString(),
+            why: 'the demo account, at a start of the demo (npm start)',
+          },
+        },
+        nowMs,
+      );
+    }
+  }
+  return { kind: 'demo', moved: changed > 0, account };
+}
+
+/** Whether the catalogue's channels are the demo's, every one and no other. */
+async function holdsDemoAlone(store: Store): Promise<boolean> {
+  const ids = DEMO_XMLTV_IDS.map((xmltvId) => channelIdFor(xmltvId));
+  if ((await store.catalogue.countChannels()) !== ids.length) return false;
+  return (await store.catalogue.findChannels(ids)).length === ids.length;
+}
+
+/** Ingests the demo guides for the fortnight around `nowMs`. */
+async function ingestDemoGuides(
+  store: Store,
+  nowMs: number,
+): Promise<{ channels: number; programmes: number; changed: number }> {
+  let channels = 0;
+  let programmes = 0;
+  let changed = 0;
+  for (const guide of demoGuides(nowMs)) {
+    const summary = await ingestXmltv(
+      store.ingest,
+      { name: `demo-${guide.country.toLowerCase()}.xml`, data: Buffer.from(guide.xml) },
+      { country: guide.country, assumeOffsetMinutes: 0, nowMs },
+    );
+    channels += summary.channels;
+    programmes += summary.programmesStored;
+    changed +=
+      summary.merge.programmesAdded +
+      summary.merge.programmesUpdated +
+      summary.merge.programmesRemoved;
+  }
+  return { channels, programmes, changed };
 }

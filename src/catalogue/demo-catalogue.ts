@@ -3,7 +3,8 @@ import { formatXmltvUtc } from '../domain/xmltv-time.js';
 
 /**
  * A small made-up guide whose schedules sit around a given date, so a fresh install has data
- * that is never stale. Names include accents and mixed case to show off search folding.
+ * that is never stale (and `npm start` moves it to the current week again: demo-seed.ts).
+ * Names include accents and mixed case to show off search folding.
  */
 const DEMO_CHANNELS: readonly { xmltvId: string; name: string; country: string }[] = [
   { xmltvId: 'onair-news.uk', name: 'Onair News', country: 'UK' },
@@ -19,6 +20,9 @@ const DEMO_CHANNELS: readonly { xmltvId: string; name: string; country: string }
   { xmltvId: 'outback-sport.au', name: 'Outback Sport', country: 'AU' },
   { xmltvId: 'prairie-public.us', name: 'Prairie Public', country: 'US' },
 ];
+
+/** Every demo channel's XMLTV id: a catalogue of these channels only holds the demo alone. */
+export const DEMO_XMLTV_IDS: readonly string[] = DEMO_CHANNELS.map((c) => c.xmltvId);
 
 /**
  * The demo channels the playground previews by default: a handful, in four countries. Their

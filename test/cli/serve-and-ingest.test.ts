@@ -101,6 +101,20 @@ describe('npm start: serve --demo', () => {
     expect((await get(`${server.url}/api/v1/countries`, another)).status).toBe(200);
     const again = await get(`${server.url}/api/v1/countries`, key);
     expect(again.body).toEqual(countries.body);
+    // The same day: the demo as it was (test/ingest/demo-start.test.ts moves one days later).
+    expect(server.banner.split('\n')[1]).toMatch(
+      /^Demo data already loaded; account demo@onair\.local \(sign in at /,
+    );
+
+    // With a real guide beside the demo, a start leaves the catalogue as it is, and says so.
+    await server.stop();
+    const file = join(cli.dir, 'guide.xml');
+    writeFileSync(file, guide('Six One'));
+    expect((await cli.run(['ingest', file, '--country', 'ie'])).code).toBe(0);
+    server = await startServe(cli, ['--demo']);
+    expect(server.banner.split('\n')[1]).toMatch(
+      /^The catalogue holds more than the demo, so it is left as it is; account demo@onair\.local/,
+    );
   });
 
   it('plain serve never adds demo data', async () => {

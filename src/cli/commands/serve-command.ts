@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { DEFAULT_SQLITE_PATH } from '../../config.js';
-import type { DemoSeed } from '../../demo-seed.js';
+import type { DemoStart } from '../../demo-seed.js';
 import type { RunningServer } from '../../server.js';
 import { ReportedFailure, type CliContext } from '../cli-context.js';
 
@@ -10,22 +10,23 @@ export function serveCommand(ctx: CliContext): Command {
     .description(
       'serve the HTTP API (HOST, PORT, DATABASE_URL, PUBLIC_URL, … from the environment)',
     )
-    .option('--demo', 'on an empty catalogue, load demo data and create a demo account with a key')
+    .option(
+      '--demo',
+      'on an empty catalogue, load demo data and create a demo account with a key; on the demo alone, move it to this week',
+    )
     .action(async (opts: { demo?: boolean }) => {
       // Loaded here, not with the CLI: the server's modules take 0.2 s of every other
       // command's 0.4 s start (`time bin/onair accounts list`).
       const { startServer } = await import('../../server.js');
-      const { DEMO_EMAIL, seedDemo } = await import('../../demo-seed.js');
-      let seeded: DemoSeed | null = null;
-      let demoAccountExists = false;
+      const { startDemo } = await import('../../demo-seed.js');
+      let demo: DemoStart | null = null;
       let server: RunningServer;
       try {
         server = await startServer(ctx.config, {
           now: ctx.now,
           beforeListen: opts.demo
             ? async (store) => {
-                seeded = await seedDemo(store, ctx.now());
-                demoAccountExists = (await store.accounts.findAccountByEmail(DEMO_EMAIL)) !== null;
+                demo = await startDemo(store, ctx.now());
               }
             : undefined,
         });
@@ -35,10 +36,7 @@ export function serveCommand(ctx: CliContext): Command {
         ctx.stderr.write(`${line}\n`);
         throw new ReportedFailure(line);
       }
-      const banner = startBanner(ctx, server.url, {
-        seeded,
-        demoAccount: demoAccountExists ? DEMO_EMAIL : null,
-      });
+      const banner = startBanner(ctx, server.url, demo);
       ctx.stdout.write(`${banner.join('\n')}\n`);
       server.app.log.info(`listening at ${server.url}`);
 
@@ -100,29 +98,31 @@ function describeDatabase(ctx: CliContext): string {
  * What `serve` prints once it listens. The first line says where and how to get an API key
  * (the demo's key itself when it was just made: it is shown only now).
  */
-function startBanner(
-  ctx: CliContext,
-  url: string,
-  demo: { seeded: DemoSeed | null; demoAccount: string | null },
-): string[] {
+function startBanner(ctx: CliContext, url: string, demo: DemoStart | null): string[] {
   const site = ctx.config.publicUrlExplicit ? ctx.config.publicUrl : url;
   const mail =
     ctx.config.smtpUrl === null ? `is written to ${ctx.config.outboxDir}` : 'is sent by SMTP';
   const about = `Docs: ${site}/docs · database: ${describeDatabase(ctx)}`;
-  const { seeded, demoAccount } = demo;
-  if (seeded !== null) {
+  if (demo?.kind === 'seeded') {
+    const { seed } = demo;
     return [
-      `Onair is serving ${url} — your demo API key (shown only now): ${seeded.key}`,
-      `Try: curl -H "Authorization: Bearer ${seeded.key}" ${url}/api/v1/countries`,
-      `Demo data: ${seeded.channels} channels, ${seeded.programmes} programmes; account ${seeded.email} (sign in at ${site}/signin, the mail ${mail})`,
+      `Onair is serving ${url} — your demo API key (shown only now): ${seed.key}`,
+      `Try: curl -H "Authorization: Bearer ${seed.key}" ${url}/api/v1/countries`,
+      `Demo data: ${seed.channels} channels, ${seed.programmes} programmes; account ${seed.email} (sign in at ${site}/signin, the mail ${mail})`,
       `${about} · next steps: README.md`,
     ];
   }
-  if (demoAccount !== null) {
+  if (demo !== null && demo.account !== null) {
     // A later `npm start`: the key was shown once, so say how to get another.
+    const data =
+      demo.kind === 'other'
+        ? 'The catalogue holds more than the demo, so it is left as it is'
+        : demo.moved
+          ? 'Demo data moved to this week'
+          : 'Demo data already loaded';
     return [
-      `Onair is serving ${url} — a new API key for the demo account: ${commandForThisDatabase(ctx, `bin/onair keys create --email ${demoAccount}`)}`,
-      `Demo data already loaded; account ${demoAccount} (sign in at ${site}/signin, the mail ${mail})`,
+      `Onair is serving ${url} — a new API key for the demo account: ${commandForThisDatabase(ctx, `bin/onair keys create --email ${demo.account}`)}`,
+      `${data}; account ${demo.account} (sign in at ${site}/signin, the mail ${mail})`,
       about,
     ];
   }
