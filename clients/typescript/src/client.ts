@@ -308,11 +308,11 @@ export class OnairClient {
 
   /**
    * `GET /api/v1/changes`: what the ingests changed after `since` (a `next` of an earlier
-   * answer), in order; without `since` (null), an empty page whose `next` is the newest record
-   * now, to start following from. A `since` older than the records kept fails with
-   * `CURSOR_EXPIRED` (410): read again what you keep, then follow from now.
+   * answer), in order; without `since` (null or left out), an empty page whose `next` is the
+   * newest record now, to start following from. A `since` older than the records kept fails
+   * with `CURSOR_EXPIRED` (410): read again what you keep, then follow from now.
    */
-  changes(since: number | null, options: ChangesOptions = {}): Promise<ChangesResponse> {
+  changes(since: number | null = null, options: ChangesOptions = {}): Promise<ChangesResponse> {
     const query = new URLSearchParams();
     if (since !== null) query.set('since', String(since));
     if (options.country !== undefined) query.set('country', options.country);

@@ -54,6 +54,9 @@ describe('changes() and followChanges()', () => {
   it('start from now, then follow every page of what the ingests changed', async () => {
     const start = await onair.changes(null);
     expect(start).toEqual({ changes: [], next: 0, hasMore: false });
+    // Left out, as from JavaScript, or undefined: the same (not `since=undefined`, a 400).
+    expect(await onair.changes()).toEqual(start);
+    expect(await onair.changes(undefined, { limit: 5 })).toEqual(start);
     await ingest(['One', 'Two', 'Three', 'Four', 'Five']);
     await ingest(['One', 'Deux', 'Three', 'Four']);
 
