@@ -48,7 +48,12 @@ export function cleanFeedName(text: string): string {
   return cleanName(text, MAX_FEED_NAME_LENGTH);
 }
 
-function wholeIn(value: number, range: { min: number; max: number }, what: string): string | null {
+/** Why `value` is refused as `what` (a count of days in `range`), or null when it is not. */
+export function wholeIn(
+  value: number,
+  range: { min: number; max: number },
+  what: string,
+): string | null {
   return Number.isInteger(value) && value >= range.min && value <= range.max
     ? null
     : `${what} must be a whole number from ${range.min} to ${range.max}`;

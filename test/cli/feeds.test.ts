@@ -134,7 +134,20 @@ describe('onair feeds', () => {
       [...create, '--channel', ' gone.ie', '--channel', 'tg4.ie', '--channel', 'nope.ie'],
       /^onair: error: no channel "gone\.ie" in the catalogue/,
     );
-    await fails([...create, '--country', 'IE', '--days-ahead', '15'], /days ahead .* 1 to 14/);
+    // A number out of range is a usage error, as a malformed one is: exit code 2 and the hint.
+    expect(await cli.run([...create, '--country', 'IE', '--days-ahead', '15'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `onair: error: option '--days-ahead <n>' argument '15' is invalid. days ahead must be a whole number from 1 to 14, not "15" (see bin/onair feeds create --help)\n`,
+    });
+    await fails(
+      [...create, '--country', 'IE', '--days-back', '-1'],
+      /days back .* 0 to 7, not "-1"/,
+    );
+    await fails(
+      [...create, '--country', 'IE', '--days-back', 'two'],
+      /days back .* 0 to 7, not "two"/,
+    );
     await fails(
       ['feeds', 'create', '--email', 'bob@example.com', '--name', 'x', '--country', 'IE'],
       /no account with e-mail bob@example.com/,

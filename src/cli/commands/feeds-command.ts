@@ -11,6 +11,7 @@ import {
   FeedSettingsError,
   type Feed,
   type Lineup,
+  wholeIn,
 } from '../../domain/feed.js';
 import { countOf } from '../../domain/plural.js';
 import { FeedLimitError } from '../../storage/errors.js';
@@ -43,9 +44,17 @@ function feedJson(feed: Feed) {
   };
 }
 
-function wholeNumber(text: string): number {
-  if (!/^\d+$/.test(text.trim())) throw new InvalidArgumentError(`"${text}" is not a whole number`);
-  return Number(text);
+/**
+ * An option's whole number of days in `range`, refused as a usage error (exit code 2, the hint
+ * to ask for help) in the words of the feed rules (wholeIn), which check it again.
+ */
+function daysIn(range: { min: number; max: number }, what: string) {
+  return (text: string): number => {
+    const value = /^\d+$/.test(text.trim()) ? Number(text) : NaN;
+    const problem = wholeIn(value, range, what);
+    if (problem !== null) throw new InvalidArgumentError(`${problem}, not "${text}"`);
+    return value;
+  };
 }
 
 /** The store's and the rules' refusals as the operator's one-line errors. */
@@ -89,13 +98,13 @@ export function feedsCommand(ctx: CliContext): Command {
     .option(
       '--days-ahead <n>',
       `days after now (${DAYS_AHEAD.min}–${DAYS_AHEAD.max})`,
-      wholeNumber,
+      daysIn(DAYS_AHEAD, 'days ahead'),
       DAYS_AHEAD.default,
     )
     .option(
       '--days-back <n>',
       `days before today (${DAYS_BACK.min}–${DAYS_BACK.max})`,
-      wholeNumber,
+      daysIn(DAYS_BACK, 'days back'),
       DAYS_BACK.default,
     )
     .option('--json', 'print JSON')
