@@ -44,7 +44,9 @@ describe('bin/onair playground', () => {
   it('adds channels by XMLTV id or channel id, lists and removes them', async () => {
     expect(await cli.json<Marked[]>(['playground', 'list'])).toEqual([]);
     const empty = await cli.run(['playground', 'list']);
-    expect(empty.stdout).toMatch(/No channels in the playground/);
+    expect(empty.stdout).toMatch(
+      /No channels in the playground\. Add some with: bin\/onair playground add /,
+    );
 
     const added = await cli.run(['playground', 'add', 'rte1.ie', TG4.toUpperCase()]);
     expect(added.code, added.stderr).toBe(0);

@@ -92,6 +92,9 @@ describe('onair webhooks', () => {
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(/^Created webhook [0-9a-f-]{36} for ann@example.com: country IE/);
     expect(human.stdout).toContain('printed only with --json');
+    expect(human.stdout).toMatch(
+      /delete this webhook \(bin\/onair webhooks delete [0-9a-f-]{36}\)/,
+    );
     expect(human.stdout).not.toMatch(/whsec_/);
 
     const list = await cli.json<WebhookJson[]>(['webhooks', 'list', '--email', 'ann@example.com']);

@@ -38,7 +38,7 @@ export function playgroundCommand(ctx: CliContext): Command {
         const channels = await store.playground.listChannels();
         printResult(ctx, opts.json === true, channels.map(channelJson), () =>
           channels.length === 0
-            ? 'No channels in the playground. Add some with: onair playground add <channel id or XMLTV id>'
+            ? 'No channels in the playground. Add some with: bin/onair playground add <channel id or XMLTV id>'
             : [
                 ...channels.map((c) => `${c.id}  ${c.country.padEnd(3)}  ${c.name}`),
                 `${channels.length} channel(s) in the playground.`,

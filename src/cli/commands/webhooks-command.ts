@@ -169,7 +169,7 @@ export function webhooksCommand(ctx: CliContext): Command {
             [
               `Created webhook ${issued.webhook.id} for ${account.email}: ${filterText(issued.webhook.filter)} → ${shownUrl(issued.webhook)}`,
               'Its signing secret is printed only with --json, and only at creation: to get one,',
-              `delete this webhook (onair webhooks delete ${issued.webhook.id}) and create it again with --json.`,
+              `delete this webhook (bin/onair webhooks delete ${issued.webhook.id}) and create it again with --json.`,
             ].join('\n'),
           );
         });
