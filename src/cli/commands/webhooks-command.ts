@@ -121,7 +121,7 @@ export function webhooksCommand(ctx: CliContext): Command {
 
   webhooks
     .command('create')
-    .description('create a webhook; with --json, print its signing secret (shown only this once)')
+    .description('create a webhook and print its signing secret (shown only this once)')
     .requiredOption('--email <address>', 'e-mail address of the account', parseEmail)
     .requiredOption('--url <url>', 'where to POST the changes (https://…)')
     .option('--country <code>', 'the changes of every channel of a country', parseCountryOption)
@@ -131,7 +131,7 @@ export function webhooksCommand(ctx: CliContext): Command {
       collectChannel,
       [],
     )
-    .option('--json', 'print JSON, with the secret')
+    .option('--json', 'print JSON')
     .action(
       async (opts: {
         email: string;
@@ -168,8 +168,9 @@ export function webhooksCommand(ctx: CliContext): Command {
           printResult(ctx, opts.json === true, data, () =>
             [
               `Created webhook ${issued.webhook.id} for ${account.email}: ${filterText(issued.webhook.filter)} → ${shownUrl(issued.webhook)}`,
-              'Its signing secret is printed only with --json, and only at creation: to get one,',
-              `delete this webhook (bin/onair webhooks delete ${issued.webhook.id}) and create it again with --json.`,
+              // As `keys create` prints a key: once, for the receiver that checks the signatures.
+              'Its signing secret, for the receiver; store it now, it will not be shown again:',
+              issued.secret,
             ].join('\n'),
           );
         });
