@@ -108,4 +108,10 @@ export const errors = {
   requestTimeout: () => new AppError('REQUEST_TIMEOUT', 'Request timeout'),
   headersTooLarge: () => new AppError('HEADERS_TOO_LARGE', 'Request headers too large'),
   malformedHttp: () => new AppError('BAD_REQUEST', 'Malformed HTTP request'),
+  /** A request line whose URL holds bytes HTTP does not allow there (raw UTF-8). */
+  unencodedUrl: () =>
+    new AppError(
+      'BAD_REQUEST',
+      'Malformed URL: letters beyond ASCII must be percent-encoded (é as %C3%A9)',
+    ),
 } as const;

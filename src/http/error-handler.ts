@@ -119,6 +119,8 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Soc
       ? rawErrorResponse(errors.headersTooLarge())
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? rawErrorResponse(errors.requestTimeout())
-        : rawErrorResponse(errors.malformedHttp());
+        : error.code === 'HPE_INVALID_URL'
+          ? rawErrorResponse(errors.unencodedUrl())
+          : rawErrorResponse(errors.malformedHttp());
   socket.end(response);
 }

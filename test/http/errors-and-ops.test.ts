@@ -1,5 +1,5 @@
 import { request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -173,6 +173,44 @@ describe('over a real socket', () => {
     expect(JSON.parse(response.body)).toEqual({
       error: expect.any(String),
       code: 'HEADERS_TOO_LARGE',
+    });
+  });
+
+  /** What the server answers to `requestLine`, sent as raw bytes. */
+  async function rawAnswer(requestLine: Buffer): Promise<string> {
+    if (!t.app.server.listening) await t.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = t.app.server.address() as AddressInfo;
+    return new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.end(Buffer.concat([requestLine, Buffer.from('\r\nHost: x\r\n\r\n')]));
+      });
+      let answer = '';
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+      socket.on('end', () => resolve(answer));
+      socket.on('error', reject);
+    });
+  }
+
+  it('a URL with raw UTF-8 → 400 saying to percent-encode it', async () => {
+    for (const line of [
+      Buffer.from('GET /api/v1/programmes/search?q=t\u00e9l\u00e9 HTTP/1.1', 'utf8'),
+      Buffer.from('GET /api/v1/channels/caf\u00e9/programmes HTTP/1.1', 'utf8'),
+    ]) {
+      const answer = await rawAnswer(line);
+      expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+      expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({
+        error: expect.stringContaining('must be percent-encoded (é as %C3%A9'),
+        code: 'BAD_REQUEST',
+      });
+    }
+  });
+
+  it('another malformed request → 400 Malformed HTTP request', async () => {
+    // A space splits the URL: what follows is no HTTP version (llhttp cannot tell it apart).
+    const answer = await rawAnswer(Buffer.from('GET /api/v1/channels/search?q=a b HTTP/1.1'));
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({
+      error: 'Malformed HTTP request',
+      code: 'BAD_REQUEST',
     });
   });
 });
