@@ -505,7 +505,8 @@
     }
     const start = parseStart(programme.start);
     const stop = parseStart(programme.stop);
-    line.append(element('span', 'timeline-time', `${clock(start)}–${clock(stop)}`));
+    // UTC, as the timeline's days and the grid say.
+    line.append(element('span', 'timeline-time', `${clock(start)}–${clock(stop)} UTC`));
     const { title, panel } = titleWithDetails(channelId, programme, 'link-button timeline-title');
     line.append(title);
     if (programme.category) line.append(element('span', 'chip', programme.category));

@@ -455,6 +455,10 @@ describe.skipIf(SKIP_BROWSER)('developer pages in Chromium', () => {
     expect(shown).toEqual(
       answer.channels.map((c) => [c.now?.title ?? null, c.next?.title ?? null]),
     );
+    // Their times say they are UTC, as the timeline's and the grid's do.
+    const times = await page.locator('#pg-now .pg-slot .timeline-time').allTextContents();
+    expect(times.length).toBe(answer.channels.length * 2);
+    for (const time of times) expect(time).toMatch(/^\d\d:\d\d–\d\d:\d\d UTC$/);
     // The demo guide runs without gaps, and the preview takes in the programme on air as the
     // UTC day begins: something is on now and next at any hour, just after midnight too.
     for (const channel of answer.channels) {

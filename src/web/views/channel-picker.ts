@@ -67,7 +67,7 @@ export function defaultSubmit(label: string): SafeHtml {
 export function channelPicker(view: ChannelPickerView, fields: ChannelPickerFields): SafeHtml {
   return html`${choice(view, fields.choice, 'country', 'Every channel of a country')}
     <label for="${fields.countryId}" class="sr-only">Country</label>
-    <select id="${fields.countryId}" name="country">
+    <select id="${fields.countryId}" name="country" class="choice-detail">
       ${view.countries.map(
         (c) =>
           html`<option value="${c.country}" ${c.country === view.country ? 'selected' : ''}>
@@ -76,10 +76,10 @@ export function channelPicker(view: ChannelPickerView, fields: ChannelPickerFiel
       )}
     </select>
     ${choice(view, fields.choice, 'channels', fields.channelsLabel)}
-    <ul class="channel-picks" aria-label="Chosen channels">
+    <ul class="channel-picks choice-detail" aria-label="Chosen channels">
       ${view.chosen.map((c) => channelBox(c, true))}
     </ul>
-    <div class="row">
+    <div class="row choice-detail">
       <label for="channel-search" class="sr-only">Search channels</label>
       <input
         id="channel-search"

@@ -221,8 +221,10 @@ export function feedFormPage(view: FeedFormView): SafeHtml {
               },
             )}
           </fieldset>
-          <button type="submit">Save feed</button>
-          <a class="button secondary" href="/account#feeds">Cancel</a>
+          <div class="actions-row form-end">
+            <button type="submit">Save feed</button>
+            <a class="button secondary" href="/account#feeds">Cancel</a>
+          </div>
         </form>
       </section>`,
   );

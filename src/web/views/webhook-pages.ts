@@ -171,8 +171,10 @@ export function webhookFormPage(view: WebhookFormView): SafeHtml {
               },
             )}
           </fieldset>
-          <button type="submit">Create webhook</button>
-          <a class="button secondary" href="/account#webhooks">Cancel</a>
+          <div class="actions-row form-end">
+            <button type="submit">Create webhook</button>
+            <a class="button secondary" href="/account#webhooks">Cancel</a>
+          </div>
         </form>
       </section>`,
   );
