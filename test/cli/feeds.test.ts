@@ -108,6 +108,30 @@ describe('onair feeds', () => {
     expect(after.map((f) => f.name)).toEqual(['Ireland']);
   });
 
+  it('says where the URL points when PUBLIC_URL is not set', async () => {
+    const made = await cli.run(
+      [
+        ...['feeds', 'create', '--email', 'ann@example.com', '--name', 'Port'],
+        ...['--country', 'IE', '--json'],
+      ],
+      { PUBLIC_URL: undefined, PORT: '3917' },
+    );
+    expect(made.code).toBe(0);
+    const { id, token, url } = JSON.parse(made.stdout) as FeedJson;
+    expect(url).toBe(`http://127.0.0.1:3917/feeds/${token}/guide.xml`);
+    expect(made.stderr).toBe(
+      "onair: note: PUBLIC_URL is not set, so the URL starts with http://127.0.0.1:3917 (HOST and PORT as this command has them); give the command the server's PUBLIC_URL, or put the token after the server's own address\n",
+    );
+    await cli.json(['feeds', 'delete', '--id', id]);
+    // Nothing said when it is set.
+    const quiet = await cli.run([
+      ...['feeds', 'create', '--email', 'ann@example.com', '--name', 'Set'],
+      ...['--country', 'IE', '--json'],
+    ]);
+    expect(quiet).toMatchObject({ code: 0, stderr: '' });
+    await cli.json(['feeds', 'delete', '--id', (JSON.parse(quiet.stdout) as FeedJson).id]);
+  });
+
   it('lists a lineup of one channel in the singular', async () => {
     const one = await cli.json<FeedJson>([
       ...['feeds', 'create', '--email', 'ann@example.com', '--name', 'One'],

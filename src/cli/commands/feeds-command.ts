@@ -80,6 +80,12 @@ export function feedsCommand(ctx: CliContext): Command {
   const feeds = new Command('feeds').description("manage accounts' XMLTV guide feeds");
   const issued = (feed: Feed, token: string) => {
     const urls = feedUrls(ctx.config.publicUrl, token);
+    if (!ctx.config.publicUrlExplicit) {
+      // A server started with another PORT (or behind a proxy) is not where this URL points.
+      ctx.stderr.write(
+        `onair: note: PUBLIC_URL is not set, so the URL starts with ${ctx.config.publicUrl} (HOST and PORT as this command has them); give the command the server's PUBLIC_URL, or put the token after the server's own address\n`,
+      );
+    }
     return { ...feedJson(feed), url: urls.xml, urlGz: urls.gz, token };
   };
 
