@@ -5,6 +5,7 @@ import { errors } from '../domain/errors.js';
 import { sha256Hex } from '../domain/sha256.js';
 import type { Store } from '../storage/store.js';
 import { ErrorBody } from './schemas.js';
+import { refuseOtherMethods } from './method-guard.js';
 
 const StatusBody = Type.Object({ status: Type.String() });
 
@@ -50,4 +51,5 @@ export function registerOpsRoutes(
       return { status: 'ready' };
     },
   );
+  for (const url of ['/metrics', '/healthz', '/readyz']) refuseOtherMethods(app, url);
 }

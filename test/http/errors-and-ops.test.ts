@@ -60,6 +60,15 @@ describe('errors are JSON everywhere', () => {
     }
   });
 
+  it('a wrong method on an ops route → 405 JSON, as on v1', async () => {
+    for (const url of ['/healthz', '/readyz', '/metrics']) {
+      const res = await t.inject({ method: 'POST', url });
+      expect(res.statusCode, url).toBe(405);
+      expect(res.headers.allow).toBe('GET, HEAD');
+      expect(res.json()).toEqual({ error: expect.any(String), code: 'METHOD_NOT_ALLOWED' });
+    }
+  });
+
   it('HEAD works like GET without a body', async () => {
     const { key } = await t.customer();
     const res = await t.inject({

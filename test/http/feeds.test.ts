@@ -213,6 +213,17 @@ describe(`guide feeds (${TEST_ENGINE})`, () => {
     expect(deleted.body).toBe(unknown.body);
   });
 
+  it('answers another method than GET 405, token or not', async () => {
+    const feed = await newFeed('methods');
+    for (const url of [feed.url, `/feeds/${'x'.repeat(43)}/guide.xml.gz`]) {
+      const res = await t.inject({ method: 'POST', url });
+      expect(res.statusCode, url).toBe(405);
+      expect(res.headers.allow).toBe('GET, HEAD');
+      expect(res.json()).toEqual({ error: expect.any(String), code: 'METHOD_NOT_ALLOWED' });
+    }
+    expect((await t.get(feed.url)).statusCode).toBe(200);
+  });
+
   it('counts fetches per feed in a budget of its own: 429 with Retry-After', async () => {
     const first = await newFeed('budget one');
     const second = await newFeed('budget two');

@@ -7,6 +7,7 @@ import type { RateLimiter } from '../../ratelimit/types.js';
 import type { Store } from '../../storage/store.js';
 import { acceptsGzip, type FeedAnswers, type FeedForm } from '../answers/feed-answers.js';
 import { sendError } from '../error-handler.js';
+import { refuseOtherMethods } from '../method-guard.js';
 import { FeedParams } from '../schemas.js';
 
 export interface FeedRouteDeps {
@@ -53,5 +54,7 @@ export function registerFeedRoutes(app: FastifyInstance, deps: FeedRouteDeps): v
         return deps.answers.send(request, reply, owner.feed, versions.catalogue, form, nowMs);
       },
     );
+    // Before the token: the path's methods are no secret.
+    refuseOtherMethods(app, url);
   }
 }

@@ -47,7 +47,7 @@ import {
   SearchResponse,
 } from '../schemas.js';
 import type { SendBody } from '../answers/body-sender.js';
-import { refuseOtherMethods } from '../v1/method-guard.js';
+import { refuseOtherMethods } from '../method-guard.js';
 import type { BodyCache } from '../answers/body-cache.js';
 import type { ScheduleCache } from '../answers/schedule-cache.js';
 import type { EntryCache } from '../answers/entry-cache.js';

@@ -11,7 +11,7 @@ import {
 import type { ChangeLog } from '../../storage/change-log.js';
 import type { CachedAnswers } from '../answers/cached-answers.js';
 import { ChangesQuery, ChangesResponse, ErrorBody, keyedErrorResponses } from '../schemas.js';
-import { refuseOtherMethods } from './method-guard.js';
+import { refuseOtherMethods } from '../method-guard.js';
 
 /** The body of a changes query: read in one snapshot of the log, 410 when it cannot follow. */
 export async function changesBody(changes: ChangeLog, query: ParsedChangesQuery) {

@@ -20,7 +20,7 @@ import {
   SearchResponse,
 } from '../schemas.js';
 import type { CachedAnswers } from '../answers/cached-answers.js';
-import { refuseOtherMethods } from './method-guard.js';
+import { refuseOtherMethods } from '../method-guard.js';
 
 /**
  * GET /api/v1/channels/search, GET /api/v1/channels/:channelId/programmes and

@@ -11,7 +11,7 @@ import {
   keyedErrorResponses,
 } from '../schemas.js';
 import type { CachedAnswers } from '../answers/cached-answers.js';
-import { refuseOtherMethods } from './method-guard.js';
+import { refuseOtherMethods } from '../method-guard.js';
 
 /** GET /api/v1/countries and GET /api/v1/countries/:country/channels. */
 export function registerCountriesRoutes(

@@ -25,7 +25,7 @@ import {
   NowQuery,
   NowResponse,
 } from '../schemas.js';
-import { refuseOtherMethods } from './method-guard.js';
+import { refuseOtherMethods } from '../method-guard.js';
 
 /** The channels a selection names: a country's page, or the ids given, found and missing. */
 async function selectChannels(

@@ -9,7 +9,7 @@ import {
   ProgrammeSearchQuery,
   ProgrammeSearchResponse,
 } from '../schemas.js';
-import { refuseOtherMethods } from './method-guard.js';
+import { refuseOtherMethods } from '../method-guard.js';
 
 /**
  * GET /api/v1/programmes/search: programmes by their words across channels and countries, in
