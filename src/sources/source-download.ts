@@ -86,7 +86,8 @@ async function copyFile(
 /**
  * Downloads a guide (http(s) URL or local file) into `target`, conditionally: with the
  * validators of the content last ingested, an unchanged guide answers 304 and nothing is
- * downloaded. Timeouts, a size limit, and retries with doubling waits for errors that may pass
+ * downloaded. Timeouts (`timeoutMs` for the whole download, retries included), a size limit,
+ * and retries with doubling waits for errors that may pass
  * (network, 5xx, 429, 408, a body cut short: the file is written again from the start). Throws
  * DownloadError; `signal` stops it at once.
  */
@@ -98,10 +99,14 @@ export async function downloadGuide(
   signal?: AbortSignal,
 ): Promise<Download> {
   if (!isHttpLocation(location)) return copyFile(location, validators, target, limits);
+  // SOURCE_TIMEOUT_SECONDS bounds the whole download, its tries and the waits between them,
+  // as for `bin/onair ingest <url>` (byte-source.ts): per try, a source that stalls held its
+  // refresh three times as long.
+  const deadlineMs = Date.now() + limits.timeoutMs;
   return withRetries(
     limits,
     async (attempt) => {
-      const answer = await requestGuide(location, limits, { validators, signal });
+      const answer = await requestGuide(location, limits, { validators, signal, deadlineMs });
       try {
         if (answer.status === 304) return { kind: 'not-modified', status: 304, attempts: attempt };
         const saved = await save(answer.chunks, target);
@@ -117,6 +122,6 @@ export async function downloadGuide(
         await answer.close();
       }
     },
-    { signal },
+    { signal, deadlineMs },
   );
 }

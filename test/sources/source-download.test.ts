@@ -237,6 +237,15 @@ describe('downloading a guide over http', () => {
       }),
     );
     expect(slow.message).toBe('no complete answer within 600 ms');
+
+    // The limit is the whole download's, its tries together: a guide that trickles fails once
+    // the time is up, not after a full limit for each of its tries.
+    const before = server.seen('/trickle.xml').length;
+    const retried = await failure(
+      downloadGuide(`${server.base}/trickle.xml`, NONE, target, { ...LIMITS, timeoutMs: 600 }),
+    );
+    expect(retried.message).toMatch(/^no complete answer within 600 ms/);
+    expect(server.seen('/trickle.xml').length - before).toBe(1);
   });
 
   it('refuses a guide over the size limit, by its Content-Length or as it streams, without retrying', async () => {
