@@ -9,6 +9,7 @@ import type { MailLog, Mailer } from './mail/types.js';
 import {
   createMetrics,
   registerSourceMetrics,
+  registerStorageMetrics,
   registerWebhookMetrics,
   type Metrics,
 } from './metrics.js';
@@ -59,6 +60,7 @@ export async function createServices(
   const metrics = createMetrics();
   registerSourceMetrics(metrics.registry, () => store.sources.listSources(), now);
   registerWebhookMetrics(metrics.registry, () => store.webhooks.listAllWebhooks());
+  registerStorageMetrics(metrics.registry, () => store.ping());
   const redis = config.redisUrl === null ? null : await connectRedis(config.redisUrl);
   if (redis !== null) {
     // Told by the connection too, not only by the limiter's commands: an instance that has

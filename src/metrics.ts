@@ -98,10 +98,12 @@ export function registerWebhookMetrics(
     labelNames: ['state'],
     registers: [registry],
     async collect() {
+      const webhooks = await listAllWebhooks().catch(() => null);
+      // Unread (the database is down: onair_storage_up says so), the counts read last stay: zeros
+      // would clear an alert on disabled webhooks for as long as the outage lasts.
+      if (webhooks === null) return;
       const counts = { active: 0, retrying: 0, disabled: 0 };
-      for (const webhook of await listAllWebhooks().catch(() => [])) {
-        counts[webhookState(webhook).kind] += 1;
-      }
+      for (const webhook of webhooks) counts[webhookState(webhook).kind] += 1;
       this.reset();
       for (const [state, count] of Object.entries(counts)) this.set({ state }, count);
     },
@@ -120,11 +122,11 @@ export function registerSourceMetrics(
 ): void {
   const labelNames = ['source', 'location', 'country'] as const;
   // One read per scrape, shared by the gauges (each collects in turn within a moment).
-  let snapshot: { at: number; sources: Promise<Source[]> } | null = null;
+  let snapshot: { at: number; sources: Promise<Source[] | null> } | null = null;
   const current = () => {
     const at = performance.now();
     if (snapshot === null || at - snapshot.at > 500) {
-      snapshot = { at, sources: listSources().catch(() => []) };
+      snapshot = { at, sources: listSources().catch(() => null) };
     }
     return snapshot.sources;
   };
@@ -135,9 +137,13 @@ export function registerSourceMetrics(
       labelNames,
       registers: [registry],
       async collect() {
+        const sources = await current();
+        // Unread, the values read last stay (as the webhooks' above): no series vanishes and no
+        // stale flag clears while the database is down.
+        if (sources === null) return;
         this.reset();
         const nowMs = now();
-        for (const source of await current()) {
+        for (const source of sources) {
           const v = value(source, nowMs);
           if (v === null) continue;
           this.set(
@@ -177,4 +183,24 @@ export function registerSourceMetrics(
     '1 when the source has not refreshed within 2 × its interval or its schedule ends within 24 hours',
     (s, nowMs) => (sourceFlags(s, nowMs).some((f) => f !== 'last-refresh-failed') ? 1 : 0),
   );
+}
+
+/**
+ * Whether the database answers, asked at each scrape: 0 during an outage, when the gauges read
+ * from it (sources, webhooks) keep the values they read last instead of showing none.
+ */
+export function registerStorageMetrics(registry: Registry, ping: () => Promise<void>): void {
+  new Gauge({
+    name: 'onair_storage_up',
+    help: '1 when the database answered at this scrape, 0 when not (the source and webhook gauges then keep their last values)',
+    registers: [registry],
+    async collect() {
+      this.set(
+        await ping().then(
+          () => 1,
+          () => 0,
+        ),
+      );
+    },
+  });
 }

@@ -42,7 +42,19 @@ beforeAll(async () => {
     Date.now(),
   );
   key = (await issueApiKey(store.accounts, account.id, 'k', Date.now())).key;
+  await store.sources.addSource(
+    { location: '/srv/guides/ie.xml', country: 'IE', everyMs: 3_600_000, assumeOffsetMinutes: 0 },
+    Date.now(),
+  );
 }, 60_000);
+
+/** The metric lines of /metrics named `name` (with their labels and values). */
+async function metricLines(name: string): Promise<string[]> {
+  const text = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith(`${name} `) || line.startsWith(`${name}{`));
+}
 
 afterAll(async () => {
   await app?.close();
@@ -66,6 +78,11 @@ describe('PostgreSQL outage', () => {
     const found = await get(SEARCH);
     expect(found.statusCode).toBe(200);
     expect(found.json().results.length).toBeGreaterThan(0);
+    expect(await metricLines('onair_storage_up')).toEqual(['onair_storage_up 1']);
+    const failures = await metricLines('onair_source_consecutive_failures');
+    const webhooks = await metricLines('onair_webhooks');
+    expect(failures).toHaveLength(1);
+    expect(webhooks).toHaveLength(3);
     cluster.stop();
     // Answers already in memory may go out until the instance notices (its listening connection
     // drops, or the versions read every second fails); after that every request is a 503.
@@ -93,6 +110,11 @@ describe('PostgreSQL outage', () => {
     }
     expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(503);
     expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    // /metrics says the database is down, and shows what it read last rather than nothing: an
+    // alert on a source or on disabled webhooks does not clear itself meanwhile.
+    expect(await metricLines('onair_storage_up')).toEqual(['onair_storage_up 0']);
+    expect(await metricLines('onair_source_consecutive_failures')).toEqual(failures);
+    expect(await metricLines('onair_webhooks')).toEqual(webhooks);
 
     cluster.start();
     await expect
@@ -102,6 +124,7 @@ describe('PostgreSQL outage', () => {
       })
       .toBe(200);
     expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
+    expect(await metricLines('onair_storage_up')).toEqual(['onair_storage_up 1']);
     // A search again, on connections opened anew: the old ones ended with the server.
     const again = await get(SEARCH);
     expect(again.statusCode).toBe(200);
