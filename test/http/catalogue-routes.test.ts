@@ -156,6 +156,29 @@ describe('GET /api/v1/channels/search', () => {
     expect(await names('?q=erste&country=FR')).toEqual([]);
   });
 
+  it('tags each answer with its own ETag, a blank search too, and the same headers', async () => {
+    const etags = new Map<string, string>();
+    // Searches whose texts a header cannot hold as they are.
+    for (const query of ['?q=e%202', '?q=e_2', '?q=%E4%B8%AD', '?q=%E6%96%87', '', '?q=%20']) {
+      const res = await t.get(`/api/v1/channels/search${query}`, key);
+      expect(res.statusCode, query).toBe(200);
+      expect(res.headers['cache-control'], query).toBe('private, max-age=60');
+      const etag = String(res.headers.etag);
+      expect(etag, query).toMatch(/^W\/"[\x21\x23-\x7e]*"$/);
+      etags.set(query, etag);
+      const again = await t.get(`/api/v1/channels/search${query}`, key, { 'if-none-match': etag });
+      expect(again.statusCode, query).toBe(304);
+    }
+    expect((await t.get('/api/v1/channels/search?q=e%202', key)).json()).not.toEqual(
+      (await t.get('/api/v1/channels/search?q=e_2', key)).json(),
+    );
+    expect(etags.get('?q=e%202')).not.toBe(etags.get('?q=e_2'));
+    expect(etags.get('?q=%E4%B8%AD')).not.toBe(etags.get('?q=%E6%96%87'));
+    // Blank or missing, one answer: no results.
+    expect(etags.get('')).toBe(etags.get('?q=%20'));
+    expect((await t.get('/api/v1/channels/search', key)).body).toBe('{"results":[]}');
+  });
+
   it('an invalid country → 400 INVALID_COUNTRY, even with a blank q', async () => {
     for (const query of ['?q=a&country=F_R', `?q=a&country=${'A'.repeat(17)}`, '?country=x.y']) {
       const res = await t.get(`/api/v1/channels/search${query}`, key);

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { sha256Hex } from '../../domain/sha256.js';
 
 /** Bodies smaller than this go out as they are: compression would not pay for itself. */
 export const COMPRESS_FROM_BYTES = 1024;
@@ -37,9 +38,17 @@ export interface PreparedBody {
   etag: string;
 }
 
-/** A weak `ETag` for a tag: characters an entity tag cannot hold become `_`. */
+/** A tag an entity tag holds as it is: printable ASCII but `"` (RFC 9110), and no `%`. */
+const PLAIN_TAG = /^[\x21\x23\x24\x26-\x7e]*$/;
+
+/**
+ * A weak `ETag` naming a tag: the tag itself when it can be, else `%` and a digest of it (a tag
+ * as it is never holds `%`), so two tags never share an ETag: one made by turning the characters
+ * an entity tag cannot hold into `_` gave channel searches for "e n" and "e_n", or for any two
+ * single CJK characters, the same ETag for different answers.
+ */
 export function etagFor(tag: string): string {
-  return `W/"${tag.replace(/[^\x21\x23-\x7e]/g, '_')}"`;
+  return PLAIN_TAG.test(tag) ? `W/"${tag}"` : `W/"%${sha256Hex(tag).slice(0, 32)}"`;
 }
 
 /** Brotli when the client takes it, else gzip, else none (`q=0` refuses an encoding). */

@@ -49,32 +49,35 @@ export function registerChannelsRoutes(
       const countryFilter =
         country === undefined || country.trim() === '' ? null : parseCountryCode(country);
       const needle = searchNeedle(q);
-      if (needle === null) return { results: [] };
-      // Kept only when asked again: most searches are asked once (cached-answers.ts, Keeping).
-      const answer = answers.body(
-        `search:${countryFilter ?? ''}:${needle}`,
-        async () => {
-          const channels = await catalogue.searchChannels(
-            needle,
-            countryFilter,
-            MAX_SEARCH_RESULTS,
-          );
-          return searchJson({
-            results: channels.map((channel) => ({
-              channelId: channel.id,
-              name: channel.name,
-              icon: channel.icon,
-              country: channel.country,
-              needsReview: channel.needsReview,
-            })),
-          });
-        },
-        'when-asked-again',
-      );
+      // Blank: no results, sent as every other answer (ETag, Cache-Control, compression).
+      const answer =
+        needle === null
+          ? answers.body('search-blank', async () => searchJson({ results: [] }))
+          : searchAnswer(needle, countryFilter);
       return answers.send(request, reply as unknown as FastifyReply, answer);
     },
   );
   refuseOtherMethods(app, '/channels/search');
+
+  /** A search's answer, kept only when asked again: most are asked once (cached-answers.ts). */
+  function searchAnswer(needle: string, countryFilter: string | null) {
+    return answers.body(
+      `search:${countryFilter ?? ''}:${needle}`,
+      async () => {
+        const channels = await catalogue.searchChannels(needle, countryFilter, MAX_SEARCH_RESULTS);
+        return searchJson({
+          results: channels.map((channel) => ({
+            channelId: channel.id,
+            name: channel.name,
+            icon: channel.icon,
+            country: channel.country,
+            needsReview: channel.needsReview,
+          })),
+        });
+      },
+      'when-asked-again',
+    );
+  }
 
   v1.get(
     '/channels/:channelId/programmes',
