@@ -19,6 +19,7 @@ import {
   createRedisRateLimiter,
   redisStartProblem,
   type LimiterLog,
+  type RedisLink,
 } from './ratelimit/redis-limiter.js';
 import type { RateLimiter } from './ratelimit/types.js';
 import type { Store } from './storage/store.js';
@@ -62,11 +63,15 @@ export async function createServices(
   registerWebhookMetrics(metrics.registry, () => store.webhooks.listAllWebhooks());
   registerStorageMetrics(metrics.registry, () => store.ping());
   const redis = config.redisUrl === null ? null : await connectRedis(config.redisUrl);
+  // One link for every limiter of the instance: the switch to its own budgets is logged once.
+  const link: RedisLink = { degraded: false };
   if (redis !== null) {
     // Told by the connection too, not only by the limiter's commands: an instance that has
     // answered no request yet, with Redis down or a wrong REDIS_URL, must not show it up.
     const problem = redisStartProblem(redis);
     metrics.limiter.redisUp(problem === null);
+    // Said here, with the connection's error; the first request's fallback says it no more.
+    link.degraded = problem !== null;
     if (problem !== null) {
       log.warn(
         { error: problem },
@@ -86,6 +91,7 @@ export async function createServices(
       fallback: local,
       log,
       metrics: metrics.limiter,
+      link,
     });
   };
   const limiters: Limiters = {

@@ -7,7 +7,12 @@ import {
   type RedisProcess,
 } from '../../test/helpers/redis-process.js';
 import { createMemoryRateLimiter } from './memory-limiter.js';
-import { connectRedis, createRedisRateLimiter, type LimiterLog } from './redis-limiter.js';
+import {
+  connectRedis,
+  createRedisRateLimiter,
+  type LimiterLog,
+  type RedisLink,
+} from './redis-limiter.js';
 import type { RateLimiter } from './types.js';
 
 function recordingLog() {
@@ -242,6 +247,64 @@ describe('Redis limiter when Redis fails (throw-away redis-server)', () => {
     ]);
     expect(metrics.fallback).toBe(4);
     expect(lines[0]).toMatch(/^warn /);
+  });
+});
+
+describe("an instance's limiters and their link to Redis", () => {
+  /** A client whose every call fails while `down`, else counts each key's hits from zero. */
+  function flakyClient() {
+    const state = { down: true };
+    const client = {
+      defineCommand: () => {},
+      onairHits: async (args: (string | number)[]) => {
+        if (state.down) throw new Error('connect ECONNREFUSED');
+        const keys = Number(args[0]);
+        return [1000, ...args.slice(2 + keys).map(Number)];
+      },
+    } as unknown as Redis;
+    return { state, client };
+  }
+  const limiterOver = (client: Redis, log: LimiterLog, link?: RedisLink) =>
+    createRedisRateLimiter({
+      redis: client,
+      windowMs: 60_000,
+      prefix: 'onair-test:',
+      fallback: createMemoryRateLimiter(60_000, () => Date.now()),
+      log,
+      link,
+    });
+
+  it('say the switch once for all of them, and the return once', async () => {
+    const { state, client } = flakyClient();
+    const { log, lines } = recordingLog();
+    const link: RedisLink = { degraded: false };
+    const [a, b] = [limiterOver(client, log, link), limiterOver(client, log, link)];
+    await a.hit('k', 5);
+    await b.hit('k', 5);
+    await a.hit('k', 5);
+    expect(lines).toEqual([
+      'warn rate limiter: Redis did not answer; each instance limits on its own until it does',
+    ]);
+    state.down = false;
+    expect((await b.hit('k', 5)).remaining).toBe(4);
+    await a.hit('k', 5);
+    expect(lines.slice(1)).toEqual([
+      'info rate limiter: Redis answers again; the fleet-wide budget is back',
+    ]);
+  });
+
+  it('started without Redis (said at start), say only its return', async () => {
+    const { state, client } = flakyClient();
+    const { log, lines } = recordingLog();
+    const limiter = limiterOver(client, log, { degraded: true });
+    expect((await limiter.hit('k', 1)).allowed).toBe(true);
+    expect((await limiter.hit('k', 1)).allowed).toBe(false);
+    expect(lines).toEqual([]);
+    state.down = false;
+    await limiter.hit('k', 1);
+    expect(lines).toEqual([
+      'info rate limiter: Redis answers again; the fleet-wide budget is back',
+    ]);
   });
 });
 

@@ -49,6 +49,17 @@ export interface RedisLimiterOptions {
   fallback: RateLimiter;
   log: LimiterLog;
   metrics?: LimiterMetrics;
+  /**
+   * Whether this instance decides without Redis, shared by its limiters (deps.ts) so that the
+   * switch is logged once for all of them, and started as degraded when Redis was not reachable
+   * at start (which was logged then). A limiter alone keeps its own.
+   */
+  link?: RedisLink;
+}
+
+/** The state of an instance's limiters' link to Redis (RedisLimiterOptions.link). */
+export interface RedisLink {
+  degraded: boolean;
 }
 
 /**
@@ -67,13 +78,13 @@ export function createRedisRateLimiter(options: RedisLimiterOptions): RateLimite
     onairHits(keysThenArgs: (string | number)[]): Promise<number[]>;
   };
   redis.defineCommand('onairHits', { lua: HITS_SCRIPT });
-  let degraded = false;
+  const link = options.link ?? { degraded: false };
   /** The hits of this turn, by key, in the order they came; null: none yet. */
   let turn: Map<string, WaitingHit[]> | null = null;
 
   const answered = (sent: Map<string, WaitingHit[]>, answer: number[]) => {
-    if (degraded) {
-      degraded = false;
+    if (link.degraded) {
+      link.degraded = false;
       options.log.info({}, 'rate limiter: Redis answers again; the fleet-wide budget is back');
       options.metrics?.redisUp(true);
     }
@@ -96,8 +107,8 @@ export function createRedisRateLimiter(options: RedisLimiterOptions): RateLimite
   };
 
   const failed = (sent: Map<string, WaitingHit[]>, error: Error) => {
-    if (!degraded) {
-      degraded = true;
+    if (!link.degraded) {
+      link.degraded = true;
       options.log.warn(
         { error: error.message },
         'rate limiter: Redis did not answer; each instance limits on its own until it does',
