@@ -289,12 +289,18 @@ describe('accounts', () => {
     }
   });
 
-  it('answers unknown accounts with exit 1', async () => {
+  it('answers unknown accounts with exit 1, nothing to change with 2', async () => {
     const unknown = await cli.run(['accounts', 'show', '--email', 'nobody@example.com']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toBe('onair: error: no account with e-mail nobody@example.com\n');
+    // Nothing to change is a usage error, as a missing option is.
     const nothing = await cli.run(['accounts', 'set', '--email', 'ann@example.com']);
-    expect(nothing.code).toBe(1);
+    expect(nothing).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'onair: error: nothing to change: give --verified, --access-until, --rate-limit or --disabled (see bin/onair accounts set --help)\n',
+    });
   });
 });
 

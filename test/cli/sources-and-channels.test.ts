@@ -232,7 +232,7 @@ describe('bin/onair sources', () => {
     }
   });
 
-  it('refuses bad input with one line and exit 1', async () => {
+  it('refuses bad input with one line and exit 1 (2 for a usage error)', async () => {
     const cases: [string[], RegExp][] = [
       [['sources', 'add', 'missing.xml', '--country', 'IE'], /no such file: .*missing\.xml/],
       [
@@ -242,7 +242,6 @@ describe('bin/onair sources', () => {
       [['sources', 'remove', 'nope'], /no source with id or location nope/],
       [['sources', 'refresh', 'nope'], /no source with id or location nope/],
       [['channels', 'set', 'nope', '--country', 'IE'], /no channel with id or XMLTV id nope/],
-      [['channels', 'set', 'news.ie'], /nothing to change: give --country, --name or --reviewed/],
     ];
     for (const [args, message] of cases) {
       const result = await cli.run(args);
@@ -250,6 +249,13 @@ describe('bin/onair sources', () => {
       expect(result.stderr, args.join(' ')).toMatch(message);
       expect(result.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
     }
+    // Nothing to change is a usage error, as a missing option is.
+    expect(await cli.run(['channels', 'set', 'news.ie'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'onair: error: nothing to change: give --country, --name or --reviewed (see bin/onair channels set --help)\n',
+    });
     await cli.json(['sources', 'add', 'http://example.com/g.xml', '--country', 'IE']);
     const duplicate = await cli.run([
       'sources',

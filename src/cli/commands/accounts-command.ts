@@ -229,21 +229,25 @@ export function accountsCommand(ctx: CliContext): Command {
     )
     .option('--json', 'print JSON')
     .action(
-      async (opts: {
-        email: string;
-        verified?: boolean;
-        accessUntil?: number | 'none';
-        rateLimit?: number | 'default';
-        disabled?: boolean;
-        json?: boolean;
-      }) => {
+      async (
+        opts: {
+          email: string;
+          verified?: boolean;
+          accessUntil?: number | 'none';
+          rateLimit?: number | 'default';
+          disabled?: boolean;
+          json?: boolean;
+        },
+        command: Command,
+      ) => {
         if (
           opts.verified !== true &&
           opts.accessUntil === undefined &&
           opts.rateLimit === undefined &&
           opts.disabled === undefined
         ) {
-          throw new CliError(
+          // A usage error (exit code 2, the hint to ask for help), as a missing option is.
+          command.error(
             'nothing to change: give --verified, --access-until, --rate-limit or --disabled',
           );
         }

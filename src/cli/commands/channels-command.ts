@@ -74,9 +74,11 @@ export function channelsCommand(ctx: CliContext): Command {
       async (
         id: string,
         opts: { country?: string; name?: string; reviewed?: boolean; json?: boolean },
+        command: Command,
       ) => {
         if (opts.country === undefined && opts.name === undefined && opts.reviewed !== true) {
-          throw new CliError('nothing to change: give --country, --name or --reviewed');
+          // A usage error (exit code 2, the hint to ask for help), as a missing option is.
+          command.error('nothing to change: give --country, --name or --reviewed');
         }
         const nowMs = ctx.now();
         await withStore(ctx, async (store) => {
