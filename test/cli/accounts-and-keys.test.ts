@@ -514,14 +514,16 @@ describe('accounts grant and the audit trail', () => {
       eligibleNow: true,
       effectiveUntil: '2099-01-01T00:00:00.000Z',
     });
-    account = await audited.json<AccountJson>([
-      'accounts',
-      'grant',
-      '--email',
-      'old@example.com',
-      '--until',
-      '2021-01-01',
+    // A time past ends paid access, and a note says so (a year typed wrong, as a rule).
+    const past = await audited.run([
+      ...['accounts', 'grant', '--email', 'old@example.com'],
+      ...['--until', '2021-01-01', '--json'],
     ]);
+    expect(past.code).toBe(0);
+    expect(past.stderr).toBe(
+      'onair: note: 2021-01-01T00:00:00.000Z has passed, so the account has no paid access now\n',
+    );
+    account = JSON.parse(past.stdout) as AccountJson;
     expect(account).toMatchObject({ eligibleNow: false, refusal: 'ACCESS_EXPIRED' });
 
     const missing = await audited.run(['accounts', 'grant', '--email', 'old@example.com']);

@@ -203,6 +203,12 @@ export function accountsCommand(ctx: CliContext): Command {
           { from: isoOrNull(before.accessUntil), to: isoOrNull(account.accessUntil) },
           nowMs,
         );
+        if (opts.until <= nowMs) {
+          // Allowed (it ends paid access), but seldom meant: a year typed wrong, say.
+          ctx.stderr.write(
+            `onair: note: ${new Date(opts.until).toISOString()} has passed, so the account has no paid access now\n`,
+          );
+        }
         const status = accountStatus(account, nowMs);
         printResult(ctx, opts.json === true, accountJson(status), () => formatAccount(status));
       });
