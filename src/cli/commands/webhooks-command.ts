@@ -1,5 +1,4 @@
 import { Command } from 'commander';
-import { displayLocation } from '../../catalogue/ingest/guide-download.js';
 import type { Account } from '../../domain/account.js';
 import { isUuid } from '../../domain/catalogue-ids.js';
 import {
@@ -9,6 +8,7 @@ import {
   type Webhook,
   type WebhookAttempt,
   type WebhookFilter,
+  webhookUrlForLogs,
 } from '../../domain/webhook.js';
 import { countOf } from '../../domain/plural.js';
 import { WebhookLimitError } from '../../storage/errors.js';
@@ -38,8 +38,9 @@ import { requireAccount } from '../account-output.js';
  * shown again either); the owner saw the whole URL when creating it, and deliveries use the
  * whole URL the store keeps.
  */
+/** As the logs show it: without its query (a receiver's token, maybe), `?…` saying one is kept. */
 function shownUrl(webhook: Webhook): string {
-  return displayLocation(webhook.url);
+  return webhookUrlForLogs(webhook.url);
 }
 
 /** A webhook as listed and shown: never its secret. */
