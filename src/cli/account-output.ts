@@ -30,6 +30,7 @@ export function formatKeyLines(keys: ApiKey[]): string[] {
   return keys.map(
     (k) =>
       `${k.id}  ${k.prefix}…${k.lastFour}  ${JSON.stringify(k.name)}  created ${isoOrNull(k.createdAt)}` +
+      (k.lastUsedAt === null ? '  never used' : `  last used ${isoOrNull(k.lastUsedAt)}`) +
       (k.revokedAt === null ? '' : `  REVOKED ${isoOrNull(k.revokedAt)}`),
   );
 }

@@ -312,6 +312,7 @@ describe('keys', () => {
       name: string;
       prefix: string;
       lastFour: string;
+      createdAt: string;
     }>(['keys', 'create', '--email', 'ann@example.com', '--name', 'production']);
     expect(created.key).toMatch(/^onair_[0-9A-Za-z]{38}$/);
     expect(created).toMatchObject({
@@ -330,6 +331,10 @@ describe('keys', () => {
         revokedAt: null,
       }),
     ]);
+    // As text, with when it was last used (never, here: no server saw it).
+    expect((await cli.run(['keys', 'list', '--email', 'ann@example.com'])).stdout).toBe(
+      `${created.id}  ${created.prefix}…${created.lastFour}  "production"  created ${created.createdAt}  never used\n`,
+    );
     const shown = await cli.run(['accounts', 'show', '--email', 'ann@example.com', '--json']);
     expect(shown.stdout).not.toContain(created.key);
     expect((JSON.parse(shown.stdout) as AccountJson).keys).toHaveLength(1);
