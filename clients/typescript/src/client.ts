@@ -27,11 +27,11 @@ export interface RetryInfo {
 /** Automatic retries of answers that say "try again": 429, 503, and failed connections. */
 export interface RetryOptions {
   /** Retries after the first attempt (default 2). */
-  retries?: number;
+  retries?: number | undefined;
   /** Longest wait before one retry; a longer `Retry-After` fails at once instead (default 30 s). */
-  maxDelayMs?: number;
+  maxDelayMs?: number | undefined;
   /** Called before each retry. */
-  onRetry?: (info: RetryInfo) => void;
+  onRetry?: ((info: RetryInfo) => void) | undefined;
 }
 
 export interface OnairClientOptions {
@@ -39,61 +39,61 @@ export interface OnairClientOptions {
   baseUrl: string;
   apiKey: string;
   /** How the key is sent: `Authorization: Bearer` (default) or `X-API-Key`. */
-  auth?: 'bearer' | 'x-api-key';
+  auth?: 'bearer' | 'x-api-key' | undefined;
   /** Retry 429 and 503 answers as `Retry-After` says, and failed connections. Off by default. */
-  retry?: boolean | RetryOptions;
+  retry?: boolean | RetryOptions | undefined;
   /** Time allowed for one attempt (default 30 s). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** The fetch to use (default: the platform's). */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
 }
 
 /** Options of one call. */
 export interface CallOptions {
   /** Aborts the call, including a wait between retries. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** Options of `guide()`: the channels, and the window from `from` (default now), `hours` long. */
 export type GuideOptions = CallOptions &
   ChannelSelection & {
     /** Start of the window (default `'now'`). */
-    from?: Instant;
+    from?: Instant | undefined;
     /** Length of the window in hours, 1 to 48 (default 3). */
-    hours?: number;
+    hours?: number | undefined;
   };
 
 /** Options of `now()`: the channels, and the instant (default now). */
 export type NowOptions = CallOptions &
   ChannelSelection & {
     /** The instant (default `'now'`). */
-    at?: Instant;
+    at?: Instant | undefined;
   };
 
 /** Options of `searchProgrammes()`: filters, the window and the page. */
 export type SearchProgrammesOptions = CallOptions & {
   /** Only channels of this country. */
-  country?: string;
+  country?: string | undefined;
   /** Only these channels (1 to 100 ids). */
-  channels?: string[];
+  channels?: readonly string[] | undefined;
   /** Programmes starting at or after this (default `'now'`). */
-  from?: Instant;
+  from?: Instant | undefined;
   /** Programmes starting before this (default 14 days after `from`, at most 31 days after). */
-  to?: Date | string;
+  to?: Date | string | undefined;
   /** Results per page, 1 to 200 (default 50). */
-  limit?: number;
+  limit?: number | undefined;
   /** `next` of the previous page, with the same other options. */
-  cursor?: string;
+  cursor?: string | undefined;
 };
 
 /** Options of `changes()` and `followChanges()`: which channels, how many a page. */
 export type ChangesOptions = CallOptions & {
   /** Only the channels of this country (their country now). */
-  country?: string;
+  country?: string | undefined;
   /** Only these channels (1 to 100 ids). */
-  channels?: string[];
+  channels?: readonly string[] | undefined;
   /** Records per page, 1 to 1000 (default 500). */
-  limit?: number;
+  limit?: number | undefined;
 };
 
 /** An instant as the API reads it: a Date in ISO 8601 (UTC), a string as it is. */
@@ -123,7 +123,14 @@ function gridQuery(
   return query;
 }
 
-const NO_RETRY: Required<RetryOptions> = { retries: 0, maxDelayMs: 0, onRetry: () => {} };
+/** RetryOptions with every default filled in. */
+interface RetryPolicy {
+  retries: number;
+  maxDelayMs: number;
+  onRetry: (info: RetryInfo) => void;
+}
+
+const NO_RETRY: RetryPolicy = { retries: 0, maxDelayMs: 0, onRetry: () => {} };
 
 /** Seconds from a `Retry-After` value (seconds or an HTTP date), or null. */
 function retryAfterSeconds(value: string | null, nowMs: number): number | null {
@@ -162,7 +169,7 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
 export class OnairClient {
   readonly baseUrl: string;
   readonly #headers: Record<string, string>;
-  readonly #retry: Required<RetryOptions>;
+  readonly #retry: RetryPolicy;
   readonly #timeoutMs: number;
   readonly #fetch: typeof fetch;
 
@@ -214,7 +221,7 @@ export class OnairClient {
    */
   searchChannels(
     q: string,
-    options: CallOptions & { country?: string } = {},
+    options: CallOptions & { country?: string | undefined } = {},
   ): Promise<SearchResponse> {
     const query = new URLSearchParams({ q });
     if (options.country !== undefined) query.set('country', options.country);
@@ -227,7 +234,7 @@ export class OnairClient {
    */
   listProgrammes(
     channelId: string,
-    options: CallOptions & { days?: ScheduleDays } = {},
+    options: CallOptions & { days?: ScheduleDays | undefined } = {},
   ): Promise<ProgrammesResponse> {
     const query = options.days === undefined ? '' : `?days=${encodeURIComponent(options.days)}`;
     return this.#get(`/channels/${encodeURIComponent(channelId)}/programmes${query}`, options);
@@ -379,24 +386,33 @@ export class OnairClient {
     const timeout = AbortSignal.timeout(this.#timeoutMs);
     const combined = signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
     let response: Response;
+    let text: string;
+    // The body is read under the same rules as the headers: a stalled or cut answer is a
+    // TIMEOUT or a NETWORK_ERROR (retried as one), never a bare fetch error.
+    let answering = false;
     try {
       response = await this.#fetch(url, { headers: this.#headers, signal: combined });
+      answering = true;
+      text = await response.text();
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
       if (timeout.aborted) {
         throw new OnairError(
-          `No answer from ${url} within ${this.#timeoutMs} ms`,
+          `No ${answering ? 'complete answer' : 'answer'} from ${url} within ${this.#timeoutMs} ms`,
           0,
           'TIMEOUT',
           null,
-          {
-            cause: error,
-          },
+          { cause: error },
         );
       }
-      throw new OnairError(`Cannot reach ${url}`, 0, 'NETWORK_ERROR', null, { cause: error });
+      throw new OnairError(
+        answering ? `The answer from ${url} was cut short` : `Cannot reach ${url}`,
+        0,
+        'NETWORK_ERROR',
+        null,
+        { cause: error },
+      );
     }
-    const text = await response.text();
     let body: unknown = undefined;
     try {
       body = JSON.parse(text);

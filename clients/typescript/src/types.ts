@@ -282,7 +282,12 @@ export interface NowResponse {
  * country only.
  */
 export type ChannelSelection =
-  | { country: string; channels?: never; limit?: number; offset?: number }
+  | {
+      country: string;
+      channels?: never;
+      limit?: number | undefined;
+      offset?: number | undefined;
+    }
   | { channels: readonly string[]; country?: never; limit?: never; offset?: never };
 
 /**

@@ -270,6 +270,13 @@ describe('OnairClient', () => {
     beforeAll(async () => {
       other = createServer((request, response) => {
         if (request.url?.includes('slow')) return; // never answers
+        if (request.url?.includes('stalls') || request.url?.includes('cut')) {
+          // Headers and the start of a body, then nothing more, or the connection dropped.
+          response.writeHead(200, { 'content-type': 'application/json', 'content-length': 100 });
+          response.write('{"countries":[');
+          if (request.url.includes('cut')) setTimeout(() => response.destroy(), 20);
+          return;
+        }
         response.writeHead(502, { 'content-type': 'text/html', 'retry-after': '7' });
         response.end('<h1>Bad gateway</h1>');
       });
@@ -301,6 +308,25 @@ describe('OnairClient', () => {
       });
       controller.abort(new Error('caller gave up'));
       await expect(call).rejects.toThrow('caller gave up');
+    });
+
+    it('reports a body that stalls as TIMEOUT and one cut short as NETWORK_ERROR, retried', async () => {
+      const stalled = await failure(
+        new OnairClient({ baseUrl: `${url}/stalls`, apiKey: key, timeoutMs: 200 }).listCountries(),
+      );
+      expect([stalled.status, stalled.code]).toEqual([0, 'TIMEOUT']);
+      expect(stalled.message).toMatch(/^No complete answer from .* within 200 ms$/);
+      const retries: RetryInfo[] = [];
+      const cut = await failure(
+        new OnairClient({
+          baseUrl: `${url}/cut`,
+          apiKey: key,
+          retry: { retries: 1, onRetry: (info) => retries.push(info) },
+        }).listCountries(),
+      );
+      expect([cut.status, cut.code]).toEqual([0, 'NETWORK_ERROR']);
+      expect(cut.message).toMatch(/^The answer from .* was cut short$/);
+      expect(retries).toHaveLength(1);
     });
   });
 
