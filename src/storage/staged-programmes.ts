@@ -52,6 +52,8 @@ export class StagedProgrammes {
   flagged = 0;
   /** True while every flagged row repeated its channel's previous programme. */
   adjacent = true;
+  /** Rows with a parsed start and no stop at all: the merge ends each at the next start. */
+  open = 0;
   readonly spans = new Map<string, ChannelSpan>();
   private readonly seen = new DuplicateIdFilter();
 
@@ -61,6 +63,7 @@ export class StagedProgrammes {
    */
   add(p: ProgrammeRecord, candidate: (seq: number) => void): number {
     const seq = ++this.count;
+    if (p.stop === '' && p.startMs !== null) this.open++;
     let span = this.spans.get(p.channelId);
     if (span === undefined) {
       span = {

@@ -66,6 +66,7 @@ interface Entry {
   id: string;
   title: string;
   start: string;
+  stop: string;
   subTitle: string;
   channelId: string;
 }
@@ -276,6 +277,34 @@ describe(`GET /api/v1/now (${TEST_ENGINE})`, () => {
       statuses.push((await t.get('/api/v1/now?country=UK', limited)).statusCode);
     }
     expect(statuses).toEqual([200, 200, 200, 429]);
+  });
+
+  it('places programmes the guide gave no stop until the next one, in now/next and the grid', async () => {
+    const E = channelIdFor('epsilon.uk');
+    const open = (title: string, start: string) =>
+      `<programme start="${start}" channel="epsilon.uk"><title>${title}</title></programme>`;
+    await ingestXmltv(
+      t.temp.store.ingest,
+      {
+        name: 'epsilon.xml',
+        data: Buffer.from(
+          `<tv>${open('film', at(9))}${open('late show', at(11))}${open('last', at(13))}</tv>`,
+        ),
+      },
+      { country: 'UK', assumeOffsetMinutes: 0, nowMs: NOW },
+    );
+    const now = await json<{ channels: NowChannel[] }>(`/api/v1/now?channels=${E}`);
+    expect([now.body.channels[0]?.now?.title, now.body.channels[0]?.next?.title]).toEqual([
+      'film',
+      'late show',
+    ]);
+    // Its entry says what the guide said: no stop.
+    expect(now.body.channels[0]?.now?.stop).toBe('');
+    const grid = await json<{ channels: { programmes: { title: string }[] }[] }>(
+      `/api/v1/guide?channels=${E}&from=${encodeURIComponent(at(10))}&hours=4`,
+    );
+    // The last has nothing to end at.
+    expect(grid.body.channels[0]?.programmes.map((p) => p.title)).toEqual(['film', 'late show']);
   });
 
   it('sees a new ingest at once', async () => {

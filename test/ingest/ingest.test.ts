@@ -331,6 +331,49 @@ describe('ingest of a messy guide', () => {
     expect(programme).toMatchObject({ stop: '', needsReview: false });
   });
 
+  it('ends a programme without a stop where the next one of its channel starts, for the guide routes', async () => {
+    // Out of order, a repeated slot, another channel between, and a stop that is there but
+    // does not parse (that one stays out of the guide, flagged for review).
+    const at = (hour: number) => Date.UTC(2026, 2, 1, hour);
+    const guide = `<tv><channel id="a.uk"><display-name>A</display-name></channel>
+<channel id="b.uk"><display-name>B</display-name></channel>
+<programme start="20260301210000 +0000" channel="a.uk"><title>Nine</title></programme>
+<programme start="20260301200000 +0000" channel="a.uk"><title>Eight</title></programme>
+<programme start="20260301200000 +0000" channel="b.uk"><title>B eight</title></programme>
+<programme start="20260301210000 +0000" channel="a.uk"><title>Nine again</title></programme>
+<programme start="20260301230000 +0000" channel="a.uk"><title>Eleven</title></programme>
+<programme start="20260301193000 +0000" stop="soon" channel="a.uk"><title>Bad stop</title></programme>
+<programme start="20260301220000 +0000" stop="20260301230000 +0000" channel="b.uk"><title>B ten</title></programme>
+</tv>`;
+    const summary = await ingest(store, { name: 'open-ends.xml', data: Buffer.from(guide) });
+    expect(summary).toMatchObject({ missingStop: 5, needsReview: 1 });
+    const a = channelIdFor('a.uk');
+    const b = channelIdFor('b.uk');
+    const timed = await store.catalogue.programmesBetween([a, b], at(18), at(24));
+    const spans = (id: string) =>
+      (timed.get(id) ?? []).map((p) => [p.programme.title, p.startMs, p.stopMs]);
+    // The last of a channel has nothing to end at: it stays out, as before.
+    expect(spans(a)).toEqual([
+      ['Eight', at(20), at(21)],
+      ['Nine again', at(21), at(23)],
+    ]);
+    expect(spans(b)).toEqual([
+      ['B eight', at(20), at(22)],
+      ['B ten', at(22), at(23)],
+    ]);
+    // The schedule says what the guide wrote: no stop.
+    const listed = await store.catalogue.listProgrammes(a);
+    expect(listed.map((p) => [p.title, p.stop])).toEqual([
+      ['Bad stop', 'soon'],
+      ['Eight', ''],
+      ['Nine again', ''],
+      ['Eleven', ''],
+    ]);
+    // The same guide again changes nothing.
+    const again = await ingest(store, { name: 'open-ends.xml', data: Buffer.from(guide) });
+    expect(again.merge).toMatchObject({ programmesAdded: 0, programmesUpdated: 0 });
+  });
+
   it('counts overlaps in SQL when a channel is not in start order, with the same definition', async () => {
     const summary = await ingest(store, fixturePath('unsorted.xml'));
     expect(summary).toMatchObject({

@@ -1451,7 +1451,7 @@ ${programme('a.uk', 'zero', at(11), at(11))}
 ${programme('a.uk', 'starts at to', at(13), at(14))}
 ${programme('a.uk', 'unparsed stop', at(11.5), 'soon')}
 ${programme('b.uk', 'later', at(20), at(21))}
-${programme('b.uk', 'no stop', at(18), '')}
+${programme('b.uk', 'no stop', at(22), '')}
 </tv>`;
     await run(s.store, Buffer.from(xml));
     const a = channelIdFor('a.uk');
@@ -1478,7 +1478,8 @@ ${programme('b.uk', 'no stop', at(18), '')}
     });
     const next = await c.programmesAfter([a, b, channelIdFor('nowhere')], base + 10 * H);
     expect(next.get(a)?.programme.title).toBe('zero');
-    // A programme without a parsed stop is never next.
+    // A programme without a stop and none after it to end at (the merge ends one at the next
+    // start of its channel) is never next.
     expect(next.get(b)?.programme.title).toBe('later');
     expect(next.size).toBe(2);
   });

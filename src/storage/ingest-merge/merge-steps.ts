@@ -183,6 +183,37 @@ export function fileTextSteps(
   ];
 }
 
+/**
+ * Temp-only work once the file is read and its repeats collapsed, when some programmes have a
+ * start and no stop at all (XMLTV's stop is optional; StagedProgrammes counts them): each ends
+ * where the next programme of its channel in the file starts, as XMLTV's tools read such a
+ * guide, so the guide grid and now/next place it (their reads need a stop). Its `stop` text
+ * stays `""`, as the guide wrote it; a channel's last such programme keeps no stop. Only the
+ * channels that have one are sorted.
+ */
+export function openStopSteps(
+  d: MergeDialect,
+  t: StagedTableNames,
+  collapsed: boolean,
+): MergeStep[] {
+  const survivors = winners(d, t, collapsed);
+  return [
+    {
+      label: 'openStops',
+      kind: 'run',
+      sql: `UPDATE ${t.programmes} AS o SET stop_ms = n.next_start
+        FROM (SELECT f.seq, lead(f.start_ms) OVER (
+                PARTITION BY f.channel_id ORDER BY f.start_ms, f.seq) AS next_start
+              FROM ${t.programmes} AS f
+              WHERE f.start_ms IS NOT NULL AND ${survivors} AND f.channel_id IN (
+                SELECT channel_id FROM ${t.programmes} WHERE stop = '' AND start_ms IS NOT NULL)
+             ) AS n
+        WHERE o.seq = n.seq AND o.stop = '' AND o.start_ms IS NOT NULL
+          AND n.next_start > o.start_ms`,
+    },
+  ];
+}
+
 /** The number in `column` of the row of the first `get` step `label` (0 when it did not run). */
 function numberOf(
   steps: readonly MergeStep[],

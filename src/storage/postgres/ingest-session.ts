@@ -19,6 +19,7 @@ import {
   collapseSteps,
   createStagedTablesSql,
   fileTextSteps,
+  openStopSteps,
   mergeStats,
   mayBuildIndexesLate,
   mergeSteps,
@@ -322,6 +323,7 @@ class PostgresIngestSession implements IngestSession {
     const collapsed = this.staged.flagged > 0;
     const steps = [
       ...(collapsed ? collapseSteps(POSTGRES_MERGE, TABLES, this.staged.adjacent) : []),
+      ...(this.staged.open > 0 ? openStopSteps(POSTGRES_MERGE, TABLES, collapsed) : []),
       ...fileTextSteps(POSTGRES_MERGE, TABLES, collapsed),
     ];
     this.losers = collapsedLosers(steps, await runSteps(this.client, steps));

@@ -16,6 +16,7 @@ import {
   conditionStep,
   createStagedTablesSql,
   fileTextSteps,
+  openStopSteps,
   mayBuildIndexesLate,
   mergeStats,
   mergeSteps,
@@ -261,6 +262,7 @@ class SqliteIngestSession implements IngestSession {
     // the file's distinct texts from what it left.
     const steps = [
       ...(collapsed ? collapseSteps(SQLITE_MERGE, this.tables, this.staged.adjacent) : []),
+      ...(this.staged.open > 0 ? openStopSteps(SQLITE_MERGE, this.tables, collapsed) : []),
       ...fileTextSteps(SQLITE_MERGE, this.tables, collapsed),
     ];
     const results = await this.runner.script(toScript(steps), 'transaction');
