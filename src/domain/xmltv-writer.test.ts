@@ -1,12 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { emptyDetails } from './programme-details.js';
-import { channelXml, escapeXml, programmeXml } from './xmltv-writer.js';
+import { channelXml, escapeXml, escapeXmlText, programmeXml } from './xmltv-writer.js';
 
 describe('escapeXml', () => {
   it('escapes markup and keeps line breaks and tabs as references', () => {
     expect(escapeXml('Tom & Jerry <"live">')).toBe('Tom &amp; Jerry &lt;&quot;live&quot;&gt;');
     expect(escapeXml('a\r\nb\tc')).toBe('a&#13;&#10;b&#9;c');
     expect(escapeXml('plain text, Télé 📺')).toBe('plain text, Télé 📺');
+  });
+
+  it('keeps line breaks and tabs as they are in element content, a carriage return aside', () => {
+    expect(escapeXmlText('Tom & Jerry <"live">')).toBe('Tom &amp; Jerry &lt;"live"&gt;');
+    expect(escapeXmlText('line one\n\tline two\r\n')).toBe('line one\n\tline two&#13;\n');
+    expect(escapeXmlText('a\u0000b')).toBe('ab');
   });
 
   it('drops what XML 1.0 cannot hold: control characters, lone surrogates, U+FFFE/FFFF', () => {

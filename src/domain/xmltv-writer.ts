@@ -46,11 +46,25 @@ const ENTITY: Readonly<Record<string, string>> = {
   '\t': '&#9;',
 };
 
-/** Text escaped for element content and double-quoted attribute values alike. */
+/** Text escaped for a double-quoted attribute value (and for element content as well). */
 export function escapeXml(text: string): string {
   // Most texts need nothing: one scan finds out (a feed writes a few hundred thousand).
   if (!NEEDS_WORK.test(text)) return text;
   return text.replace(NOT_XML, '').replace(MARKUP, (c) => ENTITY[c] ?? c);
+}
+
+const TEXT_MARKUP = /[&<>\r]/g;
+
+/**
+ * Text escaped for element content: line breaks and tabs stay as they are, as guides write
+ * them. As references (`&#10;`) they are the same XML, yet XMLTV's own Perl tools (tv_sort,
+ * tv_grep, tv_cat, which media-server setups pipe feeds through) pass them on as the text
+ * "&#10;" into every multi-line description. A carriage return stays a reference: a parser
+ * would read a raw one as a line feed.
+ */
+export function escapeXmlText(text: string): string {
+  if (!NEEDS_WORK.test(text)) return text;
+  return text.replace(NOT_XML, '').replace(TEXT_MARKUP, (c) => ENTITY[c] ?? c);
 }
 
 function attribute(name: string, value: string): string {
@@ -58,7 +72,7 @@ function attribute(name: string, value: string): string {
 }
 
 function element(name: string, text: string, attributes = ''): string {
-  return `<${name}${attributes}>${escapeXml(text)}</${name}>`;
+  return `<${name}${attributes}>${escapeXmlText(text)}</${name}>`;
 }
 
 function langTexts(name: string, texts: readonly LangText[], out: string[]): void {

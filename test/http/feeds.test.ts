@@ -112,6 +112,37 @@ describe(`guide feeds (${TEST_ENGINE})`, () => {
     expect(out).toBe('Validated ok.\n');
   });
 
+  it('writes line breaks and tabs as they are, so XMLTV tools pass texts on unchanged', async () => {
+    const multi = channelIdFor('multi.uk');
+    const desc = 'Line one.\n\tLine two & more.\nLine three.';
+    await ingestXmltv(
+      t.temp.store.ingest,
+      {
+        name: 'multi.xml',
+        data: Buffer.from(`<tv><channel id="multi.uk"><display-name>Multi</display-name></channel>
+<programme start="20260301190000 +0000" stop="20260301200000 +0000" channel="multi.uk">
+<title>Lines</title><desc>${desc.replace('&', '&amp;')}</desc></programme></tv>`),
+      },
+      { country: 'UK', assumeOffsetMinutes: 0, nowMs: NOW },
+    );
+    const { token } = await createAuditedFeed(
+      t.temp.store,
+      accountId,
+      { ...settings('lines'), lineup: { kind: 'channels', channelIds: [multi] } },
+      'account',
+      NOW,
+    );
+    const xml = (await t.get(`/feeds/${token}/guide.xml`)).body;
+    expect(xml).toContain(`<desc>${desc.replace('&', '&amp;')}</desc>`);
+    ensureReferenceTools();
+    const file = join(t.temp.dir, 'lines.xml');
+    writeFileSync(file, xml);
+    // XMLTV's Perl library reads it back with the same text (it kept "&#10;" as text before).
+    const copied = execFileSync('tv_cat', [file], { encoding: 'utf8' });
+    expect(copied).toContain(`<desc>${desc.replace('&', '&amp;')}</desc>`);
+    expect(copied).not.toContain('&#');
+  });
+
   it('sends gzip by Accept-Encoding and as .gz, with one ETag, 304 and Last-Modified', async () => {
     const { url } = await newFeed('gzip');
     const plain = await t.get(url);
