@@ -154,6 +154,11 @@ describe('detailsOf', () => {
       episode: 2,
       onScreen: null,
     });
+    // Without a system attribute, onscreen: the DTD's default (an explicit one comes first).
+    expect(details(el('episode-num', 'Episode 12')).episodeNumber).toEqual({
+      ...nsOnly,
+      onScreen: 'Episode 12',
+    });
     expect(details(el('title', 'x')).episodeNumber).toBeNull();
   });
 

@@ -20,7 +20,7 @@ export interface EpisodeNumber {
   seasons: number | null;
   episodes: number | null;
   parts: number | null;
-  /** The `system="onscreen"` text, or null. */
+  /** The `system="onscreen"` text (an episode-num without a system is onscreen), or null. */
   onScreen: string | null;
 }
 
@@ -188,7 +188,8 @@ export function lengthInSeconds(text: string, units: string | undefined): number
 export function episodeNumberOf(ids: readonly SystemValue[]): EpisodeNumber | null {
   if (ids.length === 0) return null;
   const ns = ids.find((id) => id.system === 'xmltv_ns');
-  const onScreen = ids.find((id) => id.system === 'onscreen');
+  // An episode-num without a system is onscreen: the DTD's default for the attribute.
+  const onScreen = ids.find((id) => id.system === 'onscreen') ?? ids.find((id) => id.system === '');
   const n = parseXmltvNs(ns?.value ?? '');
   // Not `{ ...n, onScreen }`: V8 spreads this object some twenty times slower.
   return {
