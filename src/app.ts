@@ -8,7 +8,7 @@ import type { Config } from './config.js';
 import { createCachedAnswers } from './http/answers/cached-answers.js';
 import { apiGuard } from './http/api-guard.js';
 import { createAuthorize } from './http/authorize.js';
-import { clientAddressOf } from './http/client-address.js';
+import { clientAddressOf, proxyTrust } from './http/client-address.js';
 import { onceCompiledSerializers } from './http/compiled-serializers.js';
 import { applyCors, createCors, registerCors } from './http/cors.js';
 import {
@@ -101,7 +101,7 @@ export async function buildApp(deps: AppDeps, loggerInstance?: Logger): Promise<
   const requestIds = createRequestIds();
   const logRequest = createRequestLog(loggerInstance, clientAddress, {
     // Behind trusted proxies the address is the request's X-Forwarded-For, not the peer's.
-    addressPerConnection: !deps.config.trustProxy,
+    addressPerConnection: deps.config.trustProxy.kind === 'none',
   });
   const answered = (request: AnsweredRequest) => {
     deps.metrics.request(areaOf(request.req.url ?? ''), request.statusCode);
@@ -139,7 +139,7 @@ export async function buildApp(deps: AppDeps, loggerInstance?: Logger): Promise<
       if (perSocket > 0) server.maxRequestsPerSocket = perSocket;
       return server;
     },
-    trustProxy: deps.config.trustProxy,
+    trustProxy: proxyTrust(deps.config.trustProxy),
     clientErrorHandler,
     schemaController: { compilersFactory: { buildSerializer: onceCompiledSerializers } },
     routerOptions: {

@@ -46,6 +46,22 @@ describe('config', () => {
     );
   });
 
+  it('trusts no proxy, the one in front, or the listed ones (TRUST_PROXY)', () => {
+    expect(loadConfig({}).trustProxy).toEqual({ kind: 'none' });
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toEqual({ kind: 'none' });
+    expect(loadConfig({ TRUST_PROXY: 'TRUE' }).trustProxy).toEqual({ kind: 'nearest' });
+    expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).toEqual({ kind: 'nearest' });
+    expect(loadConfig({ TRUST_PROXY: '127.0.0.1, 10.0.0.0/8,loopback' }).trustProxy).toEqual({
+      kind: 'listed',
+      addresses: ['127.0.0.1', '10.0.0.0/8', 'loopback'],
+    });
+    for (const bad of ['yes', '10.0.0.0/99', '127.0.0.1,,10.0.0.1']) {
+      expect(() => loadConfig({ TRUST_PROXY: bad }), bad).toThrow(
+        /^TRUST_PROXY must be true, false or the proxies' addresses/,
+      );
+    }
+  });
+
   it('asks /metrics for a token only when METRICS_TOKEN is set, and refuses a guessable one', () => {
     expect(loadConfig({}).metricsToken).toBeNull();
     const token = 'f3a9c2d1e8b7a6f5e4d3c2b1';

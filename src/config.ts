@@ -1,3 +1,4 @@
+import proxyAddr from '@fastify/proxy-addr';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_FEED_FETCH_LIMIT } from './domain/feed.js';
@@ -33,7 +34,8 @@ export interface Config {
   readonly retentionDays: number | null;
   /** Days the change log keeps its records (`/api/v1/changes`, webhooks). */
   readonly changesRetentionDays: number;
-  readonly trustProxy: boolean;
+  /** Which reverse proxies' `X-Forwarded-For` entries to believe (TRUST_PROXY). */
+  readonly trustProxy: TrustedProxies;
   readonly logLevel: string;
   /** JSON lines, or short coloured lines for a person at a terminal (LOG_FORMAT, else the TTY). */
   readonly logFormat: LogFormat;
@@ -257,9 +259,7 @@ export function loadConfig(
   if (!['on', 'off'].includes(sourceRefresh)) {
     throw new ConfigError(`SOURCE_REFRESH must be on or off, got "${sourceRefresh}"`);
   }
-  if (!['true', 'false', '1', '0'].includes(trustProxy)) {
-    throw new ConfigError(`TRUST_PROXY must be true or false, got "${trustProxy}"`);
-  }
+  const trustedProxies = parseTrustProxy(trustProxy);
 
   const logFormat = (nonEmpty(env, 'LOG_FORMAT') ?? 'auto').toLowerCase();
   if (!['auto', 'json', 'pretty'].includes(logFormat)) {
@@ -296,7 +296,7 @@ export function loadConfig(
     retentionDays:
       retention === undefined ? null : integer(env, 'RETENTION_DAYS', 366, 366, 100_000),
     changesRetentionDays: integer(env, 'CHANGES_RETENTION_DAYS', 30, 1, 100_000),
-    trustProxy: trustProxy === 'true' || trustProxy === '1',
+    trustProxy: trustedProxies,
     logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',
     logFormat:
       logFormat === 'auto' ? (terminal.stdoutIsTty ? 'pretty' : 'json') : (logFormat as LogFormat),
@@ -326,4 +326,31 @@ export function loadConfig(
     }),
     metricsToken: metricsToken(env),
   });
+}
+
+/**
+ * TRUST_PROXY: none (`false`); the one reverse proxy in front, whatever its address (`true`);
+ * or the proxies' addresses, comma-separated (`127.0.0.1`, `10.0.0.0/8`, `loopback`,
+ * `uniquelocal`…, as @fastify/proxy-addr reads them). Either way the client's address is the
+ * nearest one not trusted, counting back from the connection through `X-Forwarded-For`: what
+ * a client writes into the header itself is never taken.
+ */
+export type TrustedProxies =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'nearest' }
+  | { readonly kind: 'listed'; readonly addresses: readonly string[] };
+
+function parseTrustProxy(text: string): TrustedProxies {
+  if (text === 'false' || text === '0') return { kind: 'none' };
+  if (text === 'true' || text === '1') return { kind: 'nearest' };
+  const addresses = text.split(',').map((a) => a.trim());
+  try {
+    if (addresses.some((a) => a === '')) throw new Error('an empty entry');
+    proxyAddr.compile(addresses);
+  } catch (error) {
+    throw new ConfigError(
+      `TRUST_PROXY must be true, false or the proxies' addresses (e.g. 127.0.0.1,10.0.0.0/8), got "${text}": ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  return { kind: 'listed', addresses };
 }
