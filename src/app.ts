@@ -128,12 +128,21 @@ export async function buildApp(deps: AppDeps, loggerInstance?: Logger): Promise<
     genReqId: requestIds,
     // Fastify's own HTTP/1 server, with repeated requests of cached routes answered before
     // routing (the fast lane).
+    // A request must arrive whole within REQUEST_TIMEOUT (408 after), its body too: Fastify's
+    // default, none, let a client that sent headers and a Content-Length hold a connection for
+    // ever by never sending the body.
+    requestTimeout: deps.config.requestTimeoutMs,
     serverFactory: (handler, options) => {
       // As Fastify sets up the server it makes itself.
       const setting = (value: unknown) => (typeof value === 'number' ? value : 0);
-      const server = createServer(fastLane.listener(handler));
+      const server = createServer(
+        // Node looks for requests past their time this often (by default every 30 s).
+        { connectionsCheckingInterval: Math.min(5_000, deps.config.requestTimeoutMs / 2) },
+        fastLane.listener(handler),
+      );
       server.keepAliveTimeout = setting(options.keepAliveTimeout);
       server.requestTimeout = setting(options.requestTimeout);
+      server.headersTimeout = Math.min(server.headersTimeout, server.requestTimeout);
       server.setTimeout(setting(options.connectionTimeout));
       const perSocket = setting(options.maxRequestsPerSocket);
       if (perSocket > 0) server.maxRequestsPerSocket = perSocket;

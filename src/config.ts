@@ -57,6 +57,8 @@ export interface Config {
   readonly sourceMaxBytes: number;
   /** How long a shutdown waits for responses in flight before cutting their connections. */
   readonly shutdownTimeoutMs: number;
+  /** Longest a client may take to send a whole request, headers and body (then 408). */
+  readonly requestTimeoutMs: number;
   /** Origins whose web pages may call the API (CORS_ORIGINS); empty by default. */
   readonly corsOrigins: CorsOrigins;
   /** Where webhooks may send, and how `serve` delivers them. */
@@ -312,6 +314,7 @@ export function loadConfig(
     sourceMaxBytes:
       integer(env, 'SOURCE_MAX_MB', SOURCE_DEFAULTS.maxMb, 1, 1_048_576) * 1024 * 1024,
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT', 30, 0, 3600) * 1000,
+    requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT', 30, 1, 3600) * 1000,
     corsOrigins: parseCorsOrigins(nonEmpty(env, 'CORS_ORIGINS')),
     webhooks: Object.freeze({
       delivery: flag(env, 'WEBHOOK_DELIVERY', true),

@@ -214,6 +214,36 @@ describe('over a real socket', () => {
     }
   });
 
+  it('a request whose body never comes → 408 after REQUEST_TIMEOUT, its connection closed', async () => {
+    const slow = await createTestApp({ REQUEST_TIMEOUT: '1' });
+    try {
+      await slow.app.listen({ host: '127.0.0.1', port: 0 });
+      const { port } = slow.app.server.address() as AddressInfo;
+      const started = Date.now();
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => {
+          // Headers and the start of a body it says is longer, then nothing.
+          socket.write(
+            'POST /signin HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n' +
+              'Content-Length: 8000\r\n\r\nemail=',
+          );
+        });
+        let text = '';
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        socket.on('close', () => resolve(text));
+        socket.on('error', reject);
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+      expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toMatchObject({
+        code: 'REQUEST_TIMEOUT',
+      });
+      // Within a second or so of the limit, not Node's five minutes (or never, as it was).
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      await slow.close();
+    }
+  });
+
   it('another malformed request → 400 Malformed HTTP request', async () => {
     // A space splits the URL: what follows is no HTTP version (llhttp cannot tell it apart).
     const answer = await rawAnswer(Buffer.from('GET /api/v1/channels/search?q=a b HTTP/1.1'));
