@@ -10,8 +10,9 @@ import { isIP } from 'node:net';
  *   clouds' metadata service, fe80::/10), multicast, broadcast and reserved, documentation and
  *   benchmarking ranges, IETF protocol assignments, site-local fec0::/10, discard 100::/64,
  *   Teredo 2001::/32.
- * IPv6 forms that carry an IPv4 address (mapped ::ffff:0:0/96, compatible ::/96, NAT64
- * 64:ff9b::/96, 6to4 2002::/16) are judged by that IPv4 address.
+ * IPv6 forms that carry an IPv4 address (mapped ::ffff:0:0/96, translated ::ffff:0:0:0/96,
+ * compatible ::/96, NAT64 64:ff9b::/96, 6to4 2002::/16) are judged by that IPv4 address; the
+ * local-use NAT64 prefix 64:ff9b:1::/48 is private.
  */
 export type AddressClass = 'public' | 'loopback' | 'private' | 'forbidden';
 
@@ -44,6 +45,9 @@ const V6_RANGES: readonly V6Range[] = [
   ['2001::', 32, 'forbidden'],
   ['2001:db8::', 32, 'forbidden'],
   ['fc00::', 7, 'private'],
+  // Local-use NAT64 (RFC 8215): a network's own translator, towards its own IPv4 hosts as well,
+  // at prefix lengths that put the IPv4 address elsewhere in the 128 bits.
+  ['64:ff9b:1::', 48, 'private'],
   ['fe80::', 10, 'forbidden'],
   ['fec0::', 10, 'forbidden'],
   ['ff00::', 8, 'forbidden'],
@@ -89,8 +93,14 @@ const LOW_32 = 0xffffffffn;
 /** The IPv4 address an IPv6 address carries, or null. */
 function embeddedV4(value: bigint): number | null {
   const high96 = value >> 32n;
-  // ::ffff:a.b.c.d (mapped), ::a.b.c.d (compatible; not :: or ::1 themselves), 64:ff9b::a.b.c.d
-  if (high96 === 0xffffn || (high96 === 0n && value > 1n) || high96 === 0x64ff9b0000000000000000n) {
+  // ::ffff:a.b.c.d (mapped), ::ffff:0:a.b.c.d (translated, SIIT), ::a.b.c.d (compatible; not
+  // :: or ::1 themselves), 64:ff9b::a.b.c.d (NAT64)
+  if (
+    high96 === 0xffffn ||
+    high96 === 0xffff0000n ||
+    (high96 === 0n && value > 1n) ||
+    high96 === 0x64ff9b0000000000000000n
+  ) {
     return Number(value & LOW_32);
   }
   // 2002:aabb:ccdd::/48 (6to4) carries aa.bb.cc.dd in bits 16–48.
