@@ -54,6 +54,9 @@ const NOTICES: Record<string, string> = {
     'The secret of a webhook is shown only once, right after it is made, and not again. If you ' +
     'did not copy it, delete the webhook and create another.',
   tested: 'The test request was sent: its answer is the first line of the log below.',
+  'not-sent':
+    'No test request was sent: this account cannot call the API now, and its webhooks wait ' +
+    'until it can.',
   enabled: 'The webhook is on again: it is tried now, with the changes it missed.',
 };
 
@@ -218,7 +221,12 @@ export async function registerWebhookPages(
 
     hooks.post(
       '/account/webhooks/:webhookId/test',
-      ofOwnWebhook(async (_request, reply, webhook) => {
+      ofOwnWebhook(async (_request, reply, webhook, signedIn) => {
+        // As deliveries are paused for an account without access (disabled by the operator,
+        // its access over), so are its test requests: no signed POST goes out for it.
+        if (!decideAccess(signedIn.account, deps.now()).eligible) {
+          return reply.redirect(`/account/webhooks/${webhook.id}?notice=not-sent`, 303);
+        }
         await sendTestRequest(
           {
             store,

@@ -133,6 +133,33 @@ describe(`webhook pages (${TEST_ENGINE})`, () => {
     );
   });
 
+  it('sends no test request for an account that cannot call the API (disabled by the operator)', async () => {
+    const cookie = await signIn(t, 'dee@example.com');
+    const posted = await post(
+      '/account/webhooks',
+      [
+        ['url', receiver.url],
+        ['filter', 'channels'],
+        ['channel', TG4],
+      ],
+      cookie,
+    );
+    expect(posted.statusCode).toBe(303);
+    const [webhook] = await hooksOf('dee@example.com');
+    const account = await t.temp.store.accounts.findAccountByEmail('dee@example.com');
+    await t.temp.store.accounts.updateAccount(account?.id ?? '', { disabled: true }, t.clock.ms);
+    const before = receiver.received.length;
+    const tested = await post(`/account/webhooks/${webhook?.id}/test`, [], cookie);
+    expect(tested.statusCode).toBe(303);
+    expect(tested.headers.location).toBe(`/account/webhooks/${webhook?.id}?notice=not-sent`);
+    expect(receiver.received.length).toBe(before);
+    const page = await getPage(t, String(tested.headers.location), cookie);
+    expect(page.body).toContain('No test request was sent: this account cannot call the API now');
+    expect(await t.temp.store.webhooks.listAttempts(webhook?.id ?? '')).toEqual([]);
+    // The later cases count the webhooks there are.
+    await t.temp.store.webhooks.deleteWebhook(webhook?.id ?? '');
+  });
+
   it('shows the form again with why for a refused URL or filter, and 10 at most', async () => {
     const refused = async (fields: [string, string][], status: number, message: string) => {
       const res = await post('/account/webhooks', fields, ann);
