@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,6 +54,21 @@ describe('migrateSqlite', () => {
 });
 
 describe('openSqliteDatabase', () => {
+  it('makes new files, their WAL included, and their folder for this user only', () => {
+    const path = join(dir, 'data', 'onair.db');
+    const db = openSqliteDatabase(path);
+    try {
+      db.exec('CREATE TABLE t (a); INSERT INTO t VALUES (1)');
+      const modes = ['onair.db', 'onair.catalogue.db', 'onair.db-wal'].map(
+        (name) => statSync(join(dir, 'data', name)).mode & 0o777,
+      );
+      expect(modes).toEqual([0o600, 0o600, 0o600]);
+      expect(statSync(join(dir, 'data')).mode & 0o777).toBe(0o700);
+    } finally {
+      db.close();
+    }
+  });
+
   // Switching a new file to WAL needs it to itself, and SQLite does not wait for that on its
   // own: another process writing the file at that moment (commands started together on a new
   // file) made the open fail at once with "database is locked".

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { pendingMigrations } from '../schema-migration.js';
@@ -27,7 +27,11 @@ export function openSqliteDatabase(
   path: string,
   busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS,
 ): SqliteDatabase {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:') {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    createPrivately(path);
+    createPrivately(cataloguePathFor(path));
+  }
   const db = new Database(path);
   try {
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
@@ -46,6 +50,19 @@ export function openSqliteDatabase(
     throw error;
   }
   return db;
+}
+
+/**
+ * Creates `path` empty, readable and writable by this user only, unless it exists: the accounts
+ * file holds the webhooks' signing secrets (as it must, to sign), and SQLite gives its WAL and
+ * shared-memory files the permissions of the database file. An empty file is an empty database.
+ */
+function createPrivately(path: string): void {
+  try {
+    closeSync(openSync(path, 'wx', 0o600));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
 }
 
 /**
