@@ -98,6 +98,9 @@ export async function registerWebRoutes(app: FastifyInstance, deps: WebDeps): Pr
 
   await app.register(async (web) => {
     await web.register(fastifyCookie);
+    // Forms only: a body of another type (JSON, text: up to Fastify's 1 MiB) was read and parsed
+    // before the same-site check refused it.
+    web.removeAllContentTypeParsers();
     await web.register(fastifyFormbody, { bodyLimit: 8 * 1024 });
     await web.register(fastifyHelmet, pageHelmetOptions(secureCookies()));
     await web.register(fastifyStatic, {

@@ -213,6 +213,25 @@ describe(`account pages after the walkthrough (${TEST_ENGINE})`, () => {
     expect(anonymous.body).toContain('<a href="/">Back to the start</a>');
   });
 
+  it('reads forms only: another type of body is refused unread, with a page (400)', async () => {
+    for (const [type, payload] of [
+      ['application/json', JSON.stringify({ email: 'json@example.com', pad: 'x'.repeat(100_000) })],
+      ['text/plain', 'email=text@example.com'],
+    ]) {
+      const res = await t.inject({
+        method: 'POST',
+        url: '/signin',
+        headers: { 'content-type': type, ...sameSite(t) },
+        payload,
+      });
+      expect(res.statusCode, type).toBe(400);
+      expect(res.headers['content-type'], type).toMatch(/^text\/html/);
+    }
+    for (const email of ['json@example.com', 'text@example.com']) {
+      expect(await t.temp.store.accounts.findAccountByEmail(email)).toBeNull();
+    }
+  });
+
   it('reports every refused feed field at once, each tied to its input', async () => {
     const res = await post(
       '/account/feeds',
