@@ -672,6 +672,12 @@ describe.skipIf(SKIP_BROWSER)('developer pages in Chromium', () => {
     await page.goto(`${server.url}/playground`);
     await expect.poll(() => page.getByLabel('Country').isEnabled()).toBe(true);
     await page.getByLabel('Country').selectOption('UK');
+    // UK's now/next in place (the first country's, shown before, is replaced: a click on it
+    // could land on a title that is gone).
+    await expect
+      .poll(() => page.locator('#pg-on-request').textContent())
+      .toBe('/playground/api/now?country=UK');
+    await expect.poll(() => page.locator('#pg-now').getAttribute('aria-busy')).toBeNull();
     // A programme's details under Now/next, with its long request line.
     const nowTitle = page.locator('#pg-now .timeline-title').first();
     await expect.poll(() => nowTitle.isVisible()).toBe(true);
