@@ -49,6 +49,18 @@ const hooksOf = async (email: string) => {
   return t.temp.store.webhooks.listWebhooks(account?.id ?? '');
 };
 
+/** The new-webhook form, sent for TG4's changes to the receiver. */
+const postTg4Webhook = (cookie: string) =>
+  post(
+    '/account/webhooks',
+    [
+      ['url', receiver.url],
+      ['filter', 'channels'],
+      ['channel', TG4],
+    ],
+    cookie,
+  );
+
 describe(`webhook pages (${TEST_ENGINE})`, () => {
   it('creates a webhook, shows its secret once, sends a test request, logs it, deletes with a confirm step', async () => {
     const form = await getPage(t, '/account/webhooks/new?q=tg4', ann);
@@ -57,15 +69,7 @@ describe(`webhook pages (${TEST_ENGINE})`, () => {
     // The search found the channel, offered as a box to tick.
     expect(form.body).toMatch(new RegExp(`name="channel" value="${TG4}"`));
 
-    const posted = await post(
-      '/account/webhooks',
-      [
-        ['url', receiver.url],
-        ['filter', 'channels'],
-        ['channel', TG4],
-      ],
-      ann,
-    );
+    const posted = await postTg4Webhook(ann);
     expect(posted.statusCode).toBe(303);
     const location = String(posted.headers.location);
     expect(location).toMatch(/^\/account\/webhooks\/[0-9a-f-]{36}\/secret$/);
@@ -135,15 +139,7 @@ describe(`webhook pages (${TEST_ENGINE})`, () => {
 
   it('sends no test request for an account that cannot call the API (disabled by the operator)', async () => {
     const cookie = await signIn(t, 'dee@example.com');
-    const posted = await post(
-      '/account/webhooks',
-      [
-        ['url', receiver.url],
-        ['filter', 'channels'],
-        ['channel', TG4],
-      ],
-      cookie,
-    );
+    const posted = await postTg4Webhook(cookie);
     expect(posted.statusCode).toBe(303);
     const [webhook] = await hooksOf('dee@example.com');
     const account = await t.temp.store.accounts.findAccountByEmail('dee@example.com');
