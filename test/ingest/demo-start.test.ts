@@ -39,11 +39,16 @@ describe('npm start: the demo', () => {
     const store = await freshStore();
     const first = await startDemo(store, NOW);
     expect(first.kind).toBe('seeded');
+    const files = async () =>
+      Number((await current?.sql('SELECT count(*) AS n FROM source_files'))?.[0]?.n);
+    const seeded = await files();
     expect(await startDemo(store, NOW + 3_600_000)).toEqual({
       kind: 'demo',
       moved: false,
       account: DEMO_EMAIL,
     });
+    // Not ingested again: it still runs on past a week from now.
+    expect(await files()).toBe(seeded);
     // Its 7-day trial from the seeding, untouched a hour later.
     expect(decideAccess(await demoAccount(store), NOW).until).toBe(NOW + 7 * DAY_MS);
     expect(await store.accounts.listAudit((await demoAccount(store)).id)).toEqual([]);
