@@ -142,6 +142,9 @@ describe('config', () => {
     [{ RETENTION_DAYS: '30' }, /RETENTION_DAYS/],
     [{ CHANGES_RETENTION_DAYS: '0' }, /CHANGES_RETENTION_DAYS/],
     [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL/],
+    [{ DATABASE_URL: 'file:./data/onair.db' }, /DATABASE_URL/],
+    [{ DATABASE_URL: 'postgresql:/db.internal/onair' }, /DATABASE_URL/],
+    [{ DATABASE_URL: 'sqlite//data/onair.db' }, /DATABASE_URL/],
     [{ WEBHOOK_ALLOW_HTTP: 'maybe' }, /WEBHOOK_ALLOW_HTTP/],
     [{ WEBHOOK_RETRY_BASE_SECONDS: '0' }, /WEBHOOK_RETRY_BASE_SECONDS/],
     [{ WEBHOOK_TIMEOUT_SECONDS: '61' }, /WEBHOOK_TIMEOUT_SECONDS/],
@@ -171,6 +174,10 @@ describe('config', () => {
         DATABASE_URL: 'mysql://onair:Sup3rSecret@db/onair?Password=Sup3rSecret&sslmode=require',
       }),
     ).toMatch(/got "mysql:\/\/onair:\*\*\*@db\/onair\?Password=\*\*\*&sslmode=require"$/);
+    // A missing colon: taken as a path, it made directories named after the password.
+    expect(refusal({ DATABASE_URL: 'postgres//onair:Sup3rSecret@db.internal/onair' })).toBe(
+      'DATABASE_URL must be a SQLite file path, sqlite:PATH or postgres://…, got "***@db.internal/onair"',
+    );
     expect(refusal({ REDIS_URL: 'http://:R3disSecret@cache:6379' })).toBe(
       'REDIS_URL must start with redis:// or rediss://, got "http://:***@cache:6379"',
     );

@@ -187,6 +187,12 @@ export function parseCorsOrigins(raw: string | undefined): CorsOrigins {
 /** `scheme://`: the start of a URL of any scheme (a file path never has it). */
 const URL_SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
 
+/**
+ * What a mistyped URL starts with: a scheme and a colon (`file:`, `postgres:/…`), or a database
+ * scheme whose colon is missing (`postgres//…`). A relative file path seldom starts either way.
+ */
+const SCHEME_LIKE = /^(?:[a-z][a-z0-9+.-]+:|(?:postgres(?:ql)?|sqlite|mysql|mariadb)\/\/)/i;
+
 /** Query parameters of a connection URL that hold a secret (pg takes `?password=`). */
 const SECRET_PARAMETER = /([?&](?:password|pass|pwd|secret|token|key|sslpassword)=)[^&#]*/gi;
 
@@ -223,9 +229,12 @@ export function parseDatabaseUrl(raw: string | undefined, cwd: string): Database
   let path = raw;
   if (/^sqlite:/i.test(path)) path = path.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
   if (path === '') throw new ConfigError('DATABASE_URL names no SQLite file');
-  if (URL_SCHEME.test(path)) {
+  // A URL of another scheme, or one with a typo (`postgres//u:pw@host/db`, `file:x.db`), is
+  // refused rather than taken as a path: taken as one, it made directories named after the
+  // host (and the password) and served an empty catalogue.
+  if (URL_SCHEME.test(path) || SCHEME_LIKE.test(path)) {
     throw new ConfigError(
-      `DATABASE_URL must be a SQLite file path, sqlite:PATH or postgres://…, got "${redactConnectionUrl(raw)}"`,
+      `DATABASE_URL must be a SQLite file path, sqlite:PATH or postgres://…, got "${redactConnectionUrl(raw, { schemeless: true })}"`,
     );
   }
   if (path === ':memory:') return { engine: 'sqlite', path };
