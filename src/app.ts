@@ -64,6 +64,7 @@ export interface AppDeps {
   signInLimiter: RateLimiter;
   playgroundLimiter: RateLimiter;
   feedLimiter: RateLimiter;
+  webhookTestLimiter: RateLimiter;
   mailer: Mailer;
   usage: UsageRecorder;
   site: SiteAddress;
@@ -211,6 +212,7 @@ export async function buildApp(deps: AppDeps, loggerInstance?: Logger): Promise<
     store: deps.store,
     signIn,
     signInLimiter: deps.signInLimiter,
+    webhookTestLimiter: deps.webhookTestLimiter,
     site: deps.site,
     now: deps.now,
     webhooks: deps.config.webhooks,

@@ -26,6 +26,8 @@ import type { Store } from './storage/store.js';
 
 /** Sign-in link requests are counted in 15-minute windows. */
 export const SIGN_IN_WINDOW_MS = 15 * 60_000;
+/** Webhook test requests sent from the account pages are counted in 15-minute windows. */
+export const WEBHOOK_TEST_WINDOW_MS = 15 * 60_000;
 
 /** The limiters of one process: per account, per client IP for failed auth, and for sign-in. */
 export interface Limiters {
@@ -36,6 +38,8 @@ export interface Limiters {
   playgroundLimiter: RateLimiter;
   /** Per guide feed, in hours: a budget apart from the account's API budget. */
   feedLimiter: RateLimiter;
+  /** Per account, the test requests its webhook pages send (WEBHOOK_TEST_WINDOW_MS). */
+  webhookTestLimiter: RateLimiter;
 }
 
 /** Everything besides the store that the app runs with, chosen once from the configuration. */
@@ -100,6 +104,7 @@ export async function createServices(
     signInLimiter: limiter('sign-in', SIGN_IN_WINDOW_MS),
     playgroundLimiter: limiter('playground', config.playgroundWindowMs),
     feedLimiter: limiter('feed', FEED_WINDOW_MS),
+    webhookTestLimiter: limiter('webhook-test', WEBHOOK_TEST_WINDOW_MS),
   };
   const mailer = createMailer(config, log);
   const usage = createUsageRecorder(store.accounts, { log });
@@ -117,6 +122,7 @@ export async function createServices(
       await limiters.signInLimiter.close();
       await limiters.playgroundLimiter.close();
       await limiters.feedLimiter.close();
+      await limiters.webhookTestLimiter.close();
       redis?.disconnect();
     },
   };

@@ -60,6 +60,8 @@ export interface WebDeps {
   signIn: SignInService;
   /** Counts sign-in link requests (15-minute windows) per address and per client IP. */
   signInLimiter: RateLimiter;
+  /** Counts the test requests of each account's webhooks (15-minute windows). */
+  webhookTestLimiter: RateLimiter;
   site: SiteAddress;
   now: () => number;
   /** Where webhooks may send (the WEBHOOK_* settings). */
@@ -417,6 +419,7 @@ export async function registerWebRoutes(app: FastifyInstance, deps: WebDeps): Pr
       signedIn: currentSession,
       shownOnce,
       settings: deps.webhooks,
+      testLimiter: deps.webhookTestLimiter,
       log: web.log,
     });
 

@@ -3,6 +3,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SignedIn } from '../accounts/sign-in-service.js';
 import type { WebhookConfig } from '../config.js';
 import { decideAccess } from '../domain/access.js';
+import { countOf } from '../domain/plural.js';
+import { retryAfterSeconds } from '../domain/rate-window.js';
 import { isUuid } from '../domain/catalogue-ids.js';
 import {
   MAX_WEBHOOK_CHANNELS,
@@ -10,6 +12,7 @@ import {
   type Webhook,
   type WebhookFilter,
 } from '../domain/webhook.js';
+import type { RateLimiter } from '../ratelimit/types.js';
 import { WebhookLimitError } from '../storage/errors.js';
 import type { Store } from '../storage/store.js';
 import {
@@ -34,6 +37,12 @@ import {
 /** 100 channel ids and a URL of 2,048 characters, percent-encoded, fit well within this. */
 const WEBHOOK_FORM_BYTES = 32 * 1024;
 
+/**
+ * Test requests an account's webhook pages may send in one window of the test limiter (15
+ * minutes): plenty to try a receiver, but not a way to make the server POST to a URL at will.
+ */
+export const WEBHOOK_TESTS_PER_WINDOW = 20;
+
 export interface WebhookPageDeps {
   store: Store;
   now: () => number;
@@ -43,6 +52,8 @@ export interface WebhookPageDeps {
   shownOnce: ShownOnce;
   /** Where webhooks may send (the WEBHOOK_* settings). */
   settings: WebhookConfig;
+  /** Counts each account's test requests (WEBHOOK_TESTS_PER_WINDOW a window). */
+  testLimiter: RateLimiter;
   /** Logs the test requests sent from the page (the request log's logger). */
   log: DeliveryLog;
   /** Resolves receivers' names; node:dns by default (tests give their own). */
@@ -226,6 +237,26 @@ export async function registerWebhookPages(
         // its access over), so are its test requests: no signed POST goes out for it.
         if (!decideAccess(signedIn.account, deps.now()).eligible) {
           return reply.redirect(`/account/webhooks/${webhook.id}?notice=not-sent`, 303);
+        }
+        const decision = await deps.testLimiter.hit(
+          `account:${signedIn.account.id}`,
+          WEBHOOK_TESTS_PER_WINDOW,
+        );
+        if (!decision.allowed) {
+          const seconds = retryAfterSeconds(decision);
+          const minutes = Math.ceil(seconds / 60);
+          reply.header('Retry-After', String(seconds));
+          return sendPage(
+            reply,
+            429,
+            messagePage(
+              'Too many test requests',
+              `Your account has sent ${WEBHOOK_TESTS_PER_WINDOW} test requests in the last ` +
+                `15 minutes. You can send another in ${countOf(minutes, 'minute')}.`,
+              true,
+              { href: `/account/webhooks/${webhook.id}`, label: 'Back to the webhook' },
+            ),
+          );
         }
         await sendTestRequest(
           {

@@ -7,6 +7,7 @@ import { TEST_ENGINE } from '../helpers/engines.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { disableWebhook } from '../helpers/disable-webhook.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { WEBHOOK_TESTS_PER_WINDOW } from '../../src/web/webhook-page-routes.js';
 import { getPage, sameSite, signIn } from './web-harness.js';
 
 /** The webhook pages of the account, on TEST_ENGINE (the suite runs on both). */
@@ -303,5 +304,37 @@ describe(`webhook pages (${TEST_ENGINE})`, () => {
     expect(await hooksOf('bob@example.com')).toHaveLength(1);
     // Signed out: to the sign-in page.
     expect((await getPage(t, '/account/webhooks/new')).headers.location).toBe('/signin');
+  });
+
+  it(`sends ${WEBHOOK_TESTS_PER_WINDOW} test requests per account in 15 minutes, then answers 429 until the window turns`, async () => {
+    const tess = await signIn(t, 'tess@example.com');
+    expect((await postTg4Webhook(tess)).statusCode).toBe(303);
+    const [webhook] = await hooksOf('tess@example.com');
+    const testUrl = `/account/webhooks/${webhook?.id}/test`;
+    const before = receiver.received.length;
+    receiver.answers = [];
+    for (let i = 0; i < WEBHOOK_TESTS_PER_WINDOW; i++) {
+      expect((await post(testUrl, [], tess)).statusCode).toBe(303);
+    }
+    expect(receiver.received.length).toBe(before + WEBHOOK_TESTS_PER_WINDOW);
+    const refused = await post(testUrl, [], tess);
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['content-type']).toMatch(/^text\/html/);
+    const retryAfter = Number(refused.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(15 * 60);
+    expect(refused.body).toContain('Too many test requests');
+    expect(refused.body).toContain(`href="/account/webhooks/${webhook?.id}"`);
+    expect(receiver.received.length).toBe(before + WEBHOOK_TESTS_PER_WINDOW);
+    // Counted per account: another account's test still goes.
+    const uma = await signIn(t, 'uma@example.com');
+    expect((await postTg4Webhook(uma)).statusCode).toBe(303);
+    const [umas] = await hooksOf('uma@example.com');
+    expect((await post(`/account/webhooks/${umas?.id}/test`, [], uma)).statusCode).toBe(303);
+    expect(receiver.received.length).toBe(before + WEBHOOK_TESTS_PER_WINDOW + 1);
+    // The next window sends again.
+    t.clock.advance(retryAfter * 1000);
+    expect((await post(testUrl, [], tess)).statusCode).toBe(303);
+    expect(receiver.received.length).toBe(before + WEBHOOK_TESTS_PER_WINDOW + 2);
   });
 });
