@@ -53,6 +53,12 @@ describe('GET /api/v1/countries', () => {
     const again = await t.get('/api/v1/countries', key, { 'if-none-match': etag });
     expect(again.statusCode).toBe(304);
     expect(again.body).toBe('');
+    // Compared weakly (RFC 9110): the strong form of the tag, or it among others, is the same.
+    for (const ifNoneMatch of [etag.slice(2), `"other", ${etag.slice(2)}`, `W/"x", ${etag}`]) {
+      expect(
+        (await t.get('/api/v1/countries', key, { 'if-none-match': ifNoneMatch })).statusCode,
+      ).toBe(304);
+    }
     await seedCatalogue(t.temp.store, [{ xmltvId: 'new.it', name: 'Nuovo', country: 'IT' }]);
     const changed = await t.get('/api/v1/countries', key, { 'if-none-match': etag });
     expect(changed.statusCode).toBe(200);

@@ -31,7 +31,7 @@ const NOW = Date.UTC(2026, 2, 1, 12, 0, 0);
 const DRAMA = channelIdFor('drama.uk');
 const SPORT = channelIdFor('sport.de');
 const EMPTY = channelIdFor('empty.uk');
-const LIMIT = 6;
+const LIMIT = 20;
 
 let t: TestApp;
 let accountId: string;
@@ -143,7 +143,7 @@ describe(`guide feeds (${TEST_ENGINE})`, () => {
     expect(copied).not.toContain('&#');
   });
 
-  it('sends gzip by Accept-Encoding and as .gz, with one ETag, 304 and Last-Modified', async () => {
+  it('sends gzip by Accept-Encoding and as .gz, with one ETag, 304 by ETag or If-Modified-Since, and Last-Modified', async () => {
     const { url } = await newFeed('gzip');
     const plain = await t.get(url);
     const zipped = await t.get(url, null, { 'accept-encoding': 'gzip, deflate' });
@@ -163,6 +163,18 @@ describe(`guide feeds (${TEST_ENGINE})`, () => {
     const again = await t.get(url, null, { 'if-none-match': etag });
     expect(again.statusCode).toBe(304);
     expect(again.body).toBe('');
+    // The tag compared weakly: its strong form names the same document.
+    expect((await t.get(url, null, { 'if-none-match': etag.slice(2) })).statusCode).toBe(304);
+    // If-Modified-Since (curl -z, wget -N): 304 from Last-Modified on, 200 before it or for a
+    // date that is none; If-None-Match, when sent, decides alone.
+    const lastModified = String(plain.headers['last-modified']);
+    const since = (date: string, more: Record<string, string> = {}) =>
+      t.get(url, null, { 'if-modified-since': date, ...more });
+    expect((await since(lastModified)).statusCode).toBe(304);
+    expect((await since(new Date(NOW + 3_600_000).toUTCString())).statusCode).toBe(304);
+    expect((await since(new Date(NOW - 1000).toUTCString())).statusCode).toBe(200);
+    expect((await since('yesterday')).statusCode).toBe(200);
+    expect((await since(lastModified, { 'if-none-match': 'W/"other"' })).statusCode).toBe(200);
     // A later ingest changes the catalogue: a new tag, and the new programme in the feed.
     await ingestXmltv(
       t.temp.store.ingest,
@@ -179,6 +191,14 @@ describe(`guide feeds (${TEST_ENGINE})`, () => {
     expect(changed.statusCode).toBe(200);
     expect(changed.headers.etag).not.toBe(etag);
     expect(changed.body).toContain('<title>Later</title>');
+    // Made in the same second as the first document (the clock stands still here), the new one
+    // is still dated after it: a copy of the first is not taken for it.
+    const changedAt = Date.parse(String(changed.headers['last-modified']));
+    expect(changedAt).toBeGreaterThan(Date.parse(lastModified));
+    const stale = await since(lastModified);
+    expect(stale.statusCode).toBe(200);
+    expect(stale.body).toContain('<title>Later</title>');
+    expect((await since(String(changed.headers['last-modified']))).statusCode).toBe(304);
   });
 
   it('moves with the clock: a programme enters when now + daysAhead passes its start', async () => {

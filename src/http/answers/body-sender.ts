@@ -65,13 +65,18 @@ export function pickEncoding(acceptEncoding: string | undefined): Encoding | nul
   return null;
 }
 
-/** True when `If-None-Match` names this tag (or is `*`). */
-function matches(ifNoneMatch: string | undefined, etag: string): boolean {
+/**
+ * True when `If-None-Match` names this tag (or is `*`), compared weakly as RFC 9110 asks of it:
+ * `"x"` and `W/"x"` name the same tag.
+ */
+export function namesTag(ifNoneMatch: string | undefined, etag: string): boolean {
   if (ifNoneMatch === undefined) return false;
   if (ifNoneMatch === etag) return true;
+  const bare = (tag: string) => (tag.startsWith('W/') ? tag.slice(2) : tag);
+  const wanted = bare(etag);
   return ifNoneMatch.split(',').some((t) => {
     const tag = t.trim();
-    return tag === etag || tag === '*';
+    return tag === '*' || bare(tag) === wanted;
   });
 }
 
@@ -169,7 +174,7 @@ export function createBodySender(): BodySender {
     prepared: PreparedBody,
   ): FastifyReply | Promise<FastifyReply> {
     for (const [name, value] of cachedAnswerHeaders(prepared)) reply.header(name, value);
-    if (matches(request.headers['if-none-match'], prepared.etag)) return reply.code(304).send();
+    if (namesTag(request.headers['if-none-match'], prepared.etag)) return reply.code(304).send();
     reply.type('application/json; charset=utf-8');
     const body = prepared.body;
     const length = lengthOf(body);

@@ -6,6 +6,7 @@ import { guideFeedXml } from '../../catalogue/feeds/guide-feed.js';
 import { feedWindow, lineupKey, type Feed } from '../../domain/feed.js';
 import { sha256Hex } from '../../domain/sha256.js';
 import type { FeedStore } from '../../storage/feed-store.js';
+import { namesTag } from './body-sender.js';
 
 /** A generated feed kept whole (gzip) up to this size; a larger one is generated per fetch. */
 const KEEP_UP_TO_BYTES = 16 * 1024 * 1024;
@@ -21,7 +22,8 @@ const MAX_ENTRIES = 1024;
  */
 interface FeedEntry {
   etag: string;
-  lastModified: string;
+  /** Whole seconds; see lastModifiedFor. */
+  lastModifiedMs: number;
   nextStart: number | null;
   gzip: Buffer | null;
 }
@@ -53,10 +55,15 @@ export function acceptsGzip(acceptEncoding: string | undefined): boolean {
     });
 }
 
-function namesTag(ifNoneMatch: string | undefined, etag: string): boolean {
-  if (ifNoneMatch === undefined) return false;
-  const bare = (tag: string) => tag.trim().replace(/^W\//, '');
-  return ifNoneMatch.split(',').some((t) => t.trim() === '*' || bare(t) === bare(etag));
+/**
+ * True when `If-Modified-Since` is a date (RFC 9110's) at or after `lastModifiedMs`. Asked only
+ * without `If-None-Match`, which names the document exactly: the date is for fetches like `curl
+ * -z guide.xml` or `wget -N`, which send the time of the copy they hold.
+ */
+function notModifiedSince(ifModifiedSince: string | undefined, lastModifiedMs: number): boolean {
+  if (ifModifiedSince === undefined) return false;
+  const since = Date.parse(ifModifiedSince);
+  return Number.isFinite(since) && since >= lastModifiedMs;
 }
 
 /**
@@ -67,6 +74,25 @@ function namesTag(ifNoneMatch: string | undefined, etag: string): boolean {
 export function createFeedAnswers(feeds: FeedStore): FeedAnswers {
   const entries = new Map<string, FeedEntry>();
   let keptBytes = 0;
+  /** The last `Last-Modified` given to each feed address's documents (lineup and days). */
+  const lastModifiedOf = new Map<string, number>();
+  /**
+   * When a new document of a feed was made, to the second (HTTP dates have no finer unit), and
+   * always after the last one that feed's address was given: a document made in the same second
+   * as the one before it, after an ingest, must not be taken for it by `If-Modified-Since`.
+   */
+  const lastModifiedFor = (address: string, nowMs: number): number => {
+    const previous = lastModifiedOf.get(address) ?? Number.NEGATIVE_INFINITY;
+    const ms = Math.max(Math.floor(nowMs / 1000) * 1000, previous + 1000);
+    lastModifiedOf.delete(address);
+    lastModifiedOf.set(address, ms);
+    // As many addresses as entries are kept, the least recently made dropped first.
+    for (const [oldest] of lastModifiedOf) {
+      if (lastModifiedOf.size <= MAX_ENTRIES) break;
+      lastModifiedOf.delete(oldest);
+    }
+    return ms;
+  };
 
   const forget = (key: string) => {
     const entry = entries.get(key);
@@ -87,7 +113,8 @@ export function createFeedAnswers(feeds: FeedStore): FeedAnswers {
   return {
     async send(request, reply, feed, catalogueVersion, form, nowMs) {
       const { fromMs, toMs } = feedWindow(feed, nowMs);
-      const key = `${catalogueVersion}\n${lineupKey(feed.lineup)}\n${fromMs}\n${feed.daysAhead}`;
+      const address = `${lineupKey(feed.lineup)}\n${feed.daysAhead}`;
+      const key = `${catalogueVersion}\n${fromMs}\n${address}`;
       let entry = entries.get(key);
       if (entry !== undefined && entry.nextStart !== null && toMs > entry.nextStart) {
         forget(key);
@@ -107,7 +134,7 @@ export function createFeedAnswers(feeds: FeedStore): FeedAnswers {
         const nextStart = await feeds.firstStartFrom(inWindow.ids, toMs);
         entry = {
           etag: `W/"feed-${sha256Hex(`${key}\n${nextStart}`).slice(0, 32)}"`,
-          lastModified: new Date(nowMs).toUTCString(),
+          lastModifiedMs: lastModifiedFor(address, nowMs),
           nextStart,
           gzip: null,
         };
@@ -119,10 +146,17 @@ export function createFeedAnswers(feeds: FeedStore): FeedAnswers {
       }
 
       reply.header('ETag', entry.etag);
-      reply.header('Last-Modified', entry.lastModified);
+      reply.header('Last-Modified', new Date(entry.lastModifiedMs).toUTCString());
       reply.header('Cache-Control', 'private, no-cache');
       if (form !== 'gz-file') reply.header('Vary', 'Accept-Encoding');
-      if (namesTag(request.headers['if-none-match'], entry.etag)) return reply.code(304).send();
+      const ifNoneMatch = request.headers['if-none-match'];
+      if (
+        ifNoneMatch === undefined
+          ? notModifiedSince(request.headers['if-modified-since'], entry.lastModifiedMs)
+          : namesTag(ifNoneMatch, entry.etag)
+      ) {
+        return reply.code(304).send();
+      }
 
       reply.type(form === 'gz-file' ? 'application/gzip' : 'application/xml; charset=utf-8');
       if (form === 'gzip') reply.header('Content-Encoding', 'gzip');
