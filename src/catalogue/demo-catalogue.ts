@@ -1,5 +1,6 @@
 import { DAY_MS } from '../domain/schedule-window.js';
 import { formatXmltvUtc } from '../domain/xmltv-time.js';
+import { escapeXml } from '../domain/xmltv-writer.js';
 
 /**
  * A small made-up guide whose schedules sit around a given date, so a fresh install has data
@@ -533,14 +534,6 @@ const SHOW_DETAILS: Readonly<Record<string, ShowDetails>> = {
     subtitles: true,
   },
 };
-
-function escapeXml(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;');
-}
 
 /** One demo guide per country: the XMLTV text and the country to ingest it with. */
 export interface DemoGuide {
