@@ -32,6 +32,24 @@ export interface RetryOptions {
   maxDelayMs?: number | undefined;
   /** Called before each retry. */
   onRetry?: ((info: RetryInfo) => void) | undefined;
+  /**
+   * Spread the waits at random (default true), so that clients refused together do not all
+   * come back in the same instant: a `Retry-After` wait gets up to a second more (the budget's
+   * window), a back-off wait is taken between its half and its whole.
+   */
+  jitter?: boolean | undefined;
+}
+
+/** The request budget as the last answer told it (its `RateLimit` header). */
+export interface RateLimitState {
+  /** Requests the key's account may make per window. */
+  limit: number;
+  /** Requests left in the current window after that answer. */
+  remaining: number;
+  /** Seconds until the window resets, as of `receivedAt`. */
+  resetSeconds: number;
+  /** When the answer came (ms since the epoch). */
+  receivedAt: number;
 }
 
 export interface OnairClientOptions {
@@ -128,9 +146,25 @@ interface RetryPolicy {
   retries: number;
   maxDelayMs: number;
   onRetry: (info: RetryInfo) => void;
+  jitter: boolean;
 }
 
-const NO_RETRY: RetryPolicy = { retries: 0, maxDelayMs: 0, onRetry: () => {} };
+const NO_RETRY: RetryPolicy = { retries: 0, maxDelayMs: 0, onRetry: () => {}, jitter: false };
+
+/** `limit=3, remaining=2, reset=1` (the API's `RateLimit` header), or null. */
+function rateLimitOf(value: string | null, receivedAt: number): RateLimitState | null {
+  if (value === null) return null;
+  const fields = new Map<string, number>();
+  for (const part of value.split(',')) {
+    const match = /^\s*([a-z]+)=(\d+)\s*$/i.exec(part);
+    if (match?.[1] !== undefined) fields.set(match[1].toLowerCase(), Number(match[2]));
+  }
+  const limit = fields.get('limit');
+  const remaining = fields.get('remaining');
+  const resetSeconds = fields.get('reset');
+  if (limit === undefined || remaining === undefined || resetSeconds === undefined) return null;
+  return { limit, remaining, resetSeconds, receivedAt };
+}
 
 /** Seconds from a `Retry-After` value (seconds or an HTTP date), or null. */
 function retryAfterSeconds(value: string | null, nowMs: number): number | null {
@@ -172,6 +206,7 @@ export class OnairClient {
   readonly #retry: RetryPolicy;
   readonly #timeoutMs: number;
   readonly #fetch: typeof fetch;
+  #rateLimit: RateLimitState | null = null;
 
   constructor(options: OnairClientOptions) {
     let url: URL;
@@ -200,9 +235,19 @@ export class OnairClient {
             retries: options.retry === true ? 2 : (options.retry.retries ?? 2),
             maxDelayMs: options.retry === true ? 30_000 : (options.retry.maxDelayMs ?? 30_000),
             onRetry: options.retry === true ? () => {} : (options.retry.onRetry ?? (() => {})),
+            jitter: options.retry === true ? true : (options.retry.jitter ?? true),
           };
     this.#timeoutMs = options.timeoutMs ?? 30_000;
     this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+  }
+
+  /**
+   * The request budget as the latest answer that carried one told it (null before the first):
+   * pace calls by `remaining` and `resetSeconds` rather than by 429s. With calls in flight at
+   * once, it is the budget after whichever answer came last.
+   */
+  get rateLimit(): RateLimitState | null {
+    return this.#rateLimit;
   }
 
   /** Every country with its number of channels, ordered by code. */
@@ -370,16 +415,20 @@ export class OnairClient {
   /** How long to wait before retrying after `error`, or null when it is not worth retrying. */
   #retryDelay(error: OnairError, attempt: number): number | null {
     let delayMs: number;
+    const told = error.retryAfterSeconds !== null;
     if (error.status === 429 || error.status === 503) {
       // Retry-After is what the server knows; without it, back off.
-      delayMs =
-        error.retryAfterSeconds !== null ? error.retryAfterSeconds * 1000 : 500 * 2 ** attempt;
+      delayMs = told ? (error.retryAfterSeconds ?? 0) * 1000 : 500 * 2 ** attempt;
     } else if (error.code === 'NETWORK_ERROR') {
       delayMs = 250 * 2 ** attempt;
     } else {
       return null;
     }
-    return delayMs > this.#retry.maxDelayMs ? null : delayMs;
+    if (delayMs > this.#retry.maxDelayMs) return null;
+    if (!this.#retry.jitter) return delayMs;
+    // Retry-After names the start of a one-second window: spread over that window. A back-off
+    // is taken between its half and its whole ("equal jitter").
+    return Math.round(told ? delayMs + Math.random() * 1000 : delayMs * (0.5 + Math.random() / 2));
   }
 
   async #attempt(url: string, signal: AbortSignal | undefined): Promise<unknown> {
@@ -419,6 +468,7 @@ export class OnairClient {
     } catch {
       // Not JSON: reported below.
     }
+    this.#rateLimit = rateLimitOf(response.headers.get('ratelimit'), Date.now()) ?? this.#rateLimit;
     if (response.ok && body !== undefined) return body;
     const retryAfter = retryAfterSeconds(response.headers.get('retry-after'), Date.now());
     const apiError = body as { error?: unknown; code?: unknown } | undefined;

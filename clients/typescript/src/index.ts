@@ -5,6 +5,7 @@ export type {
   GuideOptions,
   NowOptions,
   OnairClientOptions,
+  RateLimitState,
   RetryInfo,
   RetryOptions,
   SearchProgrammesOptions,

@@ -217,6 +217,23 @@ describe('OnairClient', () => {
     expect(limited.retryAfterSeconds).toBeGreaterThanOrEqual(1);
   });
 
+  it('keeps the budget the last answer told (its RateLimit header), a 429 included', async () => {
+    const pacedKey = await customerKey(deploymentA.store, 'paced@example.com', 2);
+    const onair = new OnairClient({ baseUrl: deploymentA.url, apiKey: pacedKey });
+    expect(onair.rateLimit).toBeNull();
+    await nextRateWindow();
+    const before = Date.now();
+    await onair.listCountries();
+    expect(onair.rateLimit).toMatchObject({ limit: 2, remaining: 1 });
+    expect(onair.rateLimit?.resetSeconds).toBeGreaterThanOrEqual(0);
+    expect(onair.rateLimit?.resetSeconds).toBeLessThanOrEqual(1);
+    expect(onair.rateLimit?.receivedAt).toBeGreaterThanOrEqual(before);
+    await onair.listCountries();
+    expect(onair.rateLimit).toMatchObject({ limit: 2, remaining: 0 });
+    expect((await failure(onair.listCountries())).code).toBe('RATE_LIMITED');
+    expect(onair.rateLimit).toMatchObject({ limit: 2, remaining: 0 });
+  });
+
   it('with retry, waits as Retry-After says and then succeeds; on either deployment', async () => {
     const slowKey = await customerKey(deploymentA.store, 'patient@example.com', 1);
     const retries: RetryInfo[] = [];
@@ -231,7 +248,36 @@ describe('OnairClient', () => {
     expect(answer.countries.length).toBeGreaterThan(0);
     expect(retries.length).toBe(1);
     expect(retries[0]?.error.code).toBe('RATE_LIMITED');
-    expect(retries[0]?.delayMs).toBe((retries[0]?.error.retryAfterSeconds ?? 0) * 1000);
+    // Retry-After's wait, and up to a second more at random (its window): clients refused
+    // together do not all come back at once.
+    const told = (retries[0]?.error.retryAfterSeconds ?? 0) * 1000;
+    expect(retries[0]?.delayMs).toBeGreaterThanOrEqual(told);
+    expect(retries[0]?.delayMs).toBeLessThanOrEqual(told + 1000);
+  });
+
+  it('spreads its waits at random unless told not to', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as { port: number };
+    await new Promise((resolve) => closed.close(resolve));
+    const delays = async (jitter: boolean) => {
+      const seen: number[] = [];
+      const onair = new OnairClient({
+        baseUrl: `http://127.0.0.1:${port}`,
+        apiKey: key,
+        retry: { retries: 1, jitter, onRetry: (info) => seen.push(info.delayMs) },
+      });
+      await failure(onair.listCountries());
+      return seen[0] ?? Number.NaN;
+    };
+    // A back-off of 250 ms taken between its half and its whole; not the same every time.
+    const spread = await Promise.all(Array.from({ length: 8 }, () => delays(true)));
+    for (const delay of spread) {
+      expect(delay).toBeGreaterThanOrEqual(125);
+      expect(delay).toBeLessThanOrEqual(250);
+    }
+    expect(new Set(spread).size).toBeGreaterThan(1);
+    expect(await delays(false)).toBe(250);
   });
 
   it('does not wait longer than maxDelayMs: it throws instead', async () => {
@@ -257,7 +303,7 @@ describe('OnairClient', () => {
     const onair = new OnairClient({
       baseUrl: `http://127.0.0.1:${port}`,
       apiKey: key,
-      retry: { retries: 2, onRetry: (info) => retries.push(info) },
+      retry: { retries: 2, jitter: false, onRetry: (info) => retries.push(info) },
     });
     const error = await failure(onair.listCountries());
     expect([error.status, error.code]).toEqual([0, 'NETWORK_ERROR']);
