@@ -76,11 +76,24 @@ describe('programmeXml', () => {
   });
 
   it('writes a channel with its icon only when it has one', () => {
-    expect(channelXml({ xmltvId: 'x', name: 'X & Y', icon: '' })).toBe(
+    expect(channelXml({ xmltvId: 'x', name: 'X & Y', displayNames: [], icon: '' })).toBe(
       '<channel id="x"><display-name>X &amp; Y</display-name></channel>\n',
     );
-    expect(channelXml({ xmltvId: 'x', name: 'X', icon: 'https://i/x.png?a=1&b=2' })).toContain(
-      '<icon src="https://i/x.png?a=1&amp;b=2"/>',
+    expect(
+      channelXml({ xmltvId: 'x', name: 'X', displayNames: [], icon: 'https://i/x.png?a=1&b=2' }),
+    ).toContain('<icon src="https://i/x.png?a=1&amp;b=2"/>');
+  });
+
+  it("writes the catalogue's name first, then the guide's other display-names, none twice", () => {
+    const channel = { xmltvId: 'one.uk', icon: 'https://i/1.png' };
+    expect(channelXml({ ...channel, name: 'One', displayNames: ['One', '101', 'One <HD>'] })).toBe(
+      '<channel id="one.uk"><display-name>One</display-name><display-name>101</display-name>' +
+        '<display-name>One &lt;HD&gt;</display-name><icon src="https://i/1.png"/></channel>\n',
+    );
+    // A name the operator fixed comes first; the guide's own follow it.
+    expect(channelXml({ ...channel, name: 'BBC One', displayNames: ['One', '101'] })).toBe(
+      '<channel id="one.uk"><display-name>BBC One</display-name><display-name>One</display-name>' +
+        '<display-name>101</display-name><icon src="https://i/1.png"/></channel>\n',
     );
   });
 });

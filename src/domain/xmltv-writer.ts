@@ -14,7 +14,10 @@ import {
 /** What a feed's channel entry says. */
 export interface XmltvChannel {
   xmltvId: string;
+  /** The first display-name: the channel's name in the catalogue (an operator's fix included). */
   name: string;
+  /** The guide's display-names, written after `name` (each once; `name` is not repeated). */
+  displayNames: readonly string[];
   icon: string;
 }
 
@@ -121,10 +124,13 @@ function episodeNumbers(ids: readonly SystemValue[], out: string[]): void {
 /** `<channel>` of a feed. */
 export function channelXml(channel: XmltvChannel): string {
   const icon = channel.icon === '' ? '' : `<icon src="${escapeXml(channel.icon)}"/>`;
-  return (
-    `<channel id="${escapeXml(channel.xmltvId)}">` +
-    `${element('display-name', channel.name)}${icon}</channel>\n`
-  );
+  // Media servers match a tuner's channel to a guide's by any display-name (a short name, a
+  // number), so the guide's others follow the catalogue's name.
+  let names = element('display-name', channel.name);
+  for (const name of channel.displayNames) {
+    if (name !== channel.name) names += element('display-name', name);
+  }
+  return `<channel id="${escapeXml(channel.xmltvId)}">${names}${icon}</channel>\n`;
 }
 
 /** `<programme>` of a channel, with every rich element in DTD order. */

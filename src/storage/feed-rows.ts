@@ -112,9 +112,21 @@ export interface LineupChannelRow {
   id: string;
   xmltv_id: string;
   name: string;
+  /** A JSON array of strings, as the ingest's merge writes it. */
+  display_names: string;
   icon: string;
 }
 
+/** The columns of a LineupChannelRow, of the channels table aliased `c`. */
+export const LINEUP_CHANNEL_COLUMNS = 'c.id, c.xmltv_id, c.name, c.display_names, c.icon';
+
 export function toLineupChannel(row: LineupChannelRow): LineupChannel {
-  return { id: row.id, xmltvId: row.xmltv_id, name: row.name, icon: row.icon };
+  const names: unknown = JSON.parse(row.display_names);
+  return {
+    id: row.id,
+    xmltvId: row.xmltv_id,
+    name: row.name,
+    displayNames: Array.isArray(names) ? names.filter((n) => typeof n === 'string') : [],
+    icon: row.icon,
+  };
 }

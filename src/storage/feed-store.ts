@@ -18,6 +18,8 @@ export interface LineupChannel {
   id: string;
   xmltvId: string;
   name: string;
+  /** Every display-name its guide gave, in order (none for a channel not ingested since). */
+  displayNames: string[];
   icon: string;
 }
 

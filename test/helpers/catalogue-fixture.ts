@@ -50,6 +50,7 @@ export async function seedCatalogue(
         id,
         xmltvId: c.xmltvId,
         name: c.name,
+        displayNames: [c.name],
         icon: c.icon ?? '',
         // A channel without a given country is new and flagged; its country is the fallback.
         country: c.needsReview ? null : c.country,

@@ -48,6 +48,19 @@ async function newFeed(name: string, owner = accountId) {
   return { ...issued, url: `/feeds/${issued.token}/guide.xml` };
 }
 
+/** The URL of a new feed of these channels. */
+async function feedOfChannels(name: string, channelIds: string[]): Promise<string> {
+  const lineup = { kind: 'channels' as const, channelIds };
+  const { token } = await createAuditedFeed(
+    t.temp.store,
+    accountId,
+    { ...settings(name), lineup },
+    'account',
+    NOW,
+  );
+  return `/feeds/${token}/guide.xml`;
+}
+
 beforeAll(async () => {
   t = await createTestApp({ FEED_FETCH_LIMIT: String(LIMIT) }, NOW);
   await ingestXmltv(
@@ -125,14 +138,7 @@ describe(`guide feeds (${TEST_ENGINE})`, () => {
       },
       { country: 'UK', assumeOffsetMinutes: 0, nowMs: NOW },
     );
-    const { token } = await createAuditedFeed(
-      t.temp.store,
-      accountId,
-      { ...settings('lines'), lineup: { kind: 'channels', channelIds: [multi] } },
-      'account',
-      NOW,
-    );
-    const xml = (await t.get(`/feeds/${token}/guide.xml`)).body;
+    const xml = (await t.get(await feedOfChannels('lines', [multi]))).body;
     expect(xml).toContain(`<desc>${desc.replace('&', '&amp;')}</desc>`);
     ensureReferenceTools();
     const file = join(t.temp.dir, 'lines.xml');
@@ -199,6 +205,60 @@ describe(`guide feeds (${TEST_ENGINE})`, () => {
     expect(stale.statusCode).toBe(200);
     expect(stale.body).toContain('<title>Later</title>');
     expect((await since(String(changed.headers['last-modified']))).statusCode).toBe(304);
+  });
+
+  it("writes every display-name of the guide after the catalogue's name, kept until the guide changes them", async () => {
+    const NAMES = channelIdFor('names.uk');
+    const programme = `<programme start="20260301190000 +0000" stop="20260301200000 +0000" channel="names.uk"><title>Named</title></programme>`;
+    const ingest = (name: string, channel: string) =>
+      ingestXmltv(
+        t.temp.store.ingest,
+        { name, data: Buffer.from(`<tv>${channel}${programme}</tv>`) },
+        { country: 'GB', assumeOffsetMinutes: 0, nowMs: NOW },
+      );
+    const names = (xml: string) =>
+      [
+        ...(/<channel id="names.uk">(.*?)<\/channel>/.exec(xml)?.[1] ?? '').matchAll(
+          /<display-name>([^<]*)<\/display-name>/g,
+        ),
+      ].map((m) => m[1]);
+    await ingest(
+      'names.xml',
+      '<channel id="names.uk"><display-name>Names One</display-name><display-name>101</display-name>' +
+        '<display-name> Names One </display-name><display-name></display-name><display-name>N1</display-name></channel>',
+    );
+    const url = await feedOfChannels('names', [NAMES]);
+    // Each once, blank ones left out, in the guide's order.
+    expect(names((await t.get(url)).body)).toEqual(['Names One', '101', 'N1']);
+
+    // The guide gives other names: the feed follows; no change record, as no field of the
+    // channel the API shows changed.
+    const { key } = await t.customer();
+    const before = (await t.get('/api/v1/changes?since=0&limit=1000', key)).json();
+    await ingest(
+      'names-2.xml',
+      '<channel id="names.uk"><display-name>Names One</display-name><display-name>102</display-name></channel>',
+    );
+    expect(names((await t.get(url)).body)).toEqual(['Names One', '102']);
+    const after = (await t.get(`/api/v1/changes?since=${before.next}&limit=1000`, key)).json();
+    expect(after.changes).toEqual([]);
+
+    // A guide without the channel's element leaves its names as they were.
+    await ingest('names-3.xml', '');
+    expect(names((await t.get(url)).body)).toEqual(['Names One', '102']);
+
+    // A name the operator fixed comes first; the guide's names follow it.
+    await t.temp.store.channels.fixChannel(NAMES, { name: 'Names Fixed' }, NOW);
+    const fixed = (await t.get(url)).body;
+    expect(names(fixed)).toEqual(['Names Fixed', 'Names One', '102']);
+
+    ensureReferenceTools();
+    const file = join(t.temp.dir, 'names-feed.xml');
+    writeFileSync(file, fixed);
+    execFileSync('tv_validate_file', [file], {
+      env: { ...process.env, XMLTV_SUPPLEMENT: '/usr/share/xmltv' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
   });
 
   it('moves with the clock: a programme enters when now + daysAhead passes its start', async () => {

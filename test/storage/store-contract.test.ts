@@ -213,6 +213,7 @@ describe.each(ENGINES)('store contract: %s', (engine) => {
       id: channelIdFor('z.zz'),
       xmltvId: 'z.zz',
       name: 'Z',
+      displayNames: ['Z'],
       icon: '',
       country: 'ZZ',
       fallbackCountry: 'ZZ',
@@ -272,6 +273,7 @@ describe.each(ENGINES)('store contract: %s', (engine) => {
       id: channelIdFor('z.zz'),
       xmltvId: 'z.zz',
       name: 'Z',
+      displayNames: ['Z'],
       icon: '',
       country: 'ZZ',
       fallbackCountry: 'ZZ',
@@ -2517,8 +2519,20 @@ describe.each(ENGINES)('guide feeds: %s', (engine) => {
       channelIds: [b, channelIdFor('missing.de'), a],
     });
     expect(channels).toEqual([
-      { id: b, xmltvId: 'b.fr', name: 'Télé Lumière', icon: 'https://img.example/b.png' },
-      { id: a, xmltvId: 'a.uk', name: 'Ä 100% _real_ Channel', icon: '' },
+      {
+        id: b,
+        xmltvId: 'b.fr',
+        name: 'Télé Lumière',
+        displayNames: ['Télé Lumière'],
+        icon: 'https://img.example/b.png',
+      },
+      {
+        id: a,
+        xmltvId: 'a.uk',
+        name: 'Ä 100% _real_ Channel',
+        displayNames: ['Ä 100% _real_ Channel'],
+        icon: '',
+      },
     ]);
     expect(
       (await feeds.lineupChannels({ kind: 'country', country: 'FR' })).map((c) => c.xmltvId),

@@ -146,11 +146,19 @@ class WarningLog {
   }
 }
 
+/**
+ * Display-names kept per channel. Guides give a few (a name, a short name, a number); the bound
+ * keeps a guide that repeats the element without end from costing time or space.
+ */
+const MAX_DISPLAY_NAMES = 32;
+
 interface ChannelState {
   xmltvId: string;
   id: string;
   /** First non-empty display-name / icon over all elements for this id. */
   name: string;
+  /** Every non-empty display-name over all elements for this id, each once, in order. */
+  displayNames: string[];
   icon: string;
   /** `<channel>` elements seen for this id (0: only named by programmes). */
   elements: number;
@@ -207,6 +215,7 @@ class IngestRun {
         xmltvId,
         id: channelIdFor(xmltvId),
         name: '',
+        displayNames: [],
         icon: '',
         elements: 0,
         programmes: 0,
@@ -230,7 +239,11 @@ class IngestRun {
     // Programmes may name a channel before its element comes; the element's line is the better one.
     else state.line = element.line;
     state.elements++;
-    if (state.name === '') state.name = element.displayNames.find((n) => n !== '') ?? '';
+    for (const name of element.displayNames) {
+      if (state.displayNames.length >= MAX_DISPLAY_NAMES) break;
+      if (name !== '' && !state.displayNames.includes(name)) state.displayNames.push(name);
+    }
+    if (state.name === '') state.name = state.displayNames[0] ?? '';
     if (state.icon === '' && element.iconSrc !== null) state.icon = element.iconSrc.trim();
   };
 
@@ -351,6 +364,7 @@ class IngestRun {
         id: state.id,
         xmltvId: state.xmltvId,
         name: state.name === '' ? state.xmltvId : state.name,
+        displayNames: state.displayNames,
         icon: state.icon,
         country,
         fallbackCountry: inferCountryFromXmltvId(state.xmltvId) ?? UNKNOWN_COUNTRY,

@@ -557,7 +557,8 @@ export function mergeSteps(
     {
       label: 'logChannels',
       kind: 'run',
-      // Before they change: the channels the update below changes, and those it adds.
+      // Before they change: the channels the update below changes, and those it adds. Other
+      // display-names alone change no field the API shows: the update writes them, unlogged.
       ...bound(
         d,
         (p) => `${CHANGE_INSERT} SELECT 'channel',
@@ -580,12 +581,15 @@ export function mergeSteps(
             name_folded = CASE WHEN s.declared AND NOT channels.name_fixed THEN s.name_folded
               ELSE channels.name_folded END,
             icon = CASE WHEN s.declared THEN s.icon ELSE channels.icon END,
+            display_names = CASE WHEN s.declared THEN s.display_names
+              ELSE channels.display_names END,
             country = CASE WHEN channels.country_fixed THEN channels.country
               ELSE coalesce(s.country, channels.country) END,
             needs_review = CASE WHEN s.country IS NULL THEN channels.needs_review ELSE false END,
             updated_at = ${p(now)}
           FROM ${t.channels} AS s
-          WHERE channels.id = s.id AND ${channelChanges('channels')}`,
+          WHERE channels.id = s.id AND (${channelChanges('channels')}
+            OR (s.declared AND ${d.isDistinct('channels.display_names', 's.display_names')}))`,
       ),
     },
     {
@@ -593,9 +597,9 @@ export function mergeSteps(
       kind: 'run',
       ...bound(
         d,
-        (p) => `INSERT INTO channels (id, xmltv_id, name, name_key, name_folded, icon, country,
-            needs_review, created_at, updated_at)
-          SELECT id, xmltv_id, name, name_key, name_folded, icon,
+        (p) => `INSERT INTO channels (id, xmltv_id, name, name_key, name_folded, display_names,
+            icon, country, needs_review, created_at, updated_at)
+          SELECT id, xmltv_id, name, name_key, name_folded, display_names, icon,
             coalesce(country, fallback_country), country IS NULL, ${p(now)}, ${p(now)}
           FROM ${t.channels} AS s
           WHERE NOT EXISTS (SELECT 1 FROM channels AS c WHERE c.id = s.id)`,

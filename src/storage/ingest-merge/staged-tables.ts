@@ -133,6 +133,7 @@ export const STAGED_TABLES: Readonly<Record<StagedTableName, StagedTable>> = {
       { name: 'name', type: 'text' },
       { name: 'name_key', type: 'sort-key' },
       { name: 'name_folded', type: 'text' },
+      { name: 'display_names', type: 'text' },
       { name: 'icon', type: 'text' },
       { name: 'country', type: 'text', nullable: true },
       { name: 'fallback_country', type: 'text' },
@@ -294,6 +295,7 @@ export function writeStagedChannel(sink: StagedRowSink, c: ChannelRecord): void 
   sink.text(c.name);
   sink.text(nameSortKey(c.name));
   sink.text(foldForSearch(c.name));
+  sink.text(JSON.stringify(c.displayNames));
   sink.text(c.icon);
   sink.nullableText(c.country);
   sink.text(c.fallbackCountry);

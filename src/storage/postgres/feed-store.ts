@@ -12,6 +12,7 @@ import {
   toFeed,
   toFeedOwner,
   toFeedProgramme,
+  LINEUP_CHANNEL_COLUMNS,
   toLineupChannel,
   type FeedOwnerRow,
   type FeedProgrammeRow,
@@ -101,12 +102,12 @@ export function createPostgresFeedStore(pool: pg.Pool): FeedStore {
       const { rows } =
         lineup.kind === 'country'
           ? await pool.query<LineupChannelRow>(
-              `SELECT id, xmltv_id, name, icon FROM channels WHERE country = $1
+              `SELECT ${LINEUP_CHANNEL_COLUMNS} FROM channels c WHERE country = $1
                ORDER BY name_key, id COLLATE "C"`,
               [lineup.country],
             )
           : await pool.query<LineupChannelRow>(
-              `SELECT c.id, c.xmltv_id, c.name, c.icon
+              `SELECT ${LINEUP_CHANNEL_COLUMNS}
                FROM unnest($1::text[]) WITH ORDINALITY AS j(id, n) JOIN channels c ON c.id = j.id
                ORDER BY j.n`,
               [lineup.channelIds],

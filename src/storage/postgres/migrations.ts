@@ -543,4 +543,12 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       ALTER TABLE sources ADD COLUMN warned_flags TEXT, ADD COLUMN warned_at BIGINT;
     `,
   },
+  {
+    version: 19,
+    name: "the channels' display-names",
+    // As on SQLite (catalogue file, version 11): every display-name of the guide, for the feeds.
+    sql: `
+      ALTER TABLE channels ADD COLUMN display_names TEXT NOT NULL DEFAULT '[]';
+    `,
+  },
 ];

@@ -606,8 +606,32 @@ describe('the catalogue file', () => {
 
     const store = openSqliteStore({ path, nowMs: NOW });
     try {
-      expect(store.db.pragma('catalogue.user_version', { simple: true })).toBe(10);
+      expect(store.db.pragma('catalogue.user_version', { simple: true })).toBe(
+        CATALOGUE_SCHEMA_VERSION,
+      );
       expect(hashSize(store.db)).toBe(4 * 1024 * 1024);
+      expect(dataVersion(store.db)).toBe(version);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("version 10 is upgraded on open: channels get their display-names column, '[]' until an ingest", async () => {
+    const old = openSqliteStore({ path, nowMs: NOW });
+    old.db.exec(ONE_CHANNEL_AND_FILE);
+    old.db.exec(`ALTER TABLE catalogue.channels DROP COLUMN display_names;
+      PRAGMA catalogue.user_version = 10;`);
+    const version = dataVersion(old.db);
+    await old.close();
+
+    const store = openSqliteStore({ path, nowMs: NOW });
+    try {
+      expect(store.db.pragma('catalogue.user_version', { simple: true })).toBe(
+        CATALOGUE_SCHEMA_VERSION,
+      );
+      expect(store.db.prepare('SELECT display_names FROM channels').pluck().all()).toEqual(['[]']);
+      const [channel] = await store.feeds.lineupChannels({ kind: 'channels', channelIds: ['c0'] });
+      expect(channel?.displayNames).toEqual([]);
       expect(dataVersion(store.db)).toBe(version);
     } finally {
       await store.close();

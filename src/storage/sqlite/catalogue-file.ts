@@ -31,8 +31,9 @@ export const CATALOGUE_SCHEMA = 'catalogue';
  * 8: the full-text index holds each distinct search text once (`search_texts`), not each
  * programme's words. 9: the stored words have the letters no decomposition folds folded (ł, ø, ß…).
  * 10: the full-text index of the texts gathers more new words in memory before it writes them.
+ * 11: each channel keeps every display-name its guide gives (`display_names`), for the feeds.
  */
-export const CATALOGUE_SCHEMA_VERSION = 10;
+export const CATALOGUE_SCHEMA_VERSION = 11;
 
 /**
  * Page size of a new catalogue file. Programmes are long rows (descriptions) appended in
@@ -219,6 +220,7 @@ export function ensureCatalogueSchema(db: SqliteDatabase): void {
     if (catalogueVersion(db) === 7) indexSearchTexts(db);
     if (catalogueVersion(db) === 8) refoldSearchTexts(db);
     if (catalogueVersion(db) === 9) sizeTextWordsBuffer(db);
+    if (catalogueVersion(db) === 10) keepDisplayNames(db);
   }).immediate();
   // The old table's pages would stay in the file, free, doubling it (876 MB → 1.5 GB for 2
   // million programmes). VACUUM cannot run inside a transaction, so it follows the upgrade.
@@ -472,6 +474,22 @@ function sizeTextWordsBuffer(db: SqliteDatabase): void {
   db.exec(`INSERT INTO catalogue.text_words (text_words, rank)
     VALUES ('hashsize', ${TEXT_WORDS_HASH_BYTES})`);
   db.pragma(`${CATALOGUE_SCHEMA}.user_version = 10`);
+}
+
+/**
+ * Version 10 → 11: channels keep their guide's display-names, a JSON array (`[]` until the next
+ * ingest of their guide). Adding a column with a constant default rewrites no row. Like the
+ * steps before it, it may run again on a file that has it (an earlier version's number set on
+ * a newer file, as the upgrade tests make theirs): the column is added only when missing.
+ */
+function keepDisplayNames(db: SqliteDatabase): void {
+  const columns = db.prepare(`PRAGMA ${CATALOGUE_SCHEMA}.table_info(channels)`).all() as {
+    name: string;
+  }[];
+  if (!columns.some((c) => c.name === 'display_names')) {
+    db.exec(`ALTER TABLE catalogue.channels ADD COLUMN display_names TEXT NOT NULL DEFAULT '[]'`);
+  }
+  db.pragma(`${CATALOGUE_SCHEMA}.user_version = 11`);
 }
 
 interface WordsSourceRow {

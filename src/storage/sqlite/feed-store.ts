@@ -7,6 +7,7 @@ import {
   feedInsertValues,
   FEED_OWNER_COLUMNS,
   toFeedOwner,
+  LINEUP_CHANNEL_COLUMNS,
   toLineupChannel,
   type FeedOwnerRow,
   type LineupChannelRow,
@@ -43,11 +44,11 @@ export function createSqliteFeedStore(db: SqliteDatabase): FeedStore {
      WHERE f.token_hash = ?`,
   );
   const chosenChannels = db.prepare<[string], LineupChannelRow>(
-    `SELECT c.id, c.xmltv_id, c.name, c.icon FROM json_each(?) AS j JOIN channels c ON c.id = j.value
+    `SELECT ${LINEUP_CHANNEL_COLUMNS} FROM json_each(?) AS j JOIN channels c ON c.id = j.value
      ORDER BY j.key`,
   );
   const countryChannels = db.prepare<[string], LineupChannelRow>(
-    'SELECT id, xmltv_id, name, icon FROM channels WHERE country = ? ORDER BY name_key, id',
+    `SELECT ${LINEUP_CHANNEL_COLUMNS} FROM channels c WHERE country = ? ORDER BY name_key, id`,
   );
   const starting = db.prepare<[string, number, number], FeedProgrammeRow>(
     `SELECT ${FEED_PROGRAMME_COLUMNS} FROM programmes
