@@ -45,6 +45,8 @@ export interface FeedPageDeps {
   now: () => number;
   /** The signed-in session of a request, or null. */
   signedIn(request: FastifyRequest): Promise<SignedIn | null>;
+  /** To the sign-in page, for a request without a live session (see web-routes.ts). */
+  signInFirst(request: FastifyRequest, reply: FastifyReply): FastifyReply;
   /** Holds a new address between the POST that made it and the page that shows it once. */
   shownOnce: ShownOnce;
 }
@@ -182,7 +184,7 @@ export async function registerFeedPages(web: FastifyInstance, deps: FeedPageDeps
     await feeds.register(fastifyFormbody, { bodyLimit: FEED_FORM_BYTES });
 
     feeds.get('/account/feeds/new', async (request, reply) => {
-      if ((await deps.signedIn(request)) === null) return reply.redirect('/signin', 303);
+      if ((await deps.signedIn(request)) === null) return deps.signInFirst(request, reply);
       const form = typedForm(request.query);
       if (form.daysAhead === '') form.daysAhead = String(DAYS_AHEAD.default);
       if (form.daysBack === '') form.daysBack = String(DAYS_BACK.default);
@@ -196,7 +198,7 @@ export async function registerFeedPages(web: FastifyInstance, deps: FeedPageDeps
 
     feeds.post('/account/feeds', async (request, reply) => {
       const signedIn = await deps.signedIn(request);
-      if (signedIn === null) return reply.redirect('/signin', 303);
+      if (signedIn === null) return deps.signInFirst(request, reply);
       const form = typedForm(request.body);
       return save(reply, null, form, async (settings) =>
         showUrlOnce(
@@ -220,7 +222,7 @@ export async function registerFeedPages(web: FastifyInstance, deps: FeedPageDeps
       ) =>
       async (request: FeedRequest, reply: FastifyReply) => {
         const signedIn = await deps.signedIn(request);
-        if (signedIn === null) return reply.redirect('/signin', 303);
+        if (signedIn === null) return deps.signInFirst(request, reply);
         const feed = await ownFeed(signedIn.account.id, request.params.feedId);
         return feed === null ? feedNotFound(reply) : answer(request, reply, feed, signedIn);
       };

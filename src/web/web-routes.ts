@@ -70,6 +70,9 @@ export interface WebDeps {
 
 const NOTICES: Record<string, string> = {
   'signed-out': 'You are signed out.',
+  'session-ended':
+    'Your session has ended (sessions last 30 days, and "sign out everywhere" ends them all). ' +
+    'Sign in again to go on; a form you were sending was not saved.',
   'signed-out-everywhere': 'Every session of your account has ended, this one included.',
   'key-revoked': 'The key is revoked. Requests made with it are refused from now on.',
   'key-shown':
@@ -136,6 +139,17 @@ export async function registerWebRoutes(app: FastifyInstance, deps: WebDeps): Pr
     async function currentSession(request: FastifyRequest): Promise<SignedIn | null> {
       const sessionId = request.cookies[cookieName()];
       return sessionId === undefined ? null : signIn.findSignedIn(sessionId);
+    }
+
+    /**
+     * To the sign-in page. A request that carried a session cookie whose session has ended
+     * (its 30 days over, or "sign out everywhere" elsewhere) is told so there, rather than
+     * sent to the form without a word, and the dead cookie goes.
+     */
+    function signInFirst(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+      if (request.cookies[cookieName()] === undefined) return reply.redirect('/signin', 303);
+      clearSessionCookie(reply);
+      return reply.redirect('/signin?notice=session-ended', 303);
     }
 
     function clearSessionCookie(reply: FastifyReply): void {
@@ -300,7 +314,7 @@ export async function registerWebRoutes(app: FastifyInstance, deps: WebDeps): Pr
 
     web.get('/account', async (request, reply) => {
       const signedIn = await currentSession(request);
-      if (signedIn === null) return reply.redirect('/signin', 303);
+      if (signedIn === null) return signInFirst(request, reply);
       const notice = formField(request.query, 'notice');
       return renderAccount(reply, signedIn, 200, {
         notice: NOTICES[notice],
@@ -313,7 +327,7 @@ export async function registerWebRoutes(app: FastifyInstance, deps: WebDeps): Pr
 
     web.post('/account/keys', async (request, reply) => {
       const signedIn = await currentSession(request);
-      if (signedIn === null) return reply.redirect('/signin', 303);
+      if (signedIn === null) return signInFirst(request, reply);
       const name = cleanKeyName(formField(request.body, 'name'));
       if (name === '') {
         return renderAccount(reply, signedIn, 400, {
@@ -357,7 +371,7 @@ export async function registerWebRoutes(app: FastifyInstance, deps: WebDeps): Pr
       ) =>
       async (request: KeyRequest, reply: FastifyReply) => {
         const signedIn = await currentSession(request);
-        if (signedIn === null) return reply.redirect('/signin', 303);
+        if (signedIn === null) return signInFirst(request, reply);
         // Key ids are UUIDs: anything else is no key, and never reaches the database.
         const key = isUuid(request.params.keyId)
           ? await store.accounts.findApiKey(request.params.keyId)
@@ -410,6 +424,7 @@ export async function registerWebRoutes(app: FastifyInstance, deps: WebDeps): Pr
       site,
       now: deps.now,
       signedIn: currentSession,
+      signInFirst,
       shownOnce,
     });
 
@@ -417,6 +432,7 @@ export async function registerWebRoutes(app: FastifyInstance, deps: WebDeps): Pr
       store,
       now: deps.now,
       signedIn: currentSession,
+      signInFirst,
       shownOnce,
       settings: deps.webhooks,
       testLimiter: deps.webhookTestLimiter,
@@ -424,13 +440,13 @@ export async function registerWebRoutes(app: FastifyInstance, deps: WebDeps): Pr
     });
 
     web.get('/account/sessions/end-all', async (request, reply) => {
-      if ((await currentSession(request)) === null) return reply.redirect('/signin', 303);
+      if ((await currentSession(request)) === null) return signInFirst(request, reply);
       return sendPage(reply, 200, endAllSessionsConfirmPage());
     });
 
     web.post('/account/sessions/end-all', async (request, reply) => {
       const signedIn = await currentSession(request);
-      if (signedIn === null) return reply.redirect('/signin', 303);
+      if (signedIn === null) return signInFirst(request, reply);
       await signIn.signOutEverywhere(signedIn.account.id);
       shownOnce.forgetAccount(signedIn.account.id);
       clearSessionCookie(reply);

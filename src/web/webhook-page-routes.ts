@@ -48,6 +48,8 @@ export interface WebhookPageDeps {
   now: () => number;
   /** The signed-in session of a request, or null. */
   signedIn(request: FastifyRequest): Promise<SignedIn | null>;
+  /** To the sign-in page, for a request without a live session (see web-routes.ts). */
+  signInFirst(request: FastifyRequest, reply: FastifyReply): FastifyReply;
   /** Holds a new secret between the POST that made it and the page that shows it once. */
   shownOnce: ShownOnce;
   /** Where webhooks may send (the WEBHOOK_* settings). */
@@ -134,7 +136,7 @@ export async function registerWebhookPages(
     await hooks.register(fastifyFormbody, { bodyLimit: WEBHOOK_FORM_BYTES });
 
     hooks.get('/account/webhooks/new', async (request, reply) => {
-      if ((await deps.signedIn(request)) === null) return reply.redirect('/signin', 303);
+      if ((await deps.signedIn(request)) === null) return deps.signInFirst(request, reply);
       return sendPage(reply, 200, webhookFormPage(await formView(typedForm(request.query))));
     });
 
@@ -145,7 +147,7 @@ export async function registerWebhookPages(
 
     hooks.post('/account/webhooks', async (request, reply) => {
       const signedIn = await deps.signedIn(request);
-      if (signedIn === null) return reply.redirect('/signin', 303);
+      if (signedIn === null) return deps.signInFirst(request, reply);
       const form = typedForm(request.body);
       try {
         const issued = await createAuditedWebhook(
@@ -188,7 +190,7 @@ export async function registerWebhookPages(
       ) =>
       async (request: WebhookRequest, reply: FastifyReply) => {
         const signedIn = await deps.signedIn(request);
-        if (signedIn === null) return reply.redirect('/signin', 303);
+        if (signedIn === null) return deps.signInFirst(request, reply);
         const { webhookId } = request.params;
         const webhook = isUuid(webhookId) ? await store.webhooks.findWebhook(webhookId) : null;
         // Someone else's webhook is answered exactly like one that does not exist.

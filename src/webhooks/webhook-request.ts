@@ -34,11 +34,43 @@ function describeNetworkError(error: unknown): string {
   return typeof code === 'string' && !message.includes(code) ? `${message} (${code})` : message;
 }
 
+/** The named references an error page's text most often holds (numeric ones are read too). */
+const HTML_REFERENCES: Record<string, string> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: ' ',
+};
+
+function referenced(name: string): string {
+  if (name[0] !== '#') return HTML_REFERENCES[name] ?? `&${name};`;
+  const code =
+    name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : Number(name.slice(1));
+  return Number.isInteger(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '';
+}
+
+/**
+ * The text of an HTML error page (a web server's or framework's 404 or 501), not its markup:
+ * the log shows "Error response Error code: 501 Message: Unsupported method" rather than
+ * "<!DOCTYPE HTML> <html lang=…". Only for showing; nothing here is rendered as HTML.
+ */
+function textOfHtml(body: string): string {
+  return body
+    .replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, ' ')
+    .replace(/<!--[\s\S]*?-->/g, ' ')
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/&(#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[a-z]+);/g, (_, name: string) =>
+      referenced(name),
+    );
+}
+
 /** One line of a receiver's body, for the log: printable characters only, cut short. */
 function bodyExcerpt(bytes: Buffer): string {
-  const text = Array.from(bytes.toString('utf8'), (c) =>
-    c.charCodeAt(0) < 0x20 || c === '\u007f' ? ' ' : c,
-  )
+  const raw = bytes.toString('utf8');
+  const shown = /^\s*</.test(raw) ? textOfHtml(raw) : raw;
+  const text = Array.from(shown, (c) => (c.charCodeAt(0) < 0x20 || c === '\u007f' ? ' ' : c))
     .join('')
     .replace(/ +/g, ' ')
     .trim();

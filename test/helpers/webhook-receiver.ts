@@ -9,8 +9,11 @@ export interface ReceivedRequest {
   body: string;
 }
 
-/** How the receiver answers the next request: a status, or never ('hang'). */
-export type ReceiverAnswer = number | 'hang';
+/**
+ * How the receiver answers the next request: a status (with a text body of its own), a status
+ * with an HTML page, or never ('hang').
+ */
+export type ReceiverAnswer = number | { status: number; html: string } | 'hang';
 
 /** A local `node:http` receiver of webhooks, answering as the test says. */
 export interface WebhookReceiver {
@@ -78,6 +81,11 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       const answer = receiver.answers.shift() ?? receiver.fallback;
       if (answer === 'hang') {
         hanging.add(response);
+        return;
+      }
+      if (typeof answer === 'object') {
+        response.writeHead(answer.status, { 'content-type': 'text/html' });
+        response.end(answer.html);
         return;
       }
       response.writeHead(answer, { 'content-type': 'text/plain' });

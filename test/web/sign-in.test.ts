@@ -197,12 +197,24 @@ describe('sign-in by e-mail link', () => {
     expect((await getPage(t, '/account', other)).statusCode).toBe(200);
   });
 
-  it('expires sessions after 30 days', async () => {
+  it('expires sessions after 30 days, and says so on the way to sign in', async () => {
     const cookie = await signIn(t, 'ann@example.com');
     t.clock.advance(30 * 86_400_000);
     const res = await getPage(t, '/account', cookie);
     expect(res.statusCode).toBe(303);
-    expect(res.headers.location).toBe('/signin');
+    expect(res.headers.location).toBe('/signin?notice=session-ended');
+    // The dead cookie goes.
+    expect(String(res.headers['set-cookie'])).toMatch(/^onair_session=;.*Expires=Thu, 01 Jan 1970/);
+    const page = await getPage(t, String(res.headers.location));
+    expect(page.body).toContain('Your session has ended');
+    // A form sent with it is refused the same way, nothing saved.
+    const posted = await postForm(t, '/account/keys', { name: 'late' }, { cookie });
+    expect([posted.statusCode, posted.headers.location]).toEqual([
+      303,
+      '/signin?notice=session-ended',
+    ]);
+    // Without any session cookie, the sign-in page has nothing to say.
+    expect((await getPage(t, '/account')).headers.location).toBe('/signin');
   });
 
   it('uses a __Host- Secure cookie when PUBLIC_URL is https', async () => {

@@ -86,6 +86,12 @@ describe(`webhook pages (${TEST_ENGINE})`, () => {
     const secret = shownSecret(shown.body);
     expect(secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
     expect(await t.temp.store.webhooks.webhookSecret(id)).toBe(secret);
+    // Its "Send a test request" sends one (a form), not a link to a page with another button.
+    expect(shown.body).toMatch(
+      new RegExp(
+        `<form method="post" action="/account/webhooks/${id}/test"[^>]*>\\s*<button type="submit">Send a test request</button>`,
+      ),
+    );
     // Once: a reload lands on the webhook's page, which says so.
     const again = await getPage(t, location, ann);
     expect(again.statusCode).toBe(303);

@@ -298,6 +298,33 @@ describe.each(ENGINES)('webhook delivery: %s', (engine) => {
     expect(await s.store.webhooks.listAttempts(webhook.id)).toEqual([attempt]);
   });
 
+  it("logs the text of a receiver's HTML error page, not its markup", async () => {
+    const { webhook } = await create({ kind: 'country', country: 'FR' });
+    // Python's http.server, as a receiver that takes no POST answers.
+    receiver.answers = [
+      {
+        status: 501,
+        html: `<!DOCTYPE HTML>
+<html lang="en">
+    <head>
+        <meta charset="utf-8">
+        <title>Error response</title>
+        <style type="text/css">body { color: red }</style>
+    </head>
+    <body>
+        <h1>Error response</h1>
+        <p>Error code: 501</p>
+        <p>Message: Unsupported method (&#x27;POST&#x27;) &amp; more.</p>
+    </body>
+</html>`,
+      },
+    ];
+    const attempt = await sendTestRequest(deps(), webhook);
+    expect(attempt.error).toBe(
+      "HTTP 501: Error response Error response Error code: 501 Message: Unsupported method ('POST') & more.",
+    );
+  });
+
   it('delivers what remains when records it had not had were pruned, and says so', async () => {
     const { webhook, secret } = await create({ kind: 'channels', channelIds: [SMALL] });
     await ingest({ big: 'Four', small: 'Nine', other: 'Four' });

@@ -199,10 +199,10 @@ export function webhookSecretPage(webhook: Webhook, secret: string): SafeHtml {
         <code id="webhook-secret" data-secret>${secret}</code>
         <button type="button" class="secondary" data-copy-target="webhook-secret">Copy</button>
       </div>
-      <p>
-        <a class="button" href="/account/webhooks/${webhook.id}">Send a test request</a>
+      <form method="post" action="/account/webhooks/${webhook.id}/test" class="actions-row">
+        <button type="submit">Send a test request</button>
         <a class="button secondary" href="/account#webhooks">Back to your account</a>
-      </p>
+      </form>
     </section>`,
   );
 }
