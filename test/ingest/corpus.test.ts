@@ -288,6 +288,7 @@ if (!corpusPresent && process.env['CI']) {
           missingStop: expected.missingStop,
           needsReviewByReason: {
             unparseableStart: 0,
+            startBeforeBroadcasts: 0,
             unparseableStop: 0,
             stopNotAfterStart: expected.zeroOrNegative,
           },

@@ -135,7 +135,12 @@ describe('ingest of a well-formed guide', () => {
       overlaps: 0,
       missingStop: 0,
       needsReview: 0,
-      needsReviewByReason: { unparseableStart: 0, unparseableStop: 0, stopNotAfterStart: 0 },
+      needsReviewByReason: {
+        unparseableStart: 0,
+        startBeforeBroadcasts: 0,
+        unparseableStop: 0,
+        stopNotAfterStart: 0,
+      },
       warningCount: 0,
       warnings: [],
       merge: {
@@ -222,7 +227,12 @@ describe('ingest of a messy guide', () => {
       overlaps: 1,
       missingStop: 1,
       needsReview: 4,
-      needsReviewByReason: { unparseableStart: 1, unparseableStop: 1, stopNotAfterStart: 2 },
+      needsReviewByReason: {
+        unparseableStart: 1,
+        startBeforeBroadcasts: 0,
+        unparseableStop: 1,
+        stopNotAfterStart: 2,
+      },
       warningCount: 9,
     });
     expect(summary.warnings).toEqual([

@@ -236,6 +236,38 @@ describe('a start that does not parse', () => {
   });
 });
 
+describe('a start before 1990 (a grabber\'s epoch-0 glitch)', () => {
+  const history = guide(
+    ['x.uk'],
+    [1, 2, 3].map((day) => ({ channel: 'x.uk', day, hour: 8, title: `Morning ${day}` })),
+  );
+
+  it("is kept for review and does not take the channel's stored programmes with it", async () => {
+    await ingest(store, { name: 'history.xml', data: history }, { nowMs: NOW });
+    const glitch = guide(
+      ['x.uk'],
+      [
+        { channel: 'x.uk', day: 1, hour: 0, title: 'Epoch', rawStart: '19700101000000 +0000' },
+        { channel: 'x.uk', day: 3, hour: 8, title: 'Morning 3 again' },
+      ],
+    );
+    const summary = await ingest(store, { name: 'glitch.xml', data: glitch }, { nowMs: NOW });
+    // Replaced from the file's other start (day 3) only: days 1 and 2 stay.
+    expect(summary.merge).toMatchObject({ programmesAdded: 1, programmesRemoved: 0 });
+    expect(summary.needsReviewByReason.startBeforeBroadcasts).toBe(1);
+    expect(summary.warnings.map((w) => w.message)).toContainEqual(
+      expect.stringMatching(/^channel "x\.uk": start 19700101000000 \+0000 is before 1990/),
+    );
+    const stored = await store.catalogue.listProgrammes(channelIdFor('x.uk'));
+    expect(stored.map((p) => [p.title, p.needsReview])).toEqual([
+      ['Morning 1', false],
+      ['Morning 2', false],
+      ['Morning 3 again', false],
+      ['Epoch', true],
+    ]);
+  });
+});
+
 describe('channel countries', () => {
   const channels = guide(
     ['bbc1.uk', 'plain', 'zdf.de@HD'],

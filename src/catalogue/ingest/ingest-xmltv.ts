@@ -54,6 +54,8 @@ export interface IngestWarning {
 /** Programmes flagged needsReview, by reason (one programme can have two reasons). */
 export interface NeedsReviewCounts {
   unparseableStart: number;
+  /** Starts before 1990 (EARLIEST_BROADCAST_MS): kept as starts that do not parse. */
+  startBeforeBroadcasts: number;
   unparseableStop: number;
   stopNotAfterStart: number;
 }
@@ -147,6 +149,14 @@ class WarningLog {
 }
 
 /**
+ * Starts before this (1990-01-01 UTC) are taken for a grabber's glitch, not a broadcast: a
+ * timestamp of 0 comes out as 1970-01-01, and the file replaces each channel's stored
+ * programmes from its earliest start, so one such programme removed a channel's whole history.
+ * No guide of the corpus starts before 2018.
+ */
+const EARLIEST_BROADCAST_MS = Date.UTC(1990, 0, 1);
+
+/**
  * Display-names kept per channel. Guides give a few (a name, a short name, a number); the bound
  * keeps a guide that repeats the element without end from costing time or space.
  */
@@ -176,6 +186,7 @@ class IngestRun {
   readonly channels = new Map<string, ChannelState>();
   readonly review: NeedsReviewCounts = {
     unparseableStart: 0,
+    startBeforeBroadcasts: 0,
     unparseableStop: 0,
     stopNotAfterStart: 0,
   };
@@ -262,7 +273,7 @@ class IngestRun {
     const time = this.time;
     const startText = element.start ?? '';
     time.convert(startText);
-    const startMs = time.ms;
+    let startMs = time.ms;
     const start = time.utc;
     let stopMs: number | null = null;
     let stop = '';
@@ -276,7 +287,16 @@ class IngestRun {
     }
 
     let review = false;
-    if (startMs === null) {
+    if (startMs !== null && startMs < EARLIEST_BROADCAST_MS) {
+      // Kept as a start that does not parse: for review, and out of the span the file replaces.
+      startMs = null;
+      review = true;
+      this.review.startBeforeBroadcasts++;
+      this.warnings.add(
+        line,
+        `channel "${xmltvId}": start ${start} is before 1990, a grabber's glitch (an epoch-0 time?); kept for review, and the channel's stored programmes are replaced only from its other starts on`,
+      );
+    } else if (startMs === null) {
       review = true;
       this.review.unparseableStart++;
       this.warnings.add(
@@ -352,7 +372,7 @@ class IngestRun {
       if (!declared) {
         this.warnings.add(
           state.line,
-          `channel "${state.xmltvId}" has programmes but no <channel> element; a new channel is named after its id`,
+          `channel "${state.xmltvId}" has programmes but no <channel> element; a channel already stored keeps its name, a new one is named after its id`,
         );
       } else if (state.name === '') {
         this.warnings.add(
