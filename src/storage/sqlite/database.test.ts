@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -67,6 +67,25 @@ describe('openSqliteDatabase', () => {
     } finally {
       db.close();
     }
+  });
+
+  it('says which of its two files is not a database, so the right one is restored', () => {
+    const path = join(dir, 'onair.db');
+    openSqliteDatabase(path).close();
+    const garbage = Buffer.alloc(8192, 0x5a);
+    for (const name of ['onair.catalogue.db', 'onair.db']) {
+      const file = join(dir, name);
+      const kept = readFileSync(file);
+      writeFileSync(file, garbage);
+      expect(() => openSqliteDatabase(path)).toThrow(
+        expect.objectContaining({
+          message: `${file} is not a SQLite database (restore it from a backup)`,
+          code: 'SQLITE_NOTADB',
+        }),
+      );
+      writeFileSync(file, kept);
+    }
+    openSqliteDatabase(path).close();
   });
 
   // Switching a new file to WAL needs it to itself, and SQLite does not wait for that on its

@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { pendingMigrations } from '../schema-migration.js';
@@ -47,9 +47,43 @@ export function openSqliteDatabase(
     db.pragma('foreign_keys = ON');
   } catch (error) {
     db.close();
-    throw error;
+    throw whichFileIsNotADatabase(error, [path, cataloguePathFor(path)]);
   }
   return db;
+}
+
+/** The first 16 bytes of every SQLite database file. */
+const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+
+/**
+ * SQLite's "file is not a database" names no file, and an Onair database is two (accounts and
+ * catalogue): the error says which one it is, so an operator restores the right one. Other
+ * errors are returned as they are.
+ */
+function whichFileIsNotADatabase(error: unknown, paths: readonly string[]): unknown {
+  if (!(error instanceof Database.SqliteError) || error.code !== 'SQLITE_NOTADB') return error;
+  for (const path of paths) {
+    const head = Buffer.alloc(SQLITE_HEADER.length);
+    let read = 0;
+    try {
+      const fd = openSync(path, 'r');
+      try {
+        read = readSync(fd, head, 0, head.length, 0);
+      } finally {
+        closeSync(fd);
+      }
+    } catch {
+      continue;
+    }
+    // An empty file is an empty database; anything else must start with the header.
+    if (read > 0 && !head.equals(SQLITE_HEADER)) {
+      return Object.assign(
+        new Error(`${path} is not a SQLite database (restore it from a backup)`, { cause: error }),
+        { code: error.code },
+      );
+    }
+  }
+  return error;
 }
 
 /**
