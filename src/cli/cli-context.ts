@@ -2,6 +2,7 @@ import { InvalidArgumentError } from 'commander';
 import type { Config } from '../config.js';
 import { channelIdFor, isUuid } from '../domain/catalogue-ids.js';
 import { openStore, type Clock } from '../open-store.js';
+import type { MergeStats } from '../storage/catalogue-writer.js';
 import type { Store } from '../storage/store.js';
 
 /** What every command receives: the parsed configuration, the clock and where to write. */
@@ -46,6 +47,17 @@ export function printResult(
 }
 
 /** ISO 8601 text of an epoch-ms instant, or null. */
+/**
+ * What a merge changed, as the ingest and source commands print it: the programmes, and the
+ * channels when any was added or changed (a --country that re-homes a guide shows here).
+ */
+export function describeMerge(m: MergeStats): string {
+  const programmes = `+${m.programmesAdded} added, ${m.programmesUpdated} updated, ${m.programmesUnchanged} unchanged, ${m.programmesRemoved} removed`;
+  return m.channelsAdded === 0 && m.channelsUpdated === 0
+    ? programmes
+    : `${programmes}; channels +${m.channelsAdded} added, ${m.channelsUpdated} updated`;
+}
+
 export function isoOrNull(ms: number | null): string | null {
   return ms === null ? null : new Date(ms).toISOString();
 }

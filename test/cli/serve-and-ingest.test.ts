@@ -166,7 +166,15 @@ describe('operator flow through bin/onair', () => {
     // The same on a terminal, in seconds; the file again changes nothing.
     const again = await cli.run(['ingest', file, '--country', 'ie']);
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stdout).toContain('catalogue: +0 added, 0 updated, 1 unchanged, 0 removed');
+    expect(again.stdout).toContain('catalogue: +0 added, 0 updated, 1 unchanged, 0 removed\n');
+    // Another country re-homes the guide's channel: the line says so, not only --json.
+    const moved = await cli.run(['ingest', file, '--country', 'gb']);
+    expect(moved.stdout).toContain(
+      'catalogue: +0 added, 0 updated, 1 unchanged, 0 removed; channels +0 added, 1 updated\n',
+    );
+    expect((await cli.run(['ingest', file, '--country', 'ie'])).stdout).toContain(
+      'channels +0 added, 1 updated\n',
+    );
     const took = /\n {2}took (\d+\.\d\d) s: read (\d+\.\d\d) s, merged (\d+\.\d\d) s\n/.exec(
       again.stdout,
     );

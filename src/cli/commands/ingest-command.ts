@@ -6,7 +6,13 @@ import { scheduleStatus } from '../../domain/source-health.js';
 import { countOf } from '../../domain/plural.js';
 import type { CatalogueWriter } from '../../storage/catalogue-writer.js';
 import { describeStorageWriteFailure } from '../../storage/errors.js';
-import { printResult, ReportedFailure, withStore, type CliContext } from '../cli-context.js';
+import {
+  describeMerge,
+  printResult,
+  ReportedFailure,
+  withStore,
+  type CliContext,
+} from '../cli-context.js';
 import { parseCountryOption, parseOffsetOption } from '../option-parsers.js';
 
 /**
@@ -87,7 +93,7 @@ function formatSummary(summary: IngestSummary, nowMs: number): string {
     `Ingested ${summary.source} as ${summary.sourceFileId}`,
     `  ${countOf(summary.channels, 'channel')} (${summary.channelsWithoutProgrammes} without programmes), ${countOf(summary.programmesRead, 'programme')} read, ${summary.programmesStored} stored`,
     `  collapsed duplicates ${summary.exactDuplicates} exact + ${summary.conflictingDuplicates} conflicting, overlaps ${summary.overlaps}, programmes needing review ${summary.needsReview}`,
-    `  catalogue: +${summary.merge.programmesAdded} added, ${summary.merge.programmesUpdated} updated, ${summary.merge.programmesUnchanged} unchanged, ${summary.merge.programmesRemoved} removed`,
+    `  catalogue: ${describeMerge(summary.merge)}`,
     `  took ${seconds(summary.durationMs)}: read ${seconds(summary.durationMs - summary.mergeMs)}, merged ${seconds(summary.mergeMs)}`,
   ];
   const note = scheduleNote(summary, nowMs);

@@ -17,6 +17,7 @@ import { countOf } from '../../domain/plural.js';
 import type { Store } from '../../storage/store.js';
 import {
   CliError,
+  describeMerge,
   isoOrNull,
   printResult,
   ReportedFailure,
@@ -159,7 +160,7 @@ function describeResult(result: RefreshResult, location: string): string {
       const m = s.merge;
       return [
         `${head}: ingested${status} as ${s.sourceFileId}`,
-        `  ${countOf(s.channels, 'channel')}, ${countOf(s.programmesStored, 'programme')}: +${m.programmesAdded} added, ${m.programmesUpdated} updated, ${m.programmesUnchanged} unchanged, ${m.programmesRemoved} removed`,
+        `  ${countOf(s.channels, 'channel')}, ${countOf(s.programmesStored, 'programme')}: ${describeMerge(m)}`,
         `  collapsed duplicates ${s.exactDuplicates} exact + ${s.conflictingDuplicates} conflicting, overlaps ${s.overlaps}, programmes needing review ${s.needsReview}`,
       ].join('\n');
     }
