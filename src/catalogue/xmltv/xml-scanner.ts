@@ -90,6 +90,14 @@ const enum Place {
   Epilog,
 }
 
+/** What an `&` that starts no reference is told: guides' most common XML mistake. */
+const BARE_AMPERSAND = 'an "&" that starts no reference (write "&amp;" for the character &)';
+
+/** A character as a message names it: `U+000B`. */
+function codePointName(char: string): string {
+  return `U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
 /** Characters that are not XML 1.0 Chars (surrogates come only in pairs from the decoders). */
 // eslint-disable-next-line no-control-regex -- control characters are exactly what it finds
 const NOT_CHAR = /[\x00-\x08\x0B\x0C\x0E-\x1F\uFFFE\uFFFF]/;
@@ -304,7 +312,10 @@ export class XmlScanner {
       // Everything before the character is read first, so an earlier error is reported first.
       this.append(text.slice(0, bad.index));
       this.scan(false);
-      throw new XmlSyntaxError('disallowed character', this.lineAtEnd());
+      throw new XmlSyntaxError(
+        `disallowed character ${codePointName(bad[0])}`,
+        this.lineAtEnd(),
+      );
     }
     this.append(text);
     this.scan(false);
@@ -537,7 +548,7 @@ export class XmlScanner {
   /** The replacement text of the reference at `amp` ending at `semi` (its `;`). */
   private reference(amp: number, semi: number): string {
     const buf = this.buf;
-    if (semi < 0) this.fail('unterminated reference', amp);
+    if (semi < 0) this.fail(BARE_AMPERSAND, amp);
     if (buf.charCodeAt(amp + 1) === 35) {
       // &#...; or &#x...;
       const body = buf.slice(amp + 2, semi);
@@ -551,13 +562,17 @@ export class XmlScanner {
     const predefined = PREDEFINED.get(name);
     if (predefined !== undefined) return predefined;
     if (nameEnd(buf, amp + 1, semi) !== semi || semi === amp + 1) {
-      this.fail(
-        semi === amp + 1 ? 'empty entity name' : 'disallowed character in entity name',
-        amp,
-      );
+      // "Tom & Jerry": the name runs into a space or markup long before any ';'.
+      this.fail(semi === amp + 1 ? 'empty entity name' : BARE_AMPERSAND, amp);
     }
     const value = this.resolveEntity(name);
-    if (value === undefined) this.fail('undefined entity', semi);
+    if (value === undefined) {
+      const shown = name.length > 40 ? `${name.slice(0, 40)}…` : name;
+      this.fail(
+        `undefined entity &${shown}; (XML knows only &amp; &lt; &gt; &quot; &apos; and those the DOCTYPE declares: write the character itself, or as &#NNNN;)`,
+        semi,
+      );
+    }
     this.maxExpansionChars -= value.length;
     if (this.maxExpansionChars < 0) throw new XmlExpansionError(this.lineTo(semi));
     return value;
@@ -705,7 +720,7 @@ export class XmlScanner {
       let ref = amp;
       while (ref >= 0 && ref < to) {
         const semi = buf.indexOf(';', ref);
-        if (semi < 0 || semi >= to) this.fail('unterminated reference', ref);
+        if (semi < 0 || semi >= to) this.fail(BARE_AMPERSAND, ref);
         value += normaliseSpace(buf.slice(at, ref)) + this.reference(ref, semi);
         at = semi + 1;
         ref = this.ampAfter(at);
@@ -765,7 +780,7 @@ export class XmlScanner {
     if (name === '') this.fail('weird empty close tag', gt);
     const closed = open.pop();
     if (closed === undefined) this.fail(`unmatched closing tag: ${name}`, gt);
-    if (closed !== name) this.fail('unexpected close tag', gt);
+    if (closed !== name) this.fail(`unexpected close tag </${name}>: <${closed}> is open`, gt);
     this.handler.endTag(name);
     if (this.open.length === 0) this.place = Place.Epilog;
     return gt + 1;

@@ -208,7 +208,31 @@ describe('readXmltv: refusals name the problem and the line', () => {
 </programme>`),
     );
     expect(error.line).toBe(5);
-    expect(error.message).toMatch(/^line 5: malformed XML: unexpected close tag/);
+    expect(error.message).toBe(
+      'line 5: malformed XML: unexpected close tag </titel>: <title> is open',
+    );
+  });
+
+  it('a bare "&", however it ends, and a control character, named', async () => {
+    const bare = (title: string) =>
+      failure(doc(`<channel id="a"><display-name>A</display-name></channel>\n${title}`));
+    const told =
+      'malformed XML: an "&" that starts no reference (write "&amp;" for the character &)';
+    // Followed by a space (the name stops), by no ";" at all, and in an attribute.
+    expect(
+      (await bare('<programme channel="a" start="x"><title>Tom & Jerry</title></programme>'))
+        .message,
+    ).toBe(`line 4: ${told}`);
+    expect(
+      (await bare('<programme channel="a" start="x"><title>Tom &Jerry</title></programme>'))
+        .message,
+    ).toBe(`line 4: ${told}`);
+    expect(
+      (await bare('<programme channel="a&b" start="x"><title>T</title></programme>')).message,
+    ).toBe(`line 4: ${told}`);
+    expect(
+      (await bare('<programme channel="a" start="x"><title>T\u000bx</title></programme>')).message,
+    ).toBe('line 4: malformed XML: disallowed character U+000B');
   });
 
   it('a truncated file, inside a programme or inside a start tag', async () => {
@@ -273,11 +297,13 @@ describe('readXmltv: refusals name the problem and the line', () => {
     const undefinedEntity = await failure(
       doc('<channel id="a">\n<display-name>&nbsp;</display-name></channel>'),
     );
-    expect(undefinedEntity.message).toBe('line 4: malformed XML: undefined entity');
+    expect(undefinedEntity.message).toBe(
+      'line 4: malformed XML: undefined entity &nbsp; (XML knows only &amp; &lt; &gt; &quot; &apos; and those the DOCTYPE declares: write the character itself, or as &#NNNN;)',
+    );
     const proto = await failure(
       doc('<channel id="a"><display-name>&constructor;</display-name></channel>'),
     );
-    expect(proto.message).toBe('line 3: malformed XML: undefined entity');
+    expect(proto.message).toMatch(/^line 3: malformed XML: undefined entity &constructor; /);
   });
 
   it('entity declarations that could blow up or reach outside the file', async () => {
