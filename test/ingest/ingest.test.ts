@@ -280,6 +280,30 @@ describe('ingest of a messy guide', () => {
     ]);
   });
 
+  it('says it skips a programme or channel inside another element, not directly in <tv>', async () => {
+    const text = `<tv>
+<channel id="c1.gb"><display-name>C1</display-name></channel>
+<weird>
+  <programme start="20260301100000 +0000" channel="c1.gb"><title>Hidden</title></programme>
+  <channel id="c2.gb"><display-name>C2</display-name></channel>
+</weird>
+<programme start="20260301110000 +0000" channel="c1.gb"><title>Shown</title></programme>
+</tv>`;
+    const summary = await ingest(store, { name: 'nested.xml', data: Buffer.from(text) });
+    expect(summary).toMatchObject({ channels: 1, programmesRead: 2, programmesSkipped: 1 });
+    expect(summary.programmesStored).toBe(1);
+    expect(summary.warnings).toEqual([
+      {
+        line: lineOf(text, '<title>Hidden'),
+        message: '<programme> inside <weird>, not directly in <tv>, where XMLTV has them; skipped',
+      },
+      {
+        line: lineOf(text, 'C2'),
+        message: '<channel> inside <weird>, not directly in <tv>, where XMLTV has them; skipped',
+      },
+    ]);
+  });
+
   it('merges repeated channels, keeps channels without programmes, attaches undeclared ones', async () => {
     await ingest(store, fixturePath('messy.xml'));
     const channels = (await readerView(store)).channels;

@@ -84,7 +84,10 @@ export interface IngestFileSummary {
   /** Channels named by programmes but without a `<channel>` element. */
   undeclaredChannels: number;
   programmesRead: number;
-  /** Programmes without a `channel` attribute, which cannot be stored. */
+  /**
+   * Programmes without a `channel` attribute, which cannot be stored, and those not directly
+   * in `<tv>` (each with a warning).
+   */
   programmesSkipped: number;
   /** Programmes left after collapsing same (channel, start): what the catalogue gets. */
   programmesStored: number;
@@ -256,6 +259,17 @@ class IngestRun {
     }
     if (state.name === '') state.name = state.displayNames[0] ?? '';
     if (state.icon === '' && element.iconSrc !== null) state.icon = element.iconSrc.trim();
+  };
+
+  readonly onMisplaced = (name: 'programme' | 'channel', parent: string, line: number): void => {
+    if (name === 'programme') {
+      this.programmesRead++;
+      this.programmesSkipped++;
+    }
+    this.warnings.add(
+      line,
+      `<${name}> inside <${parent}>, not directly in <tv>, where XMLTV has them; skipped`,
+    );
   };
 
   readonly onProgramme = (element: XmltvProgramme): void => {
@@ -455,7 +469,7 @@ export async function ingestXmltv(
     const run = new IngestRun(session, options);
     const read = await readXmltv(
       counted(),
-      { channel: run.onChannel, programme: run.onProgramme },
+      { channel: run.onChannel, programme: run.onProgramme, misplaced: run.onMisplaced },
       { afterChunk: () => session.drain() },
     );
     run.stageChannels();

@@ -50,6 +50,11 @@ export interface XmltvProgramme {
 export interface XmltvVisitor {
   channel(channel: XmltvChannel): void;
   programme(programme: XmltvProgramme): void;
+  /**
+   * A `<programme>` or `<channel>` not directly inside `<tv>` (inside another element, whose
+   * name is `parent`): XMLTV has them only there, so it is skipped, and said.
+   */
+  misplaced?(name: 'programme' | 'channel', parent: string, line: number): void;
 }
 
 export interface XmltvReadOptions {
@@ -125,6 +130,8 @@ const enum Capture {
 class XmltvReader implements XmlHandler {
   readonly scanner: XmlScanner;
   private depth = 0;
+  /** The name of the element open directly inside `<tv>`. */
+  private topName = '';
   private sawRoot = false;
   private mode = Mode.None;
   private capture = Capture.None;
@@ -232,7 +239,11 @@ class XmltvReader implements XmlHandler {
     }
     const depth = ++this.depth;
     if (depth >= 3 && this.mode === Mode.Programme) this.keepElement(name, attributes);
+    else if (depth >= 3 && (name === 'programme' || name === 'channel')) {
+      this.visitor.misplaced?.(name, this.topName, line);
+    }
     if (depth === 2) {
+      this.topName = name;
       if (name === 'programme') this.startProgramme(attributes, line);
       else if (name === 'channel') this.startChannel(attributes, line);
     } else if (depth === 3) {
