@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import {
   displayLocation,
@@ -76,5 +78,64 @@ describe('requestGuide', () => {
     // One try, no wait for a second (the retries wait 2 s first).
     expect(tries).toBe(1);
     expect(Date.now() - started).toBeLessThan(1_000);
+  });
+
+  it('says why, and tries once, when the same request can only fail again', async () => {
+    let requests = 0;
+    const server = createServer((request, response) => {
+      requests++;
+      const port = (server.address() as AddressInfo).port;
+      if (request.url === '/loop') response.writeHead(302, { location: '/loop' }).end();
+      else if (request.url === '/credentials') {
+        response.writeHead(302, { location: `http://u:pw@127.0.0.1:${port}/x.xml` }).end();
+      } else response.writeHead(200, { 'content-encoding': 'gzip' }).end('<tv></tv>');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const limits = downloadLimits(60_000, 1024 * 1024);
+    const fetchAll = (url: string) => {
+      let tries = 0;
+      return withRetries(
+        limits,
+        async () => {
+          tries++;
+          const answer = await requestGuide(url, limits);
+          try {
+            for await (const chunk of answer.chunks) void chunk;
+          } finally {
+            await answer.close();
+          }
+        },
+        {},
+      ).then(
+        () => ({ tries, message: 'fetched' }),
+        (error: unknown) => ({ tries, message: (error as Error).message }),
+      );
+    };
+    try {
+      const started = Date.now();
+      expect(await fetchAll(`${base}/loop`)).toEqual({
+        tries: 1,
+        message: `cannot fetch ${base}/loop: more than 20 redirects (a redirect loop?)`,
+      });
+      expect(requests).toBe(21);
+      expect(await fetchAll(`${base}/credentials`)).toEqual({
+        tries: 1,
+        message: `cannot fetch ${base}/credentials: a redirect to an address with a user name or password in it, which fetch refuses`,
+      });
+      expect(await fetchAll(`${base}/gzip`)).toEqual({
+        tries: 1,
+        message: `cannot fetch ${base}/gzip: the server said Content-Encoding gzip (or deflate) but sent other bytes`,
+      });
+      expect(await fetchAll('http://127.0.0.1:1/guide.xml')).toEqual({
+        tries: 1,
+        message:
+          'cannot fetch http://127.0.0.1:1/guide.xml: fetch refuses that port (a port of another protocol, such as 1, 25 or 6000)',
+      });
+      // No retry waited (the first waits 2 s).
+      expect(Date.now() - started).toBeLessThan(2_000);
+    } finally {
+      server.close();
+    }
   });
 });

@@ -36,6 +36,23 @@ export function downloadLimits(timeoutMs: number, maxBytes: number): DownloadLim
   };
 }
 
+/**
+ * Failures of fetch that the same request meets again, said in words an operator can act on
+ * and not tried again: each retry of a redirect loop cost 20 more requests and seconds.
+ */
+const FINAL_FETCH_FAILURES: readonly (readonly [RegExp, string])[] = [
+  [/redirect count exceeded/, 'more than 20 redirects (a redirect loop?)'],
+  [/\(bad port\)$/, 'fetch refuses that port (a port of another protocol, such as 1, 25 or 6000)'],
+  [
+    /cross origin not allowed/,
+    'a redirect to an address with a user name or password in it, which fetch refuses',
+  ],
+  [
+    /incorrect header check/,
+    'the server said Content-Encoding gzip (or deflate) but sent other bytes',
+  ],
+];
+
 /** Longest wait a server's Retry-After may impose on a retry. */
 const MAX_RETRY_AFTER_MS = 60_000;
 
@@ -272,9 +289,11 @@ export async function requestGuide(
     if (error instanceof DownloadError) return error;
     if (signal?.aborted) return signal.reason;
     const cut = expected !== null ? `, cut short at ${received} of ${expected} bytes` : '';
+    const described = describeError(error);
+    const final = FINAL_FETCH_FAILURES.find(([pattern]) => pattern.test(described));
     return new DownloadError(
-      `cannot fetch ${displayLocation(url)}: ${describeError(error)}${cut}`,
-      { status: answered, retryable: true },
+      `cannot fetch ${displayLocation(url)}: ${final?.[1] ?? `${described}${cut}`}`,
+      { status: answered, retryable: final === undefined },
     );
   };
 
