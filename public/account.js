@@ -1,4 +1,16 @@
-// Copy buttons on the account pages: <button data-copy-target="ID"> copies the text of #ID.
+// Copy buttons on the account pages: <button data-copy-target="ID"> copies the text of #ID,
+// says so on the button for a moment and to screen readers (a status region of its own).
+const COPIED_FOR_MS = 2000;
+let copyStatus = null;
+function announce(message) {
+  if (copyStatus === null) {
+    copyStatus = document.createElement('span');
+    copyStatus.className = 'sr-only';
+    copyStatus.setAttribute('role', 'status');
+    document.body.append(copyStatus);
+  }
+  copyStatus.textContent = message;
+}
 document.addEventListener('click', async (event) => {
   const button =
     event.target instanceof Element ? event.target.closest('[data-copy-target]') : null;
@@ -6,9 +18,13 @@ document.addEventListener('click', async (event) => {
   const target = document.getElementById(button.getAttribute('data-copy-target') || '');
   if (target === null) return;
   const text = target.textContent || '';
+  const label = button.dataset.label ?? button.textContent;
+  button.dataset.label = label;
+  let said;
   try {
     await navigator.clipboard.writeText(text);
-    button.textContent = 'Copied';
+    said = 'Copied';
+    announce('Copied to the clipboard');
   } catch {
     // Without clipboard permission, select the text so the user can copy it by hand.
     const range = document.createRange();
@@ -16,8 +32,16 @@ document.addEventListener('click', async (event) => {
     const selection = window.getSelection();
     selection?.removeAllRanges();
     selection?.addRange(range);
-    button.textContent = 'Selected: press Ctrl+C';
+    said = 'Selected: press Ctrl+C';
+    announce('Selected: press Control and C to copy');
   }
+  button.textContent = said;
+  clearTimeout(Number(button.dataset.timer));
+  button.dataset.timer = String(
+    setTimeout(() => {
+      if (button.textContent === said) button.textContent = label;
+    }, COPIED_FOR_MS),
+  );
 });
 
 // A secret shown once must not come back from the back/forward cache: the page is sent with

@@ -109,6 +109,15 @@ describe.skipIf(SKIP_BROWSER)('account pages in Chromium', () => {
     expect(key).toMatch(/^onair_[0-9A-Za-z]{38}$/);
     await page.getByRole('button', { name: 'Copy' }).click();
     await expect.poll(() => page.getByRole('button', { name: 'Copied' }).count()).toBe(1);
+    // Said to screen readers too, and the button's own label comes back.
+    expect(await page.getByRole('status').filter({ hasText: 'Copied' }).textContent()).toBe(
+      'Copied to the clipboard',
+    );
+    await expect
+      .poll(() => page.getByRole('button', { name: 'Copy', exact: true }).count(), {
+        timeout: 5_000,
+      })
+      .toBe(1);
     // A string expression: the test is compiled without the DOM types.
     expect(await page.evaluate('navigator.clipboard.readText()')).toBe(key);
 
@@ -190,7 +199,11 @@ describe.skipIf(SKIP_BROWSER)('account pages in Chromium', () => {
     await page.getByRole('button', { name: 'Sign out everywhere' }).click();
     await page.waitForURL(`${server.url}/signin?notice=signed-out-everywhere`);
     await elsewhere.reload();
-    await elsewhere.waitForURL(`${server.url}/signin`);
+    // The other browser is told its session ended, not just shown the sign-in form.
+    await elsewhere.waitForURL(`${server.url}/signin?notice=session-ended`);
+    expect(await elsewhere.getByRole('status').first().textContent()).toContain(
+      'Your session has ended',
+    );
     await elsewhere.context().close();
     await context.close();
   });
