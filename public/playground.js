@@ -5,6 +5,9 @@
 (() => {
   const root = document.getElementById('playground');
   if (root === null) return;
+  // Sent hidden: they work only with this script.
+  root.hidden = false;
+  document.getElementById('pg-find').hidden = false;
   const previewApi = root.getAttribute('data-preview-api') || '/playground/api';
   const customerApi = root.getAttribute('data-customer-api') || '';
   const $ = (id) => document.getElementById(id);

@@ -664,6 +664,23 @@ describe.skipIf(SKIP_BROWSER)('developer pages in Chromium', () => {
     await page.context().close();
   });
 
+  it('/playground without JavaScript: only the note that it needs it, no dead controls', async () => {
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto(`${server.url}/playground`);
+    expect(await page.content()).toContain('The playground needs JavaScript.');
+    for (const id of ['#pg-country', '#pg-search', '#pg-find-q']) {
+      expect(await page.locator(id).isVisible(), id).toBe(false);
+    }
+    await context.close();
+    // With it, they are there.
+    const { page: scripted } = await watchedPage();
+    await scripted.goto(`${server.url}/playground`);
+    await scripted.locator('#pg-find-q').waitFor({ state: 'visible' });
+    expect(await scripted.locator('#pg-country').isVisible()).toBe(true);
+    await scripted.context().close();
+  });
+
   it('/playground on a phone: request lines wrap, the page never scrolls sideways', async () => {
     const { page, problems } = await watchedPage();
     await page.setViewportSize({ width: 390, height: 844 });

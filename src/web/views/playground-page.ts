@@ -14,8 +14,10 @@ export interface PlaygroundView {
 /**
  * The playground: pick a country, see what is on its preview channels now and next and as a
  * three-hour guide grid, find a channel, read its schedule as a timeline and as the raw JSON,
- * open a programme's details. Everything comes from the keyless preview API (public/playground.js); the page
- * itself is static.
+ * open a programme's details. Everything comes from the keyless preview API
+ * (public/playground.js); the page itself is static. The controls (#playground) and the
+ * programme search (#pg-find) are sent hidden and shown by playground.js: without it they could
+ * do nothing, so a browser without JavaScript shows only the note that says so.
  */
 export function playgroundPage(view: PlaygroundView): SafeHtml {
   return page(
@@ -31,6 +33,7 @@ export function playgroundPage(view: PlaygroundView): SafeHtml {
         <div
           id="playground"
           class="playground"
+          hidden
           data-preview-api="${view.previewApi}"
           data-customer-api="${view.customerApi}"
         >
@@ -97,7 +100,7 @@ export function playgroundPage(view: PlaygroundView): SafeHtml {
         </div>
         <p class="muted pg-on-request">GET <code id="pg-on-request"></code></p>
       </section>
-      <section id="pg-find" class="card">
+      <section id="pg-find" class="card" hidden>
         <h2>When is it on?</h2>
         <p class="muted">
           Search programmes by their words (title, sub-title, description, categories, credits)
