@@ -100,7 +100,7 @@ describe.skipIf(SKIP_BROWSER)('account pages in Chromium', () => {
     await page.waitForURL(`${server.url}/account`);
     expect(await page.locator('.status').textContent()).toMatch(/You can call the API/);
 
-    await page.getByPlaceholder(/key name/i).fill('browser test');
+    await page.getByLabel('Key name').fill('browser test');
     await page.getByRole('button', { name: 'Create key' }).click();
     // POST-redirect-GET: the key is shown on a page of its own, reached by a 303.
     await page.waitForURL(/\/account\/keys\/[0-9a-f-]{36}\/created$/);
@@ -137,7 +137,7 @@ describe.skipIf(SKIP_BROWSER)('account pages in Chromium', () => {
     // A reload of a new key's page shows the account, not the key, and makes no key (the
     // browser has no form to send again).
     await page.goto(`${server.url}/account`);
-    await page.getByPlaceholder(/key name/i).fill('reload test');
+    await page.getByLabel('Key name').fill('reload test');
     await page.getByRole('button', { name: 'Create key' }).click();
     await page.waitForURL(/\/created$/);
     const second = (await page.locator('#new-key').textContent()) ?? '';
@@ -486,7 +486,7 @@ describe.skipIf(SKIP_BROWSER)('account pages in Chromium', () => {
     await signIn(page, 'long-names@example.com');
     const long = 'x'.repeat(100);
     for (const name of ['cron', long]) {
-      await page.getByPlaceholder(/key name/i).fill(name);
+      await page.getByLabel('Key name').fill(name);
       await page.getByRole('button', { name: 'Create key' }).click();
       await page.waitForURL(/\/created$/);
       await page.getByRole('link', { name: 'Back to your account' }).click();

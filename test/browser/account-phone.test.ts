@@ -163,7 +163,7 @@ describe.skipIf(SKIP_BROWSER)('account pages on a 360 px phone', () => {
       'production server in the Frankfurt data centre',
       'staging-eu-west-1-kubernetes-cluster-ingest-worker',
     ]) {
-      await page.getByPlaceholder(/key name/i).fill(name);
+      await page.getByLabel('Key name').fill(name);
       await page.getByRole('button', { name: 'Create key' }).click();
       await page.waitForURL(/\/created$/);
       if (name === 'cron') await checkPhoneLayout(page, 'key-created');

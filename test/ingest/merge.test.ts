@@ -236,7 +236,7 @@ describe('a start that does not parse', () => {
   });
 });
 
-describe('a start before 1990 (a grabber\'s epoch-0 glitch)', () => {
+describe("a start before 1990 (a grabber's epoch-0 glitch)", () => {
   const history = guide(
     ['x.uk'],
     [1, 2, 3].map((day) => ({ channel: 'x.uk', day, hour: 8, title: `Morning ${day}` })),

@@ -312,10 +312,7 @@ export class XmlScanner {
       // Everything before the character is read first, so an earlier error is reported first.
       this.append(text.slice(0, bad.index));
       this.scan(false);
-      throw new XmlSyntaxError(
-        `disallowed character ${codePointName(bad[0])}`,
-        this.lineAtEnd(),
-      );
+      throw new XmlSyntaxError(`disallowed character ${codePointName(bad[0])}`, this.lineAtEnd());
     }
     this.append(text);
     this.scan(false);

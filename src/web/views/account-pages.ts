@@ -143,12 +143,12 @@ export function accountPage(view: AccountView): SafeHtml {
                 another.
               </p>`
             : html`<form method="post" action="/account/keys" class="row">
-                <label for="key-name" class="sr-only">Key name</label>
+                <label for="key-name">Key name</label>
                 <input
                   id="key-name"
                   name="name"
                   maxlength="100"
-                  placeholder="Key name, e.g. production"
+                  placeholder="e.g. production"
                   required
                   ${
                     view.keyNameError

@@ -80,7 +80,7 @@ export function channelPicker(view: ChannelPickerView, fields: ChannelPickerFiel
       ${view.chosen.map((c) => channelBox(c, true))}
     </ul>
     <div class="row choice-detail">
-      <label for="channel-search" class="sr-only">Search channels</label>
+      <label for="channel-search">Search channels</label>
       <input
         id="channel-search"
         name="q"
