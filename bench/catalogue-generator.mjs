@@ -108,10 +108,12 @@ export async function generateCatalogue(lib, store, options) {
   for (let c = 0; c < channels; c++) {
     const xmltvId = `bench${c}.${countryOf(c).toLowerCase()}`;
     const channelId = lib.ids.channelIdFor(xmltvId);
+    const name = `${WORDS[c % WORDS.length]} ${WORDS[Math.floor(c / 10) % WORDS.length]} ${c}`;
     session.stageChannel({
       id: channelId,
       xmltvId,
-      name: `${WORDS[c % WORDS.length]} ${WORDS[Math.floor(c / 10) % WORDS.length]} ${c}`,
+      name,
+      displayNames: [name],
       icon: `https://img.example/${c}.png`,
       country: countryOf(c),
       fallbackCountry: 'ZZ',
