@@ -19,9 +19,14 @@ import {
   createAuditedWebhook,
   deleteAuditedWebhook,
   enableAuditedWebhook,
+  webhookSettingsProblems,
 } from '../webhooks/webhook-admin.js';
 import { sendTestRequest, type DeliveryLog } from '../webhooks/webhook-delivery.js';
-import { webhookRefusalSentence, type Resolver } from '../webhooks/webhook-target.js';
+import {
+  webhookRefusalSentence,
+  WebhookUrlError,
+  type Resolver,
+} from '../webhooks/webhook-target.js';
 import { formField, sendPage } from './page-helpers.js';
 import type { ShownOnce } from './shown-once.js';
 import { channelChoices, chosenChannelIds } from './channel-choice.js';
@@ -165,15 +170,29 @@ export async function registerWebhookPages(
         );
         return reply.redirect(`/account/webhooks/${issued.webhook.id}/secret`, 303);
       } catch (error) {
-        if (error instanceof WebhookSettingsError || error instanceof WebhookLimitError) {
-          const status = error instanceof WebhookLimitError ? 409 : 400;
+        if (error instanceof WebhookLimitError) {
           return sendPage(
             reply,
-            status,
+            409,
             webhookFormPage(await formView(form, webhookRefusalSentence(error))),
           );
         }
-        throw error;
+        if (!(error instanceof WebhookSettingsError)) throw error;
+        // Everything that is wrong, each by its field, not only the first found.
+        const problems = await webhookSettingsProblems(admin, {
+          url: form.url,
+          filter: filterOf(form),
+        });
+        const fieldErrors: NonNullable<WebhookFormView['fieldErrors']> = {};
+        if (problems.url !== null) fieldErrors.url = webhookRefusalSentence(problems.url);
+        if (problems.filter !== null) fieldErrors.filter = webhookRefusalSentence(problems.filter);
+        // Checked again, the first refusal may have passed (name servers that answered this
+        // time): it is said as it was.
+        if (problems.url === null && problems.filter === null) {
+          fieldErrors[error instanceof WebhookUrlError ? 'url' : 'filter'] =
+            webhookRefusalSentence(error);
+        }
+        return sendPage(reply, 400, webhookFormPage({ ...(await formView(form)), fieldErrors }));
       }
     });
 

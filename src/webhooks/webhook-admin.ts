@@ -49,6 +49,34 @@ async function checkedFilter(
   return checked;
 }
 
+/** Why a webhook's URL and why its filter are refused, each checked; null for one that is fine. */
+export interface WebhookSettingsProblems {
+  url: WebhookSettingsError | null;
+  filter: WebhookSettingsError | null;
+}
+
+/**
+ * Checks the URL and the filter each on its own, so a form can say everything that is wrong at
+ * once (createAuditedWebhook stops at the first).
+ */
+export async function webhookSettingsProblems(
+  deps: WebhookAdminDeps,
+  settings: { url: string; filter: WebhookFilter },
+): Promise<WebhookSettingsProblems> {
+  const refusal = (error: unknown): WebhookSettingsError => {
+    if (error instanceof WebhookSettingsError) return error;
+    throw error;
+  };
+  const [filter, url] = await Promise.all([
+    checkedFilter(deps.store, settings.filter).then(() => null, refusal),
+    checkWebhookTarget(settings.url, deps.policy, deps.resolve ?? systemResolver).then(
+      () => null,
+      refusal,
+    ),
+  ]);
+  return { url, filter };
+}
+
 /**
  * Creates a webhook (at most MAX_WEBHOOKS_PER_ACCOUNT, else WebhookLimitError) after checking
  * its URL by the delivery rules (WebhookUrlError) and its channels, and records it. It gets the

@@ -198,6 +198,31 @@ describe(`webhook pages (${TEST_ENGINE})`, () => {
       400,
       'Pick at least one channel.',
     );
+    // Both wrong: both said at once, each by its field, and listed at the top.
+    const both = await post(
+      '/account/webhooks',
+      [
+        ['url', 'http://10.0.0.1/hook'],
+        ['filter', 'channels'],
+      ],
+      ann,
+    );
+    expect(both.statusCode).toBe(400);
+    expect(both.body).toContain('<strong>The webhook is not created:</strong> 2 fields need');
+    expect(both.body).toMatch(
+      /<input\s+id="webhook-url"[^>]*aria-invalid="true" aria-describedby="webhook-url-error"/,
+    );
+    expect(both.body).toContain(
+      '<p class="error field-error" id="webhook-url-error">The address 10.0.0.1 is a private network address: webhooks go to public addresses.</p>',
+    );
+    expect(both.body).toMatch(
+      /<fieldset\s+id="webhook-channels"\s+aria-describedby="webhook-channels-error"/,
+    );
+    expect(both.body).toContain(
+      '<p class="error field-error" id="webhook-channels-error">Pick at least one channel.</p>',
+    );
+    expect(both.body).toContain('<li><a href="#webhook-url">');
+    expect(both.body).toContain('<li><a href="#webhook-channels">');
     await refused(
       [
         ['url', 'not a url'],

@@ -9,6 +9,7 @@ import {
 import { html, type SafeHtml } from '../html.js';
 import { channelPicker, defaultSubmit, type ChannelPickerView } from './channel-picker.js';
 import { confirmStepPage } from './confirm-page.js';
+import { formErrors } from './form-errors.js';
 import { formatInstant } from './format.js';
 import { page } from './layout.js';
 
@@ -109,41 +110,13 @@ const FIELD_IDS: Record<FeedField, string> = {
   lineup: 'feed-channels',
 };
 
-/** A field's message, and the attributes that tie its input to it (as the sign-in form does). */
-function fieldError(errors: FeedFieldErrors, field: FeedField) {
-  const message = errors[field];
-  const id = `${FIELD_IDS[field]}-error`;
-  return {
-    message:
-      message === undefined ? '' : html`<p class="error field-error" id="${id}">${message}</p>`,
-    attributes: message === undefined ? '' : html`aria-invalid="true" aria-describedby="${id}"`,
-  };
-}
-
-/** The list of refused fields at the top, each a link to its input. */
-function errorSummary(errors: FeedFieldErrors): SafeHtml | '' {
-  const refused = (Object.keys(FIELD_IDS) as FeedField[]).filter((f) => errors[f] !== undefined);
-  if (refused.length === 0) return '';
-  return html`<div class="error-summary" role="alert">
-    <p>
-      <strong>The feed is not saved:</strong> ${
-        refused.length === 1 ? 'one field needs' : `${refused.length} fields need`
-      }
-      a change.
-    </p>
-    <ul>
-      ${refused.map((f) => html`<li><a href="#${FIELD_IDS[f]}">${errors[f]}</a></li>`)}
-    </ul>
-  </div>`;
-}
-
 function dayField(
   id: string,
   name: string,
   label: string,
   range: { min: number; max: number },
   value: string,
-  error: ReturnType<typeof fieldError>,
+  error: { message: SafeHtml | ''; attributes: SafeHtml | '' },
 ): SafeHtml {
   return html`<label for="${id}">${label} (${range.min}–${range.max})</label>
     <input
@@ -168,12 +141,13 @@ export function feedFormPage(view: FeedFormView): SafeHtml {
   const action = view.feedId === null ? '/account/feeds' : `/account/feeds/${view.feedId}`;
   const title = view.feedId === null ? 'New guide feed' : 'Edit guide feed';
   const errors = view.fieldErrors ?? {};
-  const nameError = fieldError(errors, 'name');
-  const lineupError = fieldError(errors, 'lineup');
+  const refused = formErrors(FIELD_IDS, errors, 'The feed is not saved:');
+  const nameError = refused.field('name');
+  const lineupError = refused.field('lineup');
   return page(
     { title, signedIn: true, scripts: ['/assets/account.js'] },
     html`${view.error ? html`<p class="error" role="alert">${view.error}</p>` : ''}
-      ${errorSummary(errors)}
+      ${refused.summary}
       <section class="card">
         <h1>${title}</h1>
         <form method="post" action="${action}" class="feed-form">
@@ -195,7 +169,7 @@ export function feedFormPage(view: FeedFormView): SafeHtml {
             'Days back',
             DAYS_BACK,
             view.daysBack,
-            fieldError(errors, 'daysBack'),
+            refused.field('daysBack'),
           )}
           ${dayField(
             'days-ahead',
@@ -203,7 +177,7 @@ export function feedFormPage(view: FeedFormView): SafeHtml {
             'Days ahead',
             DAYS_AHEAD,
             view.daysAhead,
-            fieldError(errors, 'daysAhead'),
+            refused.field('daysAhead'),
           )}
           <fieldset
             id="feed-channels"

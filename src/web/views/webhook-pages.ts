@@ -10,6 +10,7 @@ import {
 import { html, type SafeHtml } from '../html.js';
 import { channelPicker, defaultSubmit, type ChannelPickerView } from './channel-picker.js';
 import { confirmStepPage } from './confirm-page.js';
+import { formErrors } from './form-errors.js';
 import { formatInstant } from './format.js';
 import { page } from './layout.js';
 
@@ -130,17 +131,35 @@ export function webhooksSection(
 export interface WebhookFormView extends Omit<ChannelPickerView, 'kind'> {
   url: string;
   filterKind: ChannelPickerView['kind'];
+  /** A refusal of the whole form (the webhook limit). */
   error?: string;
+  /** Every refused field at once, each shown by its input. */
+  fieldErrors?: Partial<Record<WebhookField, string>>;
 }
+
+/** The fields of the webhook form that can be refused, and the element each message is for. */
+type WebhookField = 'url' | 'filter';
+const WEBHOOK_FIELD_IDS: Record<WebhookField, string> = {
+  url: 'webhook-url',
+  filter: 'webhook-channels',
+};
 
 /**
  * Create a webhook. Works without scripts: "Search" sends the whole form back here by GET (what
  * is chosen stays chosen), "Create" posts it.
  */
 export function webhookFormPage(view: WebhookFormView): SafeHtml {
+  const refused = formErrors(
+    WEBHOOK_FIELD_IDS,
+    view.fieldErrors ?? {},
+    'The webhook is not created:',
+  );
+  const urlError = refused.field('url');
+  const filterError = refused.field('filter');
   return page(
     { title: 'New webhook', signedIn: true, scripts: ['/assets/account.js'] },
     html`${view.error ? html`<p class="error" role="alert">${view.error}</p>` : ''}
+      ${refused.summary}
       <section class="card">
         <h1>New webhook</h1>
         <form method="post" action="/account/webhooks" class="feed-form">
@@ -154,13 +173,19 @@ export function webhookFormPage(view: WebhookFormView): SafeHtml {
             value="${view.url}"
             placeholder="https://example.com/onair-changes"
             required
+            ${urlError.attributes}
           />
+          ${urlError.message}
           <p class="muted">
             An https address on the internet. Onair POSTs JSON to it and counts any 2xx answer as
             delivered.
           </p>
-          <fieldset>
+          <fieldset
+            id="webhook-channels"
+            ${view.fieldErrors?.filter === undefined ? '' : html`aria-describedby="webhook-channels-error"`}
+          >
             <legend>Changes of</legend>
+            ${filterError.message}
             ${channelPicker(
               { ...view, kind: view.filterKind },
               {
