@@ -304,6 +304,25 @@ describe('ingest of a messy guide', () => {
     ]);
   });
 
+  it('tells a missing start or channel attribute from an empty one', async () => {
+    const text = `<tv>
+<channel id="c1.gb"><display-name>C1</display-name></channel>
+<programme channel="c1.gb"><title>No start</title></programme>
+<programme start="" channel="c1.gb"><title>Empty start</title></programme>
+<programme start="20260301110000 +0000" channel=""><title>Empty channel</title></programme>
+<programme start="20260301120000 +0000"><title>No channel</title></programme>
+</tv>`;
+    const summary = await ingest(store, { name: 'attributes.xml', data: Buffer.from(text) });
+    expect(summary.warnings.map((w) => [w.line, w.message])).toEqual(
+      expect.arrayContaining([
+        [3, 'channel "c1.gb": <programme> without a start attribute; kept for review'],
+        [4, 'channel "c1.gb": start "" is not an XMLTV time; kept for review'],
+        [5, '<programme> with an empty channel attribute; skipped'],
+        [6, '<programme> without a channel attribute; skipped'],
+      ]),
+    );
+  });
+
   it('merges repeated channels, keeps channels without programmes, attaches undeclared ones', async () => {
     await ingest(store, fixturePath('messy.xml'));
     const channels = (await readerView(store)).channels;

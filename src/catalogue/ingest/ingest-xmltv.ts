@@ -278,7 +278,12 @@ class IngestRun {
     const xmltvId = element.channel ?? '';
     if (xmltvId === '') {
       this.programmesSkipped++;
-      this.warnings.add(line, '<programme> without a channel attribute; skipped');
+      this.warnings.add(
+        line,
+        element.channel === null
+          ? '<programme> without a channel attribute; skipped'
+          : '<programme> with an empty channel attribute; skipped',
+      );
       return;
     }
     const channel = this.channelFor(xmltvId, line);
@@ -315,7 +320,9 @@ class IngestRun {
       this.review.unparseableStart++;
       this.warnings.add(
         line,
-        `channel "${xmltvId}": start "${startText}" is not an XMLTV time; kept for review`,
+        element.start === null
+          ? `channel "${xmltvId}": <programme> without a start attribute; kept for review`
+          : `channel "${xmltvId}": start "${startText}" is not an XMLTV time; kept for review`,
       );
     }
     if (stopText !== '' && stopMs === null) {
