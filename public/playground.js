@@ -622,8 +622,9 @@
           element('span', 'pg-grid-title', programme.title || '(untitled)'),
         );
         button.title = `${clock(start)}–${clock(stop)} UTC ${programme.title || '(untitled)'}`;
-        // A narrow cell hides its title (see onair.css); its name still says it in full.
-        button.setAttribute('aria-label', button.title);
+        // A narrow cell hides its title (see onair.css); its name still says it in full, with
+        // its channel, so a screen reader moving along the grid knows which row it is in.
+        button.setAttribute('aria-label', `${channel.name}: ${button.title}`);
         if (start < from) button.classList.add('pg-grid-cut');
         button.setAttribute('aria-expanded', 'false');
         button.setAttribute('aria-controls', details.id);
@@ -811,6 +812,37 @@
   $('pg-tab-json').addEventListener('click', () => selectTab(true));
   $('pg-tab-now').addEventListener('click', () => selectOnView('now'));
   $('pg-tab-guide').addEventListener('click', () => selectOnView('guide'));
+
+  /**
+   * The tab lists as the ARIA pattern has them: one Tab stop per list (the selected tab), the
+   * arrow keys, Home and End move to another tab and select it.
+   */
+  for (const list of document.querySelectorAll(
+    '#pg-on [role=tablist], #pg-schedule [role=tablist]',
+  )) {
+    const tabs = [...list.querySelectorAll('[role=tab]')];
+    const roving = () => {
+      for (const tab of tabs) {
+        tab.tabIndex = tab.getAttribute('aria-selected') === 'true' ? 0 : -1;
+      }
+    };
+    roving();
+    list.addEventListener('click', roving);
+    list.addEventListener('keydown', (event) => {
+      const at = tabs.indexOf(document.activeElement);
+      if (at < 0) return;
+      const to = {
+        ArrowRight: (at + 1) % tabs.length,
+        ArrowLeft: (at - 1 + tabs.length) % tabs.length,
+        Home: 0,
+        End: tabs.length - 1,
+      }[event.key];
+      if (to === undefined) return;
+      event.preventDefault();
+      tabs[to].focus();
+      tabs[to].click();
+    });
+  }
 
   // The first request of all: a 429 here is waited out too, the select saying so meanwhile.
   preview('/countries', {

@@ -201,9 +201,11 @@ describe.skipIf(SKIP_BROWSER)('developer pages in Chromium', () => {
 
     await channelSearch.fill('news');
     await expect.poll(() => channelButtons.allTextContents()).toEqual(['Onair News']);
-    await page.getByRole('button', { name: 'Onair News' }).click();
+    await page.getByRole('button', { name: 'Onair News', exact: true }).click();
     expect(
-      await page.getByRole('button', { name: 'Onair News' }).getAttribute('aria-pressed'),
+      await page
+        .getByRole('button', { name: 'Onair News', exact: true })
+        .getAttribute('aria-pressed'),
     ).toBe('true');
     // The schedule, the page's last card, comes into view with its heading focused.
     const scheduleHeading = page.locator('#pg-channel-name');
@@ -485,11 +487,24 @@ describe.skipIf(SKIP_BROWSER)('developer pages in Chromium', () => {
       .toMatch(/^GET \/playground\/api\/channels\/[0-9a-f-]{36}\/programmes\/\d{19}$/);
     await page.screenshot({ path: join(RESULTS, 'playground-now.png'), fullPage: true });
 
-    // The guide, by keyboard: its tab, then a programme of the grid.
+    // The guide, by keyboard: its tab, then a programme of the grid. The tab list is one Tab
+    // stop (the selected tab), the arrow keys move along it and select.
     const guideTab = page.getByRole('tab', { name: 'Guide' });
-    await guideTab.focus();
-    await page.keyboard.press('Enter');
+    const nowTab = page.getByRole('tab', { name: 'Now / next' });
+    expect([
+      await nowTab.getAttribute('tabindex'),
+      await guideTab.getAttribute('tabindex'),
+    ]).toEqual(['0', '-1']);
+    await nowTab.focus();
+    await page.keyboard.press('ArrowRight');
     expect(await guideTab.getAttribute('aria-selected')).toBe('true');
+    // A string expression: the test is compiled without the DOM types.
+    expect(await page.evaluate('document.activeElement?.id')).toBe('pg-tab-guide');
+    expect([
+      await nowTab.getAttribute('tabindex'),
+      await guideTab.getAttribute('tabindex'),
+    ]).toEqual(['-1', '0']);
+
     expect(await page.locator('#pg-now-panel').isHidden()).toBe(true);
     const rows = page.locator('#pg-guide .pg-grid-row:not(.pg-grid-head)');
     await expect
@@ -555,6 +570,11 @@ describe.skipIf(SKIP_BROWSER)('developer pages in Chromium', () => {
         /^\/playground\/api\/channels\/[0-9a-f-]{36}\/programmes\/\d{19}$/.test(url.pathname),
       ).length,
     ).toBe(3);
+    // Home goes back to the first tab, and selects it.
+    await guideTab.focus();
+    await page.keyboard.press('Home');
+    expect(await nowTab.getAttribute('aria-selected')).toBe('true');
+    expect(await page.locator('#pg-guide-panel').isHidden()).toBe(true);
     expect(problems, problems.join('\n')).toEqual([]);
     await page.context().close();
   });
@@ -726,7 +746,7 @@ describe.skipIf(SKIP_BROWSER)('developer pages in Chromium', () => {
       .toBe(true);
     expect(await overflow()).toBe(0);
     // A schedule's, and its JSON.
-    await page.getByRole('button', { name: 'Kelpie Kids' }).click();
+    await page.getByRole('button', { name: 'Kelpie Kids', exact: true }).click();
     const title = page.locator('#pg-timeline .timeline-title').first();
     await expect.poll(() => title.isVisible()).toBe(true);
     await title.click();
@@ -844,7 +864,10 @@ describe.skipIf(SKIP_BROWSER)('developer pages in Chromium', () => {
     });
     expect(fits).toBe(true);
     expect(await first.getAttribute('title')).toContain(cut.title);
-    expect(await first.getAttribute('aria-label')).toContain(cut.title);
+    // Its name says its channel first: a screen reader moving along the grid knows the row.
+    const label = (await first.getAttribute('aria-label')) ?? '';
+    expect(label.startsWith(`${channel.name}: `)).toBe(true);
+    expect(label).toContain(cut.title);
     // The grid stays aligned: each row's programmes in one line, its ruler over the same track.
     const tops = await row
       .locator('.pg-grid-programme')

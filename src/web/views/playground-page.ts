@@ -152,7 +152,7 @@ export function playgroundPage(view: PlaygroundView): SafeHtml {
           <label><input type="radio" name="pg-days" value="all" /> All</label>
           <p id="pg-lookback-problem" class="pg-lookback-problem" aria-live="polite"></p>
         </fieldset>
-        <div class="pg-tabs" role="tablist">
+        <div class="pg-tabs" role="tablist" aria-label="Schedule as">
           <button
             type="button"
             role="tab"
