@@ -96,17 +96,18 @@ export function tooManyLinksPage(retryAfterMinutes: number): SafeHtml {
 
 /**
  * Opening the e-mailed link shows this page; only its button (a POST) uses the link up, so
- * mail scanners that fetch links cannot spend it.
+ * mail scanners that fetch links cannot spend it. The button names the address, apart from the
+ * header's "Sign in" link, which goes elsewhere.
  */
 export function confirmPage(email: string, token: string): SafeHtml {
   return page(
     { title: 'Confirm sign-in' },
     html`<section class="card narrow">
       <h1>Sign in to Onair</h1>
-      <p>Continue as <strong>${email}</strong>.</p>
+      <p>This link signs in <strong>${email}</strong>.</p>
       <form method="post" action="/signin/confirm" class="stack">
         <input type="hidden" name="token" value="${token}" />
-        <button type="submit">Sign in</button>
+        <button type="submit">Sign in as ${email}</button>
       </form>
     </section>`,
   );

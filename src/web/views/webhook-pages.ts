@@ -253,8 +253,11 @@ export function webhookPage(
           <dd>${formatInstant(webhook.createdAt)}</dd>
           <dt>State</dt>
           <dd>${stateText(webhook, accountCanCall)}</dd>
-          <dt>Delivered</dt>
-          <dd>every change up to number ${webhook.deliveredSeq}</dd>
+          <dt>Up to date with</dt>
+          <dd>
+            change ${webhook.deliveredSeq} of the change log (the <code>seq</code> of
+            <code>/api/v1/changes</code>): the changes after it go with the next guide update
+          </dd>
         </dl>
         ${
           webhook.disabledAt === null
