@@ -145,6 +145,13 @@ export async function registerWebhookPages(
       return sendPage(reply, 200, webhookFormPage(await formView(typedForm(request.query))));
     });
 
+    // The form's channel search posts it back here (its URL stays out of the address): the
+    // form again, with what is typed and chosen, and the search's finds. Nothing is saved.
+    hooks.post('/account/webhooks/new', async (request, reply) => {
+      if ((await deps.signedIn(request)) === null) return deps.signInFirst(request, reply);
+      return sendPage(reply, 200, webhookFormPage(await formView(typedForm(request.body))));
+    });
+
     // A refused form leaves its POST address in the address bar: opening it shows the form.
     hooks.get('/account/webhooks', async (_request, reply) =>
       reply.redirect('/account/webhooks/new', 303),

@@ -460,7 +460,17 @@ describe.skipIf(SKIP_BROWSER)('account pages in Chromium', () => {
       await page.waitForURL(/\/account\/feeds\/[0-9a-f-]{36}\/address$/);
       expectNoFormInAddress();
 
-      // The webhook form: Enter in the URL field creates it, and the URL is never in an address.
+      // The webhook form: its channel search keeps the URL typed and out of the address.
+      await page.goto(`${server.url}/account/webhooks/new`);
+      await page.getByLabel('URL to send the changes to').fill(`${receiver.url}?token=secret`);
+      await page.getByLabel('Search channels').fill('tg4');
+      await page.getByLabel('Search channels').press('Enter');
+      await expect.poll(() => page.getByLabel('TG4').count()).toBe(1);
+      expect(page.url()).toBe(`${server.url}/account/webhooks/new`);
+      expect(await page.getByLabel('URL to send the changes to').inputValue()).toBe(
+        `${receiver.url}?token=secret`,
+      );
+      // Enter in the URL field creates it, and the URL is never in an address.
       await page.goto(`${server.url}/account/webhooks/new`);
       await page.getByLabel('Every channel of a country').check();
       await page.getByLabel('Country', { exact: true }).selectOption('IE');

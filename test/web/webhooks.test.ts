@@ -66,6 +66,22 @@ describe(`webhook pages (${TEST_ENGINE})`, () => {
   it('creates a webhook, shows its secret once, sends a test request, logs it, deletes with a confirm step', async () => {
     const form = await getPage(t, '/account/webhooks/new?q=tg4', ann);
     expect(form.statusCode).toBe(200);
+    // Its search posts the form back (the URL, which may hold a token, stays out of the
+    // address and the browser's history); what is typed stays, the finds come as boxes.
+    expect(form.body).toMatch(/formmethod="post"\s+formaction="\/account\/webhooks\/new"/);
+    const searched = await post(
+      '/account/webhooks/new',
+      [
+        ['url', 'https://hooks.example/in?token=abc'],
+        ['filter', 'channels'],
+        ['q', 'tg4'],
+      ],
+      ann,
+    );
+    expect(searched.statusCode).toBe(200);
+    expect(searched.body).toContain('value="https://hooks.example/in?token=abc"');
+    expect(searched.body).toContain(`value="${TG4}"`);
+    expect(await hooksOf('ann@example.com')).toEqual([]);
     expect(form.body).toContain('name="url"');
     // The search found the channel, offered as a box to tick.
     expect(form.body).toMatch(new RegExp(`name="channel" value="${TG4}"`));

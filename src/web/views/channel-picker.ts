@@ -21,8 +21,14 @@ export interface ChannelPickerFields {
   countryId: string;
   /** Label of the "chosen channels" choice. */
   channelsLabel: string;
-  /** Where "Search" sends the whole form back by GET. */
+  /** Where "Search" sends the whole form back. */
   searchAction: string;
+  /**
+   * How: GET (the default) keeps the form in the address, so a search can be bookmarked; POST
+   * for a form whose fields may hold a secret (a webhook's URL may carry its receiver's token),
+   * kept out of the address bar, the browser's history and the request log.
+   */
+  searchMethod?: 'get' | 'post';
 }
 
 function choice(
@@ -92,7 +98,7 @@ export function channelPicker(view: ChannelPickerView, fields: ChannelPickerFiel
         id="channel-search-button"
         type="submit"
         class="secondary"
-        formmethod="get"
+        formmethod="${fields.searchMethod ?? 'get'}"
         formaction="${fields.searchAction}"
         formnovalidate
       >

@@ -193,6 +193,7 @@ export function webhookFormPage(view: WebhookFormView): SafeHtml {
                 countryId: 'webhook-country',
                 channelsLabel: `Channels I choose (at most ${MAX_WEBHOOK_CHANNELS})`,
                 searchAction: '/account/webhooks/new',
+                searchMethod: 'post',
               },
             )}
           </fieldset>
