@@ -261,6 +261,7 @@ describe(`account pages after the walkthrough (${TEST_ENGINE})`, () => {
     expect(tagOf(res.body, 'feed-channels')).toContain('aria-describedby="feed-channels-error"');
     expect(res.body).toContain('id="feed-channels-error">Pick at least one channel.</p>');
     expect(text(res.body)).toContain('The feed is not saved: 4 fields need a change.');
+    expect(res.body).toContain('<title>Not saved: New guide feed · Onair</title>');
     // What was typed stays typed.
     expect(tagOf(res.body, 'days-back')).toContain('value="99"');
     // One refused field: only that one is marked.

@@ -225,6 +225,9 @@ describe(`webhook pages (${TEST_ENGINE})`, () => {
     );
     expect(both.statusCode).toBe(400);
     expect(both.body).toContain('<strong>The webhook is not created:</strong> 2 fields need');
+    // Said by the title too, and the summary takes the focus as the page opens.
+    expect(both.body).toContain('<title>Not created: New webhook · Onair</title>');
+    expect(both.body).toContain('<div class="error-summary" role="alert" tabindex="-1" autofocus>');
     expect(both.body).toMatch(
       /<input\s+id="webhook-url"[^>]*aria-invalid="true" aria-describedby="webhook-url-error"/,
     );

@@ -144,8 +144,14 @@ export function feedFormPage(view: FeedFormView): SafeHtml {
   const refused = formErrors(FIELD_IDS, errors, 'The feed is not saved:');
   const nameError = refused.field('name');
   const lineupError = refused.field('lineup');
+  // A refused form says so in the page's title too, the first thing a screen reader reads.
+  const refusedTitle = view.error !== undefined || refused.summary !== '';
   return page(
-    { title, signedIn: true, scripts: ['/assets/account.js'] },
+    {
+      title: refusedTitle ? `Not saved: ${title}` : title,
+      signedIn: true,
+      scripts: ['/assets/account.js'],
+    },
     html`${view.error ? html`<p class="error" role="alert">${view.error}</p>` : ''}
       ${refused.summary}
       <section class="card">

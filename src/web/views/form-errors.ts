@@ -2,8 +2,9 @@ import { html, type SafeHtml } from '../html.js';
 
 /**
  * Refused fields of a form, shown all at once: a summary at the top (each message a link to its
- * field) and each message by its field, tied to it by `aria-describedby` (as the sign-in form
- * does). `fieldIds` names each field's element, in the form's order.
+ * field), which takes the focus when the page opens (`autofocus`, no script needed), and each
+ * message by its field, tied to it by `aria-describedby` (as the sign-in form does). `fieldIds`
+ * names each field's element, in the form's order.
  */
 export function formErrors<F extends string>(
   fieldIds: Readonly<Record<F, string>>,
@@ -16,7 +17,7 @@ export function formErrors<F extends string>(
     summary:
       refused.length === 0
         ? ''
-        : html`<div class="error-summary" role="alert">
+        : html`<div class="error-summary" role="alert" tabindex="-1" autofocus>
             <p>
               <strong>${notSaved}</strong> ${
                 refused.length === 1 ? 'one field needs' : `${refused.length} fields need`

@@ -156,8 +156,13 @@ export function webhookFormPage(view: WebhookFormView): SafeHtml {
   );
   const urlError = refused.field('url');
   const filterError = refused.field('filter');
+  const refusedTitle = view.error !== undefined || refused.summary !== '';
   return page(
-    { title: 'New webhook', signedIn: true, scripts: ['/assets/account.js'] },
+    {
+      title: refusedTitle ? 'Not created: New webhook' : 'New webhook',
+      signedIn: true,
+      scripts: ['/assets/account.js'],
+    },
     html`${view.error ? html`<p class="error" role="alert">${view.error}</p>` : ''}
       ${refused.summary}
       <section class="card">
