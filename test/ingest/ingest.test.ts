@@ -304,6 +304,20 @@ describe('ingest of a messy guide', () => {
     ]);
   });
 
+  it('warns of a guide with neither channels nor programmes (a grabber that failed)', async () => {
+    for (const text of ['<tv/>', '<?xml version="1.0"?>\n<tv>\n</tv>\n']) {
+      const summary = await ingest(store, { name: 'empty.xml', data: Buffer.from(text) });
+      expect(summary.warnings).toEqual([
+        { line: 1, message: 'the guide holds no <channel> and no <programme>: nothing changed' },
+      ]);
+    }
+    const channelsOnly = await ingest(store, {
+      name: 'lineup.xml',
+      data: Buffer.from('<tv><channel id="c.gb"><display-name>C</display-name></channel></tv>'),
+    });
+    expect(channelsOnly.warnings).toEqual([]);
+  });
+
   it('tells a missing start or channel attribute from an empty one', async () => {
     const text = `<tv>
 <channel id="c1.gb"><display-name>C1</display-name></channel>

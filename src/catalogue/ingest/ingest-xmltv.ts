@@ -485,6 +485,11 @@ export async function ingestXmltv(
       countOverlaps: !run.inStartOrder,
     });
     run.addDuplicateWarnings(stats);
+    // Well-formed and empty: as a grabber that failed leaves its output. Nothing is replaced,
+    // and the operator is told rather than shown a success like any other.
+    if (run.channelElements === 0 && run.programmesRead === 0) {
+      run.warnings.add(1, 'the guide holds no <channel> and no <programme>: nothing changed');
+    }
 
     let withoutProgrammes = 0;
     let undeclared = 0;
