@@ -22,8 +22,13 @@ const MAX_ENTRIES = 1024;
  */
 interface FeedEntry {
   etag: string;
-  /** Whole seconds; see lastModifiedFor. */
+  /** When it was made, to the second (HTTP dates have no finer unit): never later than now. */
   lastModifiedMs: number;
+  /**
+   * True when the feed's address had another document dated the same second (an ingest right
+   * after a fetch): `If-Modified-Since` of that second does not tell the two apart.
+   */
+  sameSecond: boolean;
   nextStart: number | null;
   gzip: Buffer | null;
 }
@@ -55,15 +60,31 @@ export function acceptsGzip(acceptEncoding: string | undefined): boolean {
     });
 }
 
+/** The three forms of an HTTP-date (RFC 9110 §5.6.7): IMF-fixdate, RFC 850's and asctime's. */
+const HTTP_DATE = [
+  /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/,
+  /^(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), \d{2}-(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)-\d{2} \d{2}:\d{2}:\d{2} GMT$/,
+  /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d{2}:\d{2}:\d{2} \d{4}$/,
+];
+
 /**
- * True when `If-Modified-Since` is a date (RFC 9110's) at or after `lastModifiedMs`. Asked only
- * without `If-None-Match`, which names the document exactly: the date is for fetches like `curl
- * -z guide.xml` or `wget -N`, which send the time of the copy they hold.
+ * True when `If-Modified-Since` says the client's copy is this document. Asked only without
+ * `If-None-Match`, which names the document exactly: the date is for fetches like `curl -z
+ * guide.xml` or `wget -N`, which send the time of the copy they hold. What is not an HTTP-date,
+ * or is later than now, is ignored (RFC 9110 §13.1.3). A document made in the same second as
+ * the one before it (`sameSecond`) is not told from it by a date: only a later second is.
  */
-function notModifiedSince(ifModifiedSince: string | undefined, lastModifiedMs: number): boolean {
-  if (ifModifiedSince === undefined) return false;
+function notModifiedSince(
+  ifModifiedSince: string | undefined,
+  entry: Pick<FeedEntry, 'lastModifiedMs' | 'sameSecond'>,
+  nowMs: number,
+): boolean {
+  if (ifModifiedSince === undefined || !HTTP_DATE.some((form) => form.test(ifModifiedSince))) {
+    return false;
+  }
   const since = Date.parse(ifModifiedSince);
-  return Number.isFinite(since) && since >= lastModifiedMs;
+  if (!Number.isFinite(since) || since > nowMs) return false;
+  return entry.sameSecond ? since > entry.lastModifiedMs : since >= entry.lastModifiedMs;
 }
 
 /**
@@ -74,16 +95,17 @@ function notModifiedSince(ifModifiedSince: string | undefined, lastModifiedMs: n
 export function createFeedAnswers(feeds: FeedStore): FeedAnswers {
   const entries = new Map<string, FeedEntry>();
   let keptBytes = 0;
-  /** The last `Last-Modified` given to each feed address's documents (lineup and days). */
+  /** The `Last-Modified` last given to each feed address's documents (lineup and days). */
   const lastModifiedOf = new Map<string, number>();
   /**
-   * When a new document of a feed was made, to the second (HTTP dates have no finer unit), and
-   * always after the last one that feed's address was given: a document made in the same second
-   * as the one before it, after an ingest, must not be taken for it by `If-Modified-Since`.
+   * The date of a new document of a feed: when it was made, to the second. Dating it a second
+   * after the one before instead (to keep them apart) put dates ahead of the clock after quick
+   * changes, and a copy dated ahead of the next document was then taken for it; so a same-second
+   * document is marked instead (FeedEntry.sameSecond).
    */
-  const lastModifiedFor = (address: string, nowMs: number): number => {
-    const previous = lastModifiedOf.get(address) ?? Number.NEGATIVE_INFINITY;
-    const ms = Math.max(Math.floor(nowMs / 1000) * 1000, previous + 1000);
+  const lastModifiedFor = (address: string, nowMs: number) => {
+    const ms = Math.floor(nowMs / 1000) * 1000;
+    const previous = lastModifiedOf.get(address);
     lastModifiedOf.delete(address);
     lastModifiedOf.set(address, ms);
     // As many addresses as entries are kept, the least recently made dropped first.
@@ -91,7 +113,7 @@ export function createFeedAnswers(feeds: FeedStore): FeedAnswers {
       if (lastModifiedOf.size <= MAX_ENTRIES) break;
       lastModifiedOf.delete(oldest);
     }
-    return ms;
+    return { lastModifiedMs: ms, sameSecond: previous !== undefined && previous >= ms };
   };
 
   const forget = (key: string) => {
@@ -134,7 +156,7 @@ export function createFeedAnswers(feeds: FeedStore): FeedAnswers {
         const nextStart = await feeds.firstStartFrom(inWindow.ids, toMs);
         entry = {
           etag: `W/"feed-${sha256Hex(`${key}\n${nextStart}`).slice(0, 32)}"`,
-          lastModifiedMs: lastModifiedFor(address, nowMs),
+          ...lastModifiedFor(address, nowMs),
           nextStart,
           gzip: null,
         };
@@ -152,7 +174,7 @@ export function createFeedAnswers(feeds: FeedStore): FeedAnswers {
       const ifNoneMatch = request.headers['if-none-match'];
       if (
         ifNoneMatch === undefined
-          ? notModifiedSince(request.headers['if-modified-since'], entry.lastModifiedMs)
+          ? notModifiedSince(request.headers['if-modified-since'], entry, nowMs)
           : namesTag(ifNoneMatch, entry.etag)
       ) {
         return reply.code(304).send();
