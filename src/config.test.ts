@@ -174,9 +174,17 @@ describe('config', () => {
         DATABASE_URL: 'mysql://onair:Sup3rSecret@db/onair?Password=Sup3rSecret&sslmode=require',
       }),
     ).toMatch(/got "mysql:\/\/onair:\*\*\*@db\/onair\?Password=\*\*\*&sslmode=require"$/);
-    // A missing colon: taken as a path, it made directories named after the password.
+    // A missing or mistyped colon: taken as a path, it made directories named after the
+    // password. The typo shows, the password does not.
     expect(refusal({ DATABASE_URL: 'postgres//onair:Sup3rSecret@db.internal/onair' })).toBe(
-      'DATABASE_URL must be a SQLite file path, sqlite:PATH or postgres://…, got "***@db.internal/onair"',
+      'DATABASE_URL must be a SQLite file path, sqlite:PATH or postgres://…, got "postgres//onair:***@db.internal/onair"',
+    );
+    expect(refusal({ DATABASE_URL: 'postgres;//onair:Sup3rSecret@db.internal/onair' })).toBe(
+      'DATABASE_URL must be a SQLite file path, sqlite:PATH or postgres://…, got "postgres;//onair:***@db.internal/onair"',
+    );
+    // A user without a password may be a token itself: it goes too.
+    expect(refusal({ DATABASE_URL: 'postgres//T0kenSecret@db.internal/onair' })).toMatch(
+      /got "postgres\/\/\*\*\*@db\.internal\/onair"$/,
     );
     expect(refusal({ REDIS_URL: 'http://:R3disSecret@cache:6379' })).toBe(
       'REDIS_URL must start with redis:// or rediss://, got "http://:***@cache:6379"',
@@ -185,10 +193,10 @@ describe('config', () => {
       /got "tcp:\/\/cache:6379\/0\?token=\*\*\*&db=0"$/,
     );
     expect(refusal({ SMTP_URL: 'smtp//mailer:M4ilSecret@mail.example:587' })).toBe(
-      'SMTP_URL must start with smtp:// or smtps://, got "***@mail.example:587"',
+      'SMTP_URL must start with smtp:// or smtps://, got "smtp//mailer:***@mail.example:587"',
     );
     expect(refusal({ REDIS_URL: 'rediss//:R3disSecret@cache:6380' })).toBe(
-      'REDIS_URL must start with redis:// or rediss://, got "***@cache:6380"',
+      'REDIS_URL must start with redis:// or rediss://, got "rediss//:***@cache:6380"',
     );
   });
 

@@ -189,9 +189,11 @@ const URL_SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
 
 /**
  * What a mistyped URL starts with: a scheme and a colon (`file:`, `postgres:/…`), or a database
- * scheme whose colon is missing (`postgres//…`). A relative file path seldom starts either way.
+ * scheme and `//` with its colon missing or mistyped (`postgres//…`, `postgres;//…`). A relative
+ * file path seldom starts either way.
  */
-const SCHEME_LIKE = /^(?:[a-z][a-z0-9+.-]+:|(?:postgres(?:ql)?|sqlite|mysql|mariadb)\/\/)/i;
+const SCHEME_LIKE =
+  /^(?:[a-z][a-z0-9+.-]+:|(?:postgres(?:ql)?|sqlite|mysql|mariadb)[^a-z0-9/]?\/\/)/i;
 
 /** Query parameters of a connection URL that hold a secret (pg takes `?password=`). */
 const SECRET_PARAMETER = /([?&](?:password|pass|pwd|secret|token|key|sslpassword)=)[^&#]*/gi;
@@ -204,10 +206,17 @@ const SECRET_PARAMETER = /([?&](?:password|pass|pwd|secret|token|key|sslpassword
 export function redactConnectionUrl(raw: string, { schemeless = false } = {}): string {
   const scheme = URL_SCHEME.exec(raw)?.[0];
   if (scheme === undefined) {
-    // A mistyped URL (`smtp//user:pass@host`) may still hold a password: with `schemeless`,
-    // what comes before its last @ is hidden. A file path is shown as it is.
+    // A mistyped URL (`smtp//user:pass@host`) may still hold a password: with `schemeless`, the
+    // password goes (from the user's ':' to the last @; a user without one goes whole, as it
+    // may be a token), and what comes before the user stays, so the typo shows; without a `//`
+    // before it, all before the @ goes. A file path is shown as it is.
     const at = raw.lastIndexOf('@');
-    return schemeless && at !== -1 ? `***${raw.slice(at)}`.replace(SECRET_PARAMETER, '$1***') : raw;
+    if (!schemeless || at === -1) return raw;
+    const slashes = raw.lastIndexOf('//', at);
+    const userStart = slashes === -1 ? 0 : slashes + 2;
+    const colon = raw.indexOf(':', userStart);
+    const keep = slashes !== -1 && colon !== -1 && colon < at ? colon + 1 : userStart;
+    return `${raw.slice(0, keep)}***${raw.slice(at)}`.replace(SECRET_PARAMETER, '$1***');
   }
   const rest = raw.slice(scheme.length);
   // The userinfo ends at the last @ before the query; failing that, at the last @ of all (a
