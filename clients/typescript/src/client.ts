@@ -35,7 +35,8 @@ export interface RetryOptions {
   /**
    * Spread the waits at random (default true), so that clients refused together do not all
    * come back in the same instant: a `Retry-After` wait gets up to a second more (the budget's
-   * window), a back-off wait is taken between its half and its whole.
+   * window, and never past `maxDelayMs`), a back-off wait is taken between its half and its
+   * whole.
    */
   jitter?: boolean | undefined;
 }
@@ -426,9 +427,10 @@ export class OnairClient {
     }
     if (delayMs > this.#retry.maxDelayMs) return null;
     if (!this.#retry.jitter) return delayMs;
-    // Retry-After names the start of a one-second window: spread over that window. A back-off
-    // is taken between its half and its whole ("equal jitter").
-    return Math.round(told ? delayMs + Math.random() * 1000 : delayMs * (0.5 + Math.random() / 2));
+    // Retry-After names the start of a one-second window: spread over that window, never past
+    // maxDelayMs. A back-off is taken between its half and its whole ("equal jitter").
+    const spread = told ? delayMs + Math.random() * 1000 : delayMs * (0.5 + Math.random() / 2);
+    return Math.round(Math.min(spread, this.#retry.maxDelayMs));
   }
 
   async #attempt(url: string, signal: AbortSignal | undefined): Promise<unknown> {

@@ -255,6 +255,21 @@ describe('OnairClient', () => {
     expect(retries[0]?.delayMs).toBeLessThanOrEqual(told + 1000);
   });
 
+  it('spreads a Retry-After wait by up to a second, never past maxDelayMs', async () => {
+    const slowKey = await customerKey(deploymentA.store, 'spread@example.com', 1);
+    const waits: number[] = [];
+    const onair = new OnairClient({
+      baseUrl: deploymentA.url,
+      apiKey: slowKey,
+      retry: { retries: 1, maxDelayMs: 1000, onRetry: (info) => waits.push(info.delayMs) },
+    });
+    await nextRateWindow();
+    await Promise.all(Array.from({ length: 6 }, () => onair.listCountries().catch(() => null)));
+    // Five were refused with Retry-After: 1 and waited, each at most maxDelayMs.
+    expect(waits.length).toBeGreaterThan(0);
+    for (const wait of waits) expect(wait).toBeLessThanOrEqual(1000);
+  });
+
   it('spreads its waits at random unless told not to', async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
