@@ -43,8 +43,9 @@ import {
 const WEBHOOK_FORM_BYTES = 32 * 1024;
 
 /**
- * Test requests an account's webhook pages may send in one window of the test limiter (15
- * minutes): plenty to try a receiver, but not a way to make the server POST to a URL at will.
+ * Test requests an account's webhook pages may send in one window of the test limiter (a
+ * quarter of an hour by the clock: :00, :15, :30, :45): plenty to try a receiver, but not a way
+ * to make the server POST to a URL at will.
  */
 export const WEBHOOK_TESTS_PER_WINDOW = 20;
 
@@ -279,8 +280,8 @@ export async function registerWebhookPages(
             429,
             messagePage(
               'Too many test requests',
-              `Your account has sent ${WEBHOOK_TESTS_PER_WINDOW} test requests in the last ` +
-                `15 minutes. You can send another in ${countOf(minutes, 'minute')}.`,
+              `Your account has sent ${WEBHOOK_TESTS_PER_WINDOW} test requests in this quarter ` +
+                `of an hour. You can send another in ${countOf(minutes, 'minute')}.`,
               true,
               { href: `/account/webhooks/${webhook.id}`, label: 'Back to the webhook' },
             ),

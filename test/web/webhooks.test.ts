@@ -356,7 +356,7 @@ describe(`webhook pages (${TEST_ENGINE})`, () => {
     expect((await getPage(t, '/account/webhooks/new')).headers.location).toBe('/signin');
   });
 
-  it(`sends ${WEBHOOK_TESTS_PER_WINDOW} test requests per account in 15 minutes, then answers 429 until the window turns`, async () => {
+  it(`sends ${WEBHOOK_TESTS_PER_WINDOW} test requests per account in a quarter of an hour by the clock, then answers 429 until the next`, async () => {
     const tess = await signIn(t, 'tess@example.com');
     expect((await postTg4Webhook(tess)).statusCode).toBe(303);
     const [webhook] = await hooksOf('tess@example.com');
