@@ -130,7 +130,7 @@ describe('requestGuide', () => {
       expect(await fetchAll('http://127.0.0.1:1/guide.xml')).toEqual({
         tries: 1,
         message:
-          'cannot fetch http://127.0.0.1:1/guide.xml: fetch refuses that port (a port of another protocol, such as 1, 25 or 6000)',
+          'cannot fetch http://127.0.0.1:1/guide.xml: fetch refuses the port it, or a redirect from it, names (a port of another protocol, such as 1, 25 or 6000)',
       });
       // No retry waited (the first waits 2 s).
       expect(Date.now() - started).toBeLessThan(2_000);

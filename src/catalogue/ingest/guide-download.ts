@@ -42,7 +42,10 @@ export function downloadLimits(timeoutMs: number, maxBytes: number): DownloadLim
  */
 const FINAL_FETCH_FAILURES: readonly (readonly [RegExp, string])[] = [
   [/redirect count exceeded/, 'more than 20 redirects (a redirect loop?)'],
-  [/\(bad port\)$/, 'fetch refuses that port (a port of another protocol, such as 1, 25 or 6000)'],
+  [
+    /\(bad port\)$/,
+    'fetch refuses the port it, or a redirect from it, names (a port of another protocol, such as 1, 25 or 6000)',
+  ],
   [
     /cross origin not allowed/,
     'a redirect to an address with a user name or password in it, which fetch refuses',

@@ -552,7 +552,15 @@ export class XmlScanner {
       let code = Number.NaN;
       if (/^x[0-9a-fA-F]+$/.test(body)) code = parseInt(body.slice(1), 16);
       else if (/^[0-9]+$/.test(body)) code = parseInt(body, 10);
-      if (!isCharCode(code)) this.fail('malformed character entity', semi);
+      if (!isCharCode(code)) {
+        const shown = body.length > 12 ? `${body.slice(0, 12)}…` : body;
+        this.fail(
+          Number.isFinite(code) && code <= 0x10ffff
+            ? `&#${shown}; is a reference to ${codePointName(String.fromCodePoint(code))}, a character XML does not allow`
+            : `malformed character reference &#${shown}; (write &#NNNN; or &#xHHHH;)`,
+          semi,
+        );
+      }
       return String.fromCodePoint(code);
     }
     const name = buf.slice(amp + 1, semi);

@@ -233,6 +233,15 @@ describe('readXmltv: refusals name the problem and the line', () => {
     expect(
       (await bare('<programme channel="a" start="x"><title>T\u000bx</title></programme>')).message,
     ).toBe('line 4: malformed XML: disallowed character U+000B');
+    // The same character as a reference, and a reference that is none.
+    expect(
+      (await bare('<programme channel="a" start="x"><title>A&#11;B</title></programme>')).message,
+    ).toBe('line 4: malformed XML: &#11; is a reference to U+000B, a character XML does not allow');
+    expect(
+      (await bare('<programme channel="a" start="x"><title>A&#xZZ;B</title></programme>')).message,
+    ).toBe(
+      'line 4: malformed XML: malformed character reference &#xZZ; (write &#NNNN; or &#xHHHH;)',
+    );
   });
 
   it('a truncated file, inside a programme or inside a start tag', async () => {
