@@ -46,7 +46,6 @@ export function printResult(
   ctx.stdout.write(json ? `${JSON.stringify(data, null, 2)}\n` : `${human()}\n`);
 }
 
-/** ISO 8601 text of an epoch-ms instant, or null. */
 /**
  * What a merge changed, as the ingest and source commands print it: the programmes, and the
  * channels when any was added or changed (a --country that re-homes a guide shows here).
@@ -58,6 +57,7 @@ export function describeMerge(m: MergeStats): string {
     : `${programmes}; channels +${m.channelsAdded} added, ${m.channelsUpdated} updated`;
 }
 
+/** ISO 8601 text of an epoch-ms instant, or null. */
 export function isoOrNull(ms: number | null): string | null {
   return ms === null ? null : new Date(ms).toISOString();
 }

@@ -255,6 +255,40 @@ describe('operator flow through bin/onair', () => {
     expect((all.body.programmes as { title: string }[]).map((p) => p.title)).toEqual(['Six One']);
   });
 
+  it('--check reads a guide as an ingest would and writes nothing to the catalogue', async () => {
+    const file = join(cli.dir, 'check.xml');
+    writeFileSync(
+      file,
+      guide('Six One').replace(
+        '</tv>',
+        '<programme start="20260822190000 +0100" channel="rte1.ie"><title>Again</title></programme>\n</tv>',
+      ),
+    );
+    const checked = await cli.run(['ingest', '--check', file, '--country', 'IE']);
+    expect(checked.code, checked.stderr).toBe(0);
+    expect(checked.stdout).toContain(
+      `Checked ${file}: it reads as below; nothing was written to the catalogue`,
+    );
+    expect(checked.stdout).toContain('2 programmes read, 1 to store');
+    expect(checked.stdout).toMatch(/collapsed duplicates 0 exact \+ 1 conflicting/);
+    expect(checked.stdout).toMatch(/has a different programme with the same start/);
+    expect(checked.stdout).not.toContain('catalogue:');
+    const json = await cli.json<{ checked: { programmesStored: number }[]; failed: unknown[] }>([
+      'ingest',
+      '--check',
+      '--json',
+      file,
+    ]);
+    expect([json.checked[0]?.programmesStored, json.failed]).toEqual([1, []]);
+    // Nothing reached DATABASE_URL's catalogue; a broken guide fails as an ingest would.
+    expect((await cli.run(['channels', 'list'])).stdout).toContain('No channels.');
+    const bad = join(cli.dir, 'bad-check.xml');
+    writeFileSync(bad, guide('x').replace('<title>x</title>', '<title>x</titel>'));
+    const refused = await cli.run(['ingest', '--check', bad]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/bad-check\.xml: line 6: malformed XML: unexpected close tag/);
+  });
+
   it("an ingest loads its engine's driver only, and nothing of the server", async () => {
     writeFileSync(join(cli.dir, 'guide.xml'), guide('Six One'));
     // Node names each CommonJS module it loads (NODE_DEBUG=module): the drivers are.

@@ -1,10 +1,13 @@
-import { constants } from 'node:os';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { constants, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Command } from 'commander';
 import type { IngestSummary } from '../../catalogue/ingest/ingest-xmltv.js';
 import { displayLocation, downloadLimits } from '../../catalogue/ingest/guide-download.js';
 import { scheduleStatus } from '../../domain/source-health.js';
 import { countOf } from '../../domain/plural.js';
 import type { CatalogueWriter } from '../../storage/catalogue-writer.js';
+import type { Store } from '../../storage/store.js';
 import { describeStorageWriteFailure } from '../../storage/errors.js';
 import {
   describeMerge,
@@ -88,12 +91,15 @@ function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(2)} s`;
 }
 
-function formatSummary(summary: IngestSummary, nowMs: number): string {
+/** An input's summary; `check`: as `--check` read it, into a scratch catalogue. */
+function formatSummary(summary: IngestSummary, nowMs: number, check: boolean): string {
   const lines = [
-    `Ingested ${summary.source} as ${summary.sourceFileId}`,
-    `  ${countOf(summary.channels, 'channel')} (${summary.channelsWithoutProgrammes} without programmes), ${countOf(summary.programmesRead, 'programme')} read, ${summary.programmesStored} stored`,
+    check
+      ? `Checked ${summary.source}: it reads as below; nothing was written to the catalogue`
+      : `Ingested ${summary.source} as ${summary.sourceFileId}`,
+    `  ${countOf(summary.channels, 'channel')} (${summary.channelsWithoutProgrammes} without programmes), ${countOf(summary.programmesRead, 'programme')} read, ${summary.programmesStored} ${check ? 'to store' : 'stored'}`,
     `  collapsed duplicates ${summary.exactDuplicates} exact + ${summary.conflictingDuplicates} conflicting, overlaps ${summary.overlaps}, programmes needing review ${summary.needsReview}`,
-    `  catalogue: ${describeMerge(summary.merge)}`,
+    ...(check ? [] : [`  catalogue: ${describeMerge(summary.merge)}`]),
     `  took ${seconds(summary.durationMs)}: read ${seconds(summary.durationMs - summary.mergeMs)}, merged ${seconds(summary.mergeMs)}`,
   ];
   const note = scheduleNote(summary, nowMs);
@@ -197,6 +203,30 @@ function onInterrupt(ctx: CliContext, state: IngestRunState): (signal: NodeJS.Si
   };
 }
 
+/**
+ * `work` with a store of its own in a new temporary folder, removed after: what `--check`
+ * ingests into, so that an input is read, staged and merged by the same code as an ingest (the
+ * same summary, duplicates and warnings) without touching the catalogue of DATABASE_URL.
+ */
+async function withScratchStore<T>(
+  ctx: CliContext,
+  work: (store: Store) => Promise<T>,
+): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), 'onair-check-'));
+  try {
+    const scratch = {
+      ...ctx,
+      config: {
+        ...ctx.config,
+        database: { engine: 'sqlite' as const, path: join(dir, 'check.db') },
+      },
+    };
+    return await withStore(scratch, work);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 /** `writer` whose sessions' merges update `state`: when one runs and whether it committed. */
 function watchedWriter(writer: CatalogueWriter, state: IngestRunState): CatalogueWriter {
   return {
@@ -232,6 +262,7 @@ interface IngestOpts {
   country?: string;
   assumeOffset?: number;
   json?: boolean;
+  check?: boolean;
 }
 
 type SummaryWithSchedule = IngestSummary & { schedule: 'ended' | 'ending' | null };
@@ -248,7 +279,7 @@ async function ingestAll(
   const { cliProgress, ingestXmltv, IngestError } = await loadIngest();
   // The same bounds as a source's download (SOURCE_TIMEOUT_SECONDS, SOURCE_MAX_MB).
   const download = downloadLimits(ctx.config.sourceTimeoutMs, ctx.config.sourceMaxBytes);
-  await withStore(ctx, async (store) => {
+  await (opts.check ? withScratchStore : withStore)(ctx, async (store) => {
     const writer = watchedWriter(store.ingest, state);
     for (const [index, input] of inputs.entries()) {
       state.index = index;
@@ -273,14 +304,16 @@ async function ingestAll(
         );
         bar?.stop();
         summaries.push({ ...summary, schedule: scheduleStatus(summary.latestEndMs, nowMs) });
-        if (!opts.json) ctx.stdout.write(`${formatSummary(summary, nowMs)}\n`);
+        if (!opts.json) {
+          ctx.stdout.write(`${formatSummary(summary, nowMs, opts.check === true)}\n`);
+        }
       } catch (error) {
         bar?.stop();
         const storage = describeStorageWriteFailure(error);
         if (storage !== null) {
           // Every later input would fail the same way: stop here.
           ctx.stderr.write(
-            `onair: error: ${source}: cannot store the guide: ${storage} (${(error as Error).message}); the catalogue is unchanged\n`,
+            `onair: error: ${source}: cannot ${opts.check ? 'check' : 'store'} the guide: ${storage} (${(error as Error).message}); the catalogue is unchanged\n`,
           );
           throw new ReportedFailure(storage);
         }
@@ -295,7 +328,7 @@ async function ingestAll(
       }
     }
     state.index = inputs.length;
-    if (!opts.json && summaries.length > 0) {
+    if (!opts.json && !opts.check && summaries.length > 0) {
       const review = await store.channels.listChannels({ country: null, needsReview: true });
       if (review.length > 0) ctx.stdout.write(`${reviewNote(review.length)}\n`);
     }
@@ -325,6 +358,10 @@ export function ingestCommand(ctx: CliContext): Command {
       'UTC offset for times that carry none (default +0000)',
       parseOffsetOption,
     )
+    .option(
+      '--check',
+      'read the inputs as an ingest would, into a scratch catalogue (the same summary and warnings), and write nothing to DATABASE_URL',
+    )
     .option('--json', 'print JSON')
     .action(async (inputs: string[], opts: IngestOpts) => {
       const summaries: SummaryWithSchedule[] = [];
@@ -346,7 +383,10 @@ export function ingestCommand(ctx: CliContext): Command {
         process.off('SIGINT', interrupt);
         process.off('SIGTERM', interrupt);
       }
-      if (opts.json) printResult(ctx, true, { ingested: summaries, failed: failures }, () => '');
+      if (opts.json) {
+        const read = opts.check ? { checked: summaries } : { ingested: summaries };
+        printResult(ctx, true, { ...read, failed: failures }, () => '');
+      }
       if (failures.length > 0) {
         throw new ReportedFailure(`${failures.length} of ${inputs.length} inputs failed`);
       }
