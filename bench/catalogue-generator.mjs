@@ -113,7 +113,7 @@ export async function generateCatalogue(lib, store, options) {
       id: channelId,
       xmltvId,
       name,
-      displayNames: [name],
+      displayNames: [{ value: name, lang: '' }],
       icon: `https://img.example/${c}.png`,
       country: countryOf(c),
       fallbackCountry: 'ZZ',

@@ -84,16 +84,23 @@ describe('programmeXml', () => {
     ).toContain('<icon src="https://i/x.png?a=1&amp;b=2"/>');
   });
 
-  it("writes the catalogue's name first, then the guide's other display-names, none twice", () => {
+  it("writes the catalogue's name first, then the guide's other display-names with their lang", () => {
     const channel = { xmltvId: 'one.uk', icon: 'https://i/1.png' };
-    expect(channelXml({ ...channel, name: 'One', displayNames: ['One', '101', 'One <HD>'] })).toBe(
-      '<channel id="one.uk"><display-name>One</display-name><display-name>101</display-name>' +
-        '<display-name>One &lt;HD&gt;</display-name><icon src="https://i/1.png"/></channel>\n',
+    const names = [
+      { value: 'One', lang: 'en' },
+      { value: '101', lang: '' },
+      { value: 'One <HD>', lang: 'en' },
+    ];
+    expect(channelXml({ ...channel, name: 'One', displayNames: names })).toBe(
+      '<channel id="one.uk"><display-name lang="en">One</display-name>' +
+        '<display-name>101</display-name><display-name lang="en">One &lt;HD&gt;</display-name>' +
+        '<icon src="https://i/1.png"/></channel>\n',
     );
-    // A name the operator fixed comes first; the guide's own follow it.
-    expect(channelXml({ ...channel, name: 'BBC One', displayNames: ['One', '101'] })).toBe(
-      '<channel id="one.uk"><display-name>BBC One</display-name><display-name>One</display-name>' +
-        '<display-name>101</display-name><icon src="https://i/1.png"/></channel>\n',
+    // A name the operator fixed comes first, without a lang; the guide's own follow it.
+    expect(channelXml({ ...channel, name: 'BBC One', displayNames: names.slice(0, 2) })).toBe(
+      '<channel id="one.uk"><display-name>BBC One</display-name>' +
+        '<display-name lang="en">One</display-name><display-name>101</display-name>' +
+        '<icon src="https://i/1.png"/></channel>\n',
     );
   });
 });

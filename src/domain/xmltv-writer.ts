@@ -17,7 +17,7 @@ export interface XmltvChannel {
   /** The first display-name: the channel's name in the catalogue (an operator's fix included). */
   name: string;
   /** The guide's display-names, written after `name` (each once; `name` is not repeated). */
-  displayNames: readonly string[];
+  displayNames: readonly LangText[];
   icon: string;
 }
 
@@ -126,9 +126,11 @@ export function channelXml(channel: XmltvChannel): string {
   const icon = channel.icon === '' ? '' : `<icon src="${escapeXml(channel.icon)}"/>`;
   // Media servers match a tuner's channel to a guide's by any display-name (a short name, a
   // number), so the guide's others follow the catalogue's name.
-  let names = element('display-name', channel.name);
+  // The name takes the lang the guide gave it, when it is one of the guide's.
+  const own = channel.displayNames.find((n) => n.value === channel.name);
+  let names = element('display-name', channel.name, attribute('lang', own?.lang ?? ''));
   for (const name of channel.displayNames) {
-    if (name !== channel.name) names += element('display-name', name);
+    if (name !== own) names += element('display-name', name.value, attribute('lang', name.lang));
   }
   return `<channel id="${escapeXml(channel.xmltvId)}">${names}${icon}</channel>\n`;
 }

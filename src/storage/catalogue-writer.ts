@@ -1,13 +1,15 @@
+import type { LangText } from '../domain/programme-details.js';
 /** A channel as an ingest hands it to the store. */
 export interface ChannelRecord {
   id: string;
   xmltvId: string;
   name: string;
   /**
-   * Every display-name the guide gives, in its order, each once (the first is `name` unless
-   * the guide gave none): feeds write them all, as media servers match channels by any of them.
+   * Every display-name the guide gives (text and `lang`), in its order, each once (the first is
+   * `name` unless the guide gave none): feeds write them all, as media servers match channels
+   * by any of them.
    */
-  displayNames: readonly string[];
+  displayNames: readonly LangText[];
   icon: string;
   /** Null when the ingest names no country; the store then keeps an existing channel's. */
   country: string | null;

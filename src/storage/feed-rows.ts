@@ -1,3 +1,4 @@
+import type { LangText } from '../domain/programme-details.js';
 import type { Feed, Lineup } from '../domain/feed.js';
 import type { FeedOwner, FeedProgramme, LineupChannel, NewFeed } from './feed-store.js';
 import { toAccount } from './rows.js';
@@ -112,7 +113,7 @@ export interface LineupChannelRow {
   id: string;
   xmltv_id: string;
   name: string;
-  /** A JSON array of strings, as the ingest's merge writes it. */
+  /** A JSON array of `{ value, lang }`, as the ingest's merge writes it. */
   display_names: string;
   icon: string;
 }
@@ -120,13 +121,23 @@ export interface LineupChannelRow {
 /** The columns of a LineupChannelRow, of the channels table aliased `c`. */
 export const LINEUP_CHANNEL_COLUMNS = 'c.id, c.xmltv_id, c.name, c.display_names, c.icon';
 
+/** A stored display-name: `{ value, lang }`, or a bare string as the first build of 2026-12-01 wrote them. */
+function displayNameOf(stored: unknown): LangText | null {
+  if (typeof stored === 'string') return { value: stored, lang: '' };
+  if (typeof stored !== 'object' || stored === null) return null;
+  const { value, lang } = stored as { value?: unknown; lang?: unknown };
+  return typeof value === 'string' ? { value, lang: typeof lang === 'string' ? lang : '' } : null;
+}
+
 export function toLineupChannel(row: LineupChannelRow): LineupChannel {
   const names: unknown = JSON.parse(row.display_names);
   return {
     id: row.id,
     xmltvId: row.xmltv_id,
     name: row.name,
-    displayNames: Array.isArray(names) ? names.filter((n) => typeof n === 'string') : [],
+    displayNames: Array.isArray(names)
+      ? names.map(displayNameOf).filter((n): n is LangText => n !== null)
+      : [],
     icon: row.icon,
   };
 }

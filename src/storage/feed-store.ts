@@ -1,3 +1,4 @@
+import type { LangText } from '../domain/programme-details.js';
 import type { Account } from '../domain/account.js';
 import type { Feed, FeedSettings } from '../domain/feed.js';
 import type { Lineup } from '../domain/feed.js';
@@ -19,7 +20,7 @@ export interface LineupChannel {
   xmltvId: string;
   name: string;
   /** Every display-name its guide gave, in order (none for a channel not ingested since). */
-  displayNames: string[];
+  displayNames: LangText[];
   icon: string;
 }
 

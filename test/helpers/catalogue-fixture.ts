@@ -50,7 +50,7 @@ export async function seedCatalogue(
         id,
         xmltvId: c.xmltvId,
         name: c.name,
-        displayNames: [c.name],
+        displayNames: [{ value: c.name, lang: '' }],
         icon: c.icon ?? '',
         // A channel without a given country is new and flagged; its country is the fallback.
         country: c.needsReview ? null : c.country,

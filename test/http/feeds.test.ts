@@ -232,20 +232,22 @@ describe(`guide feeds (${TEST_ENGINE})`, () => {
         { name, data: Buffer.from(`<tv>${channel}${programme}</tv>`) },
         { country: 'GB', assumeOffsetMinutes: 0, nowMs: NOW },
       );
+    // Each name as "text" or "text (lang)".
     const names = (xml: string) =>
       [
         ...(/<channel id="names.uk">(.*?)<\/channel>/.exec(xml)?.[1] ?? '').matchAll(
-          /<display-name>([^<]*)<\/display-name>/g,
+          /<display-name(?: lang="([^"]*)")?>([^<]*)<\/display-name>/g,
         ),
-      ].map((m) => m[1]);
+      ].map((m) => (m[1] === undefined ? m[2] : `${m[2]} (${m[1]})`));
     await ingest(
       'names.xml',
-      '<channel id="names.uk"><display-name>Names One</display-name><display-name>101</display-name>' +
-        '<display-name> Names One </display-name><display-name></display-name><display-name>N1</display-name></channel>',
+      '<channel id="names.uk"><display-name lang="en">Names One</display-name><display-name>101</display-name>' +
+        '<display-name lang="fr"> Names One </display-name><display-name></display-name><display-name lang="en">N1</display-name></channel>',
     );
     const url = await feedOfChannels('names', [NAMES]);
-    // Each once, blank ones left out, in the guide's order.
-    expect(names((await t.get(url)).body)).toEqual(['Names One', '101', 'N1']);
+    // Each text once (with the lang it first came with), blank ones left out, in the guide's
+    // order.
+    expect(names((await t.get(url)).body)).toEqual(['Names One (en)', '101', 'N1 (en)']);
 
     // The guide gives other names: the feed follows; no change record, as no field of the
     // channel the API shows changed.

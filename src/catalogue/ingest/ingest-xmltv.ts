@@ -11,7 +11,7 @@ import type {
 import { SOURCE_DEFAULTS } from '../../config.js';
 import { gunzipIfGzip, openByteSource, tallied, type IngestInput } from './byte-source.js';
 import { downloadLimits, type DownloadLimits } from './guide-download.js';
-import { detailsOf, encodeDetails } from '../../domain/programme-details.js';
+import { detailsOf, encodeDetails, type LangText } from '../../domain/programme-details.js';
 import { searchedTextsOf } from '../../domain/programme-search.js';
 import { storedV1Texts } from '../../domain/programme.js';
 import { TimeConverter } from '../xmltv/time-converter.js';
@@ -170,8 +170,8 @@ interface ChannelState {
   id: string;
   /** First non-empty display-name / icon over all elements for this id. */
   name: string;
-  /** Every non-empty display-name over all elements for this id, each once, in order. */
-  displayNames: string[];
+  /** Every non-empty display-name over all elements for this id, each text once, in order. */
+  displayNames: LangText[];
   icon: string;
   /** `<channel>` elements seen for this id (0: only named by programmes). */
   elements: number;
@@ -255,9 +255,11 @@ class IngestRun {
     state.elements++;
     for (const name of element.displayNames) {
       if (state.displayNames.length >= MAX_DISPLAY_NAMES) break;
-      if (name !== '' && !state.displayNames.includes(name)) state.displayNames.push(name);
+      // Each text once, with the lang it first came with.
+      const known = state.displayNames.some((n) => n.value === name.value);
+      if (name.value !== '' && !known) state.displayNames.push(name);
     }
-    if (state.name === '') state.name = state.displayNames[0] ?? '';
+    if (state.name === '') state.name = state.displayNames[0]?.value ?? '';
     if (state.icon === '' && element.iconSrc !== null) state.icon = element.iconSrc.trim();
   };
 

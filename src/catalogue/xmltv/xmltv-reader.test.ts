@@ -56,11 +56,14 @@ describe('readXmltv: what it takes from a guide', () => {
     expect(channels).toEqual([
       {
         xmltvId: 'rte1.ie',
-        displayNames: ['RTÉ a hAon', 'RTÉ One'],
+        displayNames: [
+          { value: 'RTÉ a hAon', lang: 'ga' },
+          { value: 'RTÉ One', lang: 'en' },
+        ],
         iconSrc: 'https://img.example/rte1.png',
         line: 6,
       },
-      { xmltvId: 'tg4.ie', displayNames: ['TG4'], iconSrc: null, line: 13 },
+      { xmltvId: 'tg4.ie', displayNames: [{ value: 'TG4', lang: '' }], iconSrc: null, line: 13 },
     ]);
     expect(programmes[0]).toEqual({
       elements: expect.any(Array),
@@ -111,14 +114,14 @@ describe('readXmltv: what it takes from a guide', () => {
   it('reads a file with a UTF-8 byte order mark and no XML declaration', async () => {
     const { channels, programmes, result } = await read(fixture('bom-no-declaration.xml'));
     expect(result.encoding).toBe('utf-8');
-    expect(channels[0]?.displayNames).toEqual(['BOM Channel – UTF-8']);
+    expect(channels[0]?.displayNames.map((n) => n.value)).toEqual(['BOM Channel – UTF-8']);
     expect(programmes[0]?.title).toBe('Café 📺');
   });
 
   it('decodes the declared encoding (ISO-8859-1)', async () => {
     const { channels, programmes, result } = await read(fixture('latin1.xml'), 5);
     expect(result.encoding).toBe('windows-1252'); // what WHATWG maps ISO-8859-1 to
-    expect(channels[0]?.displayNames).toEqual(['Télé Lumière']);
+    expect(channels[0]?.displayNames.map((n) => n.value)).toEqual(['Télé Lumière']);
     expect(programmes[0]).toMatchObject({ title: 'Café crème £½', desc: 'Entity é and byte é' });
   });
 
@@ -129,17 +132,17 @@ describe('readXmltv: what it takes from a guide', () => {
     const bytes = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
     const { channels, result } = await read(bytes, 3);
     expect(result.encoding).toBe('utf-16le');
-    expect(channels[0]?.displayNames).toEqual(['日本テレビ']);
+    expect(channels[0]?.displayNames.map((n) => n.value)).toEqual(['日本テレビ']);
   });
 
   it('expands predefined, numeric and internal-subset entities', async () => {
     const { channels, programmes } = await read(fixture('entities-dtd.xml'));
-    expect(channels[0]?.displayNames).toEqual(['Télé\u00a0Onair & Co']);
+    expect(channels[0]?.displayNames.map((n) => n.value)).toEqual(['Télé\u00a0Onair & Co']);
     expect(programmes[0]?.title).toBe('Onair & Co presents');
     const numeric = await read(
       doc('<channel id="x"><display-name>&#x1F4FA;&#65;&quot;&apos;</display-name></channel>'),
     );
-    expect(numeric.channels[0]?.displayNames).toEqual(['📺A"\'']);
+    expect(numeric.channels[0]?.displayNames.map((n) => n.value)).toEqual(['📺A"\'']);
   });
 
   it('takes only direct children of a programme as its title, desc and categories', async () => {
@@ -334,7 +337,7 @@ describe('readXmltv: refusals name the problem and the line', () => {
     const value = 'x'.repeat(100);
     const text = `<!DOCTYPE tv [<!ENTITY big "${value}">]>\n<tv>\n<channel id="a"><display-name>${'&big;'.repeat(50)}</display-name></channel>\n</tv>`;
     const ok = await read(text, 1 << 16, { maxEntityExpansionChars: 5000 });
-    expect(ok.channels[0]?.displayNames[0]).toHaveLength(5000);
+    expect(ok.channels[0]?.displayNames[0]?.value).toHaveLength(5000);
     const error = await failure(text, { maxEntityExpansionChars: 4999 });
     expect(error.message).toBe('line 3: entity references expand to more text than allowed');
   });

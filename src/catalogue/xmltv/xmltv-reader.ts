@@ -13,6 +13,7 @@ import {
   type XmlAttributes,
   type XmlHandler,
 } from './xml-scanner.js';
+import type { LangText } from '../../domain/programme-details.js';
 import type { XmltvElement } from '../../domain/xmltv-element.js';
 
 export { IngestError } from '../ingest/ingest-error.js';
@@ -21,8 +22,11 @@ export { IngestError } from '../ingest/ingest-error.js';
 export interface XmltvChannel {
   /** The `id` attribute ('' when missing). */
   xmltvId: string;
-  /** Every `<display-name>` text, in document order (surrounding whitespace trimmed). */
-  displayNames: string[];
+  /**
+   * Every `<display-name>`: its text (surrounding whitespace trimmed) and `lang` ('' when
+   * absent), in document order.
+   */
+  displayNames: LangText[];
   /** `src` of the first `<icon>`, or null. */
   iconSrc: string | null;
   /** Line of the `<channel` start tag. */
@@ -140,7 +144,9 @@ class XmltvReader implements XmlHandler {
   private entities: Map<string, string> = new Map();
 
   private channelId = '';
-  private channelNames: string[] = [];
+  private channelNames: LangText[] = [];
+  /** The `lang` of the `<display-name>` being read. */
+  private channelNameLang = '';
   private channelIcon: string | null = null;
   private elementLine = 0;
 
@@ -256,8 +262,10 @@ class XmltvReader implements XmlHandler {
           this.startCapture(Capture.Category);
         }
       } else if (this.mode === Mode.Channel) {
-        if (name === 'display-name') this.startCapture(Capture.DisplayName);
-        else if (name === 'icon' && this.channelIcon === null) {
+        if (name === 'display-name') {
+          this.channelNameLang = attributes.get('lang') ?? '';
+          this.startCapture(Capture.DisplayName);
+        } else if (name === 'icon' && this.channelIcon === null) {
           this.channelIcon = attributes.get('src') ?? null;
         }
       }
@@ -347,7 +355,7 @@ class XmltvReader implements XmlHandler {
         this.progCategories.push(text);
         break;
       case Capture.DisplayName:
-        this.channelNames.push(text);
+        this.channelNames.push({ value: text, lang: this.channelNameLang });
         break;
       default:
     }
