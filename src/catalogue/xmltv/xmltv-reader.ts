@@ -167,6 +167,8 @@ class XmltvReader implements XmlHandler {
   /** Lines in the document, set by `finish`. */
   lines = 0;
   private endsWithNewline = false;
+  /** Whether any text has been read: an input that fails before has no line to name. */
+  textSeen = false;
 
   constructor(
     private readonly visitor: XmltvVisitor,
@@ -187,6 +189,7 @@ class XmltvReader implements XmlHandler {
   /** Feeds decoded text to the parser. */
   write(text: string): void {
     if (text === '') return;
+    this.textSeen = true;
     this.endsWithNewline = text.charCodeAt(text.length - 1) === 10;
     try {
       this.scanner.push(text);
@@ -422,10 +425,14 @@ function asIngestError(error: unknown): unknown {
   return error;
 }
 
-/** An error from reading the input itself (I/O, network, gunzip), placed at the current line. */
-function inputError(error: unknown, line: number): IngestError {
+/**
+ * An error from reading the input itself (I/O, network, gunzip), placed at the line reached
+ * (where a cut download or gzip stream ended), or at none when no text was read: "line 1" of a
+ * file that is not gzip at all would point at nothing.
+ */
+function inputError(error: unknown, reader: XmltvReader): IngestError {
   if (error instanceof IngestError) return error;
-  return new IngestError(describeError(error), line);
+  return new IngestError(describeError(error), reader.textSeen ? reader.line : null);
 }
 
 /**
@@ -469,7 +476,7 @@ export async function readXmltv(
         step = await chunks.next();
       } catch (error) {
         finished = true; // a failed iterator is already closed
-        throw inputError(error, reader.line);
+        throw inputError(error, reader);
       }
       if (step.done === true) break;
       const chunk = step.value;
