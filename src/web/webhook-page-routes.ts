@@ -8,7 +8,6 @@ import { retryAfterSeconds } from '../domain/rate-window.js';
 import { isUuid } from '../domain/catalogue-ids.js';
 import {
   MAX_WEBHOOK_CHANNELS,
-  WebhookSettingsError,
   type Webhook,
   type WebhookFilter,
 } from '../domain/webhook.js';
@@ -19,14 +18,10 @@ import {
   createAuditedWebhook,
   deleteAuditedWebhook,
   enableAuditedWebhook,
-  webhookSettingsProblems,
+  WebhookSettingsRefused,
 } from '../webhooks/webhook-admin.js';
 import { sendTestRequest, type DeliveryLog } from '../webhooks/webhook-delivery.js';
-import {
-  webhookRefusalSentence,
-  WebhookUrlError,
-  type Resolver,
-} from '../webhooks/webhook-target.js';
+import { webhookRefusalSentence, type Resolver } from '../webhooks/webhook-target.js';
 import { formField, sendPage } from './page-helpers.js';
 import type { ShownOnce } from './shown-once.js';
 import { channelChoices, chosenChannelIds } from './channel-choice.js';
@@ -185,21 +180,12 @@ export async function registerWebhookPages(
             webhookFormPage(await formView(form, webhookRefusalSentence(error))),
           );
         }
-        if (!(error instanceof WebhookSettingsError)) throw error;
+        if (!(error instanceof WebhookSettingsRefused)) throw error;
         // Everything that is wrong, each by its field, not only the first found.
-        const problems = await webhookSettingsProblems(admin, {
-          url: form.url,
-          filter: filterOf(form),
-        });
+        const { problems } = error;
         const fieldErrors: NonNullable<WebhookFormView['fieldErrors']> = {};
         if (problems.url !== null) fieldErrors.url = webhookRefusalSentence(problems.url);
         if (problems.filter !== null) fieldErrors.filter = webhookRefusalSentence(problems.filter);
-        // Checked again, the first refusal may have passed (name servers that answered this
-        // time): it is said as it was.
-        if (problems.url === null && problems.filter === null) {
-          fieldErrors[error instanceof WebhookUrlError ? 'url' : 'filter'] =
-            webhookRefusalSentence(error);
-        }
         return sendPage(reply, 400, webhookFormPage({ ...(await formView(form)), fieldErrors }));
       }
     });

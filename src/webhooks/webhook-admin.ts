@@ -56,31 +56,23 @@ export interface WebhookSettingsProblems {
 }
 
 /**
- * Checks the URL and the filter each on its own, so a form can say everything that is wrong at
- * once (createAuditedWebhook stops at the first).
+ * createAuditedWebhook's refusal: the URL and the filter are each checked, so a form can say
+ * everything that is wrong at once, by its field; the message joins them for the CLI.
  */
-export async function webhookSettingsProblems(
-  deps: WebhookAdminDeps,
-  settings: { url: string; filter: WebhookFilter },
-): Promise<WebhookSettingsProblems> {
-  const refusal = (error: unknown): WebhookSettingsError => {
-    if (error instanceof WebhookSettingsError) return error;
-    throw error;
-  };
-  const [filter, url] = await Promise.all([
-    checkedFilter(deps.store, settings.filter).then(() => null, refusal),
-    checkWebhookTarget(settings.url, deps.policy, deps.resolve ?? systemResolver).then(
-      () => null,
-      refusal,
-    ),
-  ]);
-  return { url, filter };
+export class WebhookSettingsRefused extends WebhookSettingsError {
+  override name = 'WebhookSettingsRefused';
+
+  constructor(readonly problems: WebhookSettingsProblems) {
+    const said = [problems.url, problems.filter].flatMap((p) => (p === null ? [] : [p.message]));
+    super(said.join('; '));
+  }
 }
 
 /**
  * Creates a webhook (at most MAX_WEBHOOKS_PER_ACCOUNT, else WebhookLimitError) after checking
- * its URL by the delivery rules (WebhookUrlError) and its channels, and records it. It gets the
- * changes logged from now on: `deliveredSeq` starts at the log's newest record.
+ * its URL by the delivery rules and its channels, both (WebhookSettingsRefused says what is
+ * wrong with either), and records it. It gets the changes logged from now on: `deliveredSeq`
+ * starts at the log's newest record.
  */
 export async function createAuditedWebhook(
   deps: WebhookAdminDeps,
@@ -89,12 +81,20 @@ export async function createAuditedWebhook(
   actor: AuditActor,
   nowMs: number,
 ): Promise<IssuedWebhook> {
-  const filter = await checkedFilter(deps.store, settings.filter);
-  const target = await checkWebhookTarget(
-    settings.url,
-    deps.policy,
-    deps.resolve ?? systemResolver,
-  );
+  const refusal = (error: unknown): WebhookSettingsError => {
+    if (error instanceof WebhookSettingsError) return error;
+    throw error;
+  };
+  const [filter, target] = await Promise.all([
+    checkedFilter(deps.store, settings.filter).catch(refusal),
+    checkWebhookTarget(settings.url, deps.policy, deps.resolve ?? systemResolver).catch(refusal),
+  ]);
+  if (filter instanceof WebhookSettingsError || target instanceof WebhookSettingsError) {
+    throw new WebhookSettingsRefused({
+      url: target instanceof WebhookSettingsError ? target : null,
+      filter: filter instanceof WebhookSettingsError ? filter : null,
+    });
+  }
   const { bounds } = await deps.store.changes.read({
     after: Number.MAX_SAFE_INTEGER,
     limit: 1,

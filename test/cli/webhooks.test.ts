@@ -231,6 +231,11 @@ describe('onair webhooks', () => {
       [...create, '--url', receiver.url, '--country', 'ZZ'],
       /^onair: error: no channels in country ZZ/,
     );
+    // Both wrong: both said, in one line.
+    await fails(
+      [...create, '--url', 'https://169.254.169.254/x', '--country', 'ZZ'],
+      /^onair: error: 169\.254\.169\.254 is an address that cannot receive webhooks[^\n]*; no channels in country ZZ/,
+    );
     await fails(
       [
         'webhooks',
