@@ -6,11 +6,7 @@ import { decideAccess } from '../domain/access.js';
 import { countOf } from '../domain/plural.js';
 import { retryAfterSeconds } from '../domain/rate-window.js';
 import { isUuid } from '../domain/catalogue-ids.js';
-import {
-  MAX_WEBHOOK_CHANNELS,
-  type Webhook,
-  type WebhookFilter,
-} from '../domain/webhook.js';
+import { MAX_WEBHOOK_CHANNELS, type Webhook, type WebhookFilter } from '../domain/webhook.js';
 import type { RateLimiter } from '../ratelimit/types.js';
 import { WebhookLimitError } from '../storage/errors.js';
 import type { Store } from '../storage/store.js';
