@@ -19,7 +19,7 @@ const body = Buffer.from(
 const onairHeaders = {
   'content-type': 'application/json; charset=utf-8',
   etag: 'W/"123456789012:countries"',
-  'cache-control': 'private, max-age=60',
+  'cache-control': 'private, no-cache',
   vary: 'Accept-Encoding',
   'ratelimit-policy': '10000000;w=1',
   ratelimit: 'limit=10000000, remaining=9999999, reset=1',

@@ -16,8 +16,11 @@ export function isCrossOriginApiUrl(url: string): boolean {
 
 /** The request headers a page may send: the key (either header) and a cached answer's tag. */
 const ALLOW_HEADERS = 'Authorization, X-API-Key, If-None-Match';
-/** The answer headers a page's script may read beyond the safelisted ones. */
-const EXPOSE_HEADERS = 'RateLimit, RateLimit-Policy, Retry-After';
+/**
+ * The answer headers a page's script may read beyond the safelisted ones: the budget, when to
+ * retry, and the tag it may send back in If-None-Match.
+ */
+const EXPOSE_HEADERS = 'RateLimit, RateLimit-Policy, Retry-After, ETag';
 /**
  * How long a browser may keep a preflight's answer: two hours, the most Chromium keeps one
  * (Firefox keeps a day), so a page calling many URLs is not held up by a preflight before each.

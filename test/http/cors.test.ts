@@ -233,7 +233,7 @@ describe('with listed origins (CORS_ORIGINS)', () => {
           expect(answer.status).toBe(200);
           expect(corsOf(answer), path).toEqual({
             'access-control-allow-origin': LISTED,
-            'access-control-expose-headers': 'RateLimit, RateLimit-Policy, Retry-After',
+            'access-control-expose-headers': 'RateLimit, RateLimit-Policy, Retry-After, ETag',
           });
           expect(answer.headers.vary).toBe('Accept-Encoding, Origin');
           // One Vary line, not two.
@@ -299,7 +299,7 @@ describe('with listed origins (CORS_ORIGINS)', () => {
       const expected = allowed
         ? {
             'access-control-allow-origin': origin,
-            'access-control-expose-headers': 'RateLimit, RateLimit-Policy, Retry-After',
+            'access-control-expose-headers': 'RateLimit, RateLimit-Policy, Retry-After, ETag',
           }
         : {};
       const unauthorized = await send('/api/v1/countries', { origin });
@@ -353,7 +353,7 @@ describe('with CORS_ORIGINS=*', () => {
 
     const every = {
       'access-control-allow-origin': '*',
-      'access-control-expose-headers': 'RateLimit, RateLimit-Policy, Retry-After',
+      'access-control-expose-headers': 'RateLimit, RateLimit-Policy, Retry-After, ETag',
     };
     for (const origin of [{ origin: OTHER }, {}] as Record<string, string>[]) {
       const headers = { 'x-api-key': key, ...origin };

@@ -58,7 +58,7 @@ describe('GET /api/v1/channels/:channelId/programmes — caching', () => {
     const first = await t.get(`${base()}?days=today`, key);
     const etag = String(first.headers.etag);
     expect(etag).toMatch(/^W\/".+"$/);
-    expect(first.headers['cache-control']).toBe('private, max-age=60');
+    expect(first.headers['cache-control']).toBe('private, no-cache');
     const again = await t.get(`${base()}?days=today`, key, { 'if-none-match': etag });
     expect(again.statusCode).toBe(304);
     expect(again.body).toBe('');

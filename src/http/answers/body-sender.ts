@@ -19,11 +19,17 @@ const gzipAsync = promisify(gzip);
 
 export type Encoding = 'br' | 'gzip';
 
-/** Headers of every cached answer, 200 or 304: its tag, how long to keep it, what it varies by. */
+/**
+ * Headers of every cached answer, 200 or 304: its tag, how to keep it, what it varies by. A
+ * browser keeps the answer but asks again each time (`no-cache`), with its tag: a revoked key,
+ * an ingest or a new change is seen by the next request, as the API promises, and an unchanged
+ * answer costs a 304 without a body (`max-age=60` let a page reuse an answer for a minute
+ * without asking, a revoked key's included).
+ */
 export function cachedAnswerHeaders(prepared: PreparedBody): [string, string][] {
   return [
     ['etag', prepared.etag],
-    ['cache-control', 'private, max-age=60'],
+    ['cache-control', 'private, no-cache'],
     ['vary', 'Accept-Encoding'],
   ];
 }
