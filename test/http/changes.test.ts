@@ -155,6 +155,11 @@ describe('GET /api/v1/changes', () => {
     expect(ofB.body.next).toBe(after.body.next);
     const inFrance = await changes(`?since=${start.body.next}&country=fr`);
     expect(inFrance.body.changes).toEqual(ofB.body.changes);
+    // Both: the listed channels of the country (B is French, A is not).
+    const both = await changes(`?since=${start.body.next}&country=FR&channels=${A},${B}`);
+    expect(both.body.changes).toEqual(ofB.body.changes);
+    const neither = await changes(`?since=${start.body.next}&country=FR&channels=${A}`);
+    expect(neither.body).toMatchObject({ changes: [], next: after.body.next });
   });
 
   it('pages by limit: hasMore and next follow every record once', async () => {

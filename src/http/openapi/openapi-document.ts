@@ -10,6 +10,7 @@ import { withNamedSchemas } from './named-schemas.js';
 import { WEBHOOK_PAYLOAD_SCHEMA, webhooksObject } from './webhook-docs.js';
 import {
   API_ERRORS,
+  errorExampleOf,
   apiIntroduction,
   FEED_ERRORS,
   FEED_OPERATIONS,
@@ -58,7 +59,11 @@ function errorShape(): Record<string, unknown> {
 }
 
 /** One error response: which codes it carries, what they mean, a real example of each. */
-function errorResponse(status: number, codes: readonly ApiErrorCode[]): Record<string, unknown> {
+function errorResponse(
+  status: number,
+  codes: readonly ApiErrorCode[],
+  doc: OperationDoc,
+): Record<string, unknown> {
   const meanings = codes.map((code) => `\`${code}\`: ${API_ERRORS[code].meaning}`).join(' ');
   return {
     ...errorShape(),
@@ -66,7 +71,7 @@ function errorResponse(status: number, codes: readonly ApiErrorCode[]): Record<s
     ...(status === 429 || status === 503 ? { headers: RETRY_AFTER } : {}),
     'x-examples': Object.fromEntries(
       codes.map((code) => {
-        const { example } = API_ERRORS[code];
+        const example = errorExampleOf(doc, code);
         return [code, { summary: code, value: { error: example.message, code: example.code } }];
       }),
     ),
@@ -122,7 +127,7 @@ function documentedSchema(schema: FastifySchema, doc: OperationDoc): FastifySche
     ];
     if (codes.length === 0)
       throw new Error(`${doc.operationId}: no codes documented for ${status}`);
-    response[String(status)] = errorResponse(status, codes);
+    response[String(status)] = errorResponse(status, codes, doc);
   }
   return {
     ...schema,

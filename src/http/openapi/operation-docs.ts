@@ -57,9 +57,7 @@ export const API_ERRORS: Record<ApiErrorCode, { meaning: string; example: AppErr
   BAD_REQUEST: {
     meaning:
       'The path is not validly percent-encoded (checked before the key), or the request is not valid HTTP.',
-    example: errors.badRequest(
-      "Malformed request: '/api/v1/countries/%E0%A4%A/channels' is not a valid url component",
-    ),
+    example: errors.badRequest('Malformed request: the URL is not validly percent-encoded'),
   },
   CHANNEL_NOT_FOUND: {
     meaning: 'No channel has this id.',
@@ -129,19 +127,38 @@ export const PARAMETER_DOCS: Readonly<Record<string, Readonly<Record<string, unk
   all: { enum: ['1', 'true'] },
 };
 
-/** The documentation of one v1 operation. */
 /** The statuses a route answers by itself (parameters, existence, a cursor too old). */
 export type RouteErrorStatus = 400 | 404 | 410;
 
+/** The documentation of one v1 operation. */
 export interface OperationDoc {
   operationId: string;
   tag: 'Catalogue' | 'Schedules' | 'Changes';
   description: string;
   /** Codes of the route's own 400, 404 and 410 answers. */
   routeErrors: Readonly<Partial<Record<RouteErrorStatus, readonly ApiErrorCode[]>>>;
+  /**
+   * A real error of this route where API_ERRORS' example is another route's (its parameters, its
+   * path): the reference shows each route an error it can answer (the tests provoke it).
+   */
+  errorExamples?: Readonly<Partial<Record<ApiErrorCode, AppError>>>;
   /** A 200 body, valid against the route's response schema (the tests check). */
   example: unknown;
 }
+
+/** The example error of `code` the reference shows for the operation. */
+export function errorExampleOf(doc: OperationDoc, code: ApiErrorCode): AppError {
+  return doc.errorExamples?.[code] ?? API_ERRORS[code].example;
+}
+
+/** What a query parameter given twice is told (http/error-handler.ts). */
+const givenTwice = (name: string): AppError =>
+  errors.invalidParameters(`Parameter ${name} is given more than once`);
+
+/** Both selections of the guide and now/next at once (domain/guide.ts). */
+const BOTH_SELECTIONS = errors.invalidParameters(
+  'Use either country or channels, not both: country=CC for a country, channels=ID,ID,… for up to 100 channels',
+);
 
 const ONAIR_NEWS = 'dd41cb78-ddbb-5222-af7d-7173a2d56458';
 
@@ -319,6 +336,7 @@ export const V1_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     description:
       'Channels whose name contains `q`, ignoring case and accents ("tele" finds "Télé"), optionally in one country. At most 200, ordered by name (case-insensitive), then id. A blank or missing `q` gives no results (200).',
     routeErrors: { 400: ['INVALID_COUNTRY', 'INVALID_PARAMETERS'] },
+    errorExamples: { INVALID_PARAMETERS: givenTwice('q') },
     example: {
       results: [
         {
@@ -405,6 +423,9 @@ export const V1_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       GRID_CACHING,
     ].join('\n'),
     routeErrors: { 400: ['INVALID_PARAMETERS', 'INVALID_COUNTRY', 'BAD_REQUEST'] },
+    errorExamples: {
+      INVALID_PARAMETERS: BOTH_SELECTIONS,
+    },
     // channels=ONAIR_NEWS,6a3c1e9f-0000-5000-8000-000000000000&from=20260822083000 %2B0000&hours=1
     example: {
       from: '20260822083000 +0000',
@@ -429,6 +450,9 @@ export const V1_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       GRID_CACHING,
     ].join('\n'),
     routeErrors: { 400: ['INVALID_PARAMETERS', 'INVALID_COUNTRY', 'BAD_REQUEST'] },
+    errorExamples: {
+      INVALID_PARAMETERS: BOTH_SELECTIONS,
+    },
     // country=UK&limit=1&offset=1&at=2026-08-22T08:30:00Z: the second of the three UK channels.
     example: {
       at: '20260822083000 +0000',
@@ -452,6 +476,9 @@ export const V1_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       '**Cost and caching**: one request against the rate limit. Answers for the same parameters are kept per catalogue version; from `now`, an answer is kept until its first result starts. Each `programme` is a full entry, as `/channels/{channelId}/programmes/{programmeId}` answers it.',
     ].join('\n'),
     routeErrors: { 400: ['INVALID_PARAMETERS', 'INVALID_COUNTRY', 'BAD_REQUEST'] },
+    errorExamples: {
+      INVALID_PARAMETERS: givenTwice('q'),
+    },
     // q=garden&from=2026-08-22T08:00:00Z&limit=1
     example: {
       results: [{ channel: ONAIR_NEWS_CHANNEL, programme: GARDEN_RESCUE }],
@@ -464,7 +491,7 @@ export const V1_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     description: [
       'What the ingests changed, record by record, for apps that keep a copy of schedules: one record per programme added, changed (any field, rich data included) or removed (also by retention), and per channel added or changed (by a guide or by the operator). An ingest that changes nothing writes none.',
       '',
-      '**Following**: start without `since`: the answer is empty and its `next` is the newest record now. Later, send `next` back as `since` and get the records after it, in `seq` order (the order in which ingests committed); while `hasMore` is true, ask again at once. Filters: `country` (the channels of that country now) or `channels` (1-100 ids); `limit` 1-1000 (default 500).',
+      '**Following**: start without `since`: the answer is empty and its `next` is the newest record now. Later, send `next` back as `since` and get the records after it, in `seq` order (the order in which ingests committed); while `hasMore` is true, ask again at once. Filters: `country` (the channels of that country now), `channels` (1-100 ids), or both (the listed channels of that country); `limit` 1-1000 (default 500).',
       '',
       '**Gone**: records are kept `CHANGES_RETENTION_DAYS` (30 by default). A `since` older than that (or from a catalogue made anew) is answered 410 `CURSOR_EXPIRED`: read what you keep again, then follow from now.',
       '',
@@ -473,6 +500,11 @@ export const V1_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     routeErrors: {
       400: ['INVALID_PARAMETERS', 'INVALID_COUNTRY', 'BAD_REQUEST'],
       410: ['CURSOR_EXPIRED'],
+    },
+    errorExamples: {
+      INVALID_PARAMETERS: errors.invalidParameters(
+        'Invalid since: send the `next` of the previous answer (a whole number), or leave it out to start from now',
+      ),
     },
     // since=1024&limit=2
     example: {
