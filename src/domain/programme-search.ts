@@ -354,6 +354,8 @@ export function decodeCursor(cursor: string, fingerprint: string): SearchKey {
     typeof startMs !== 'number' ||
     !Number.isSafeInteger(startMs) ||
     typeof nameKey !== 'string' ||
+    // No name holds U+0000 (XML cannot), and PostgreSQL's text refuses it: a 500, not a 400.
+    nameKey.includes('\u0000') ||
     typeof id !== 'string' ||
     !/^[0-9]{1,20}$/.test(id)
   ) {
