@@ -200,6 +200,49 @@ describe('config', () => {
     );
   });
 
+  it('refuses an SMTP_URL or REDIS_URL its client would misread, naming it, its password masked', () => {
+    const hint =
+      'is not a valid URL (a port of 1 to 65535; in a user name or password, write # as %23, / as %2F, ? as %3F, @ as %40)';
+    // A raw # / ? in the password ends the host part: the URL does not parse (nodemailer then
+    // printed it whole in a warning), or parses as another host (u, port 1234).
+    for (const [name, raw, shown] of [
+      [
+        'SMTP_URL',
+        'smtp://mailer:Ab#M4ilSecret@mail.example:587',
+        'smtp://mailer:***@mail.example:587',
+      ],
+      [
+        'SMTP_URL',
+        'smtp://mailer:Ab/M4ilSecret@mail.example:587',
+        'smtp://mailer:***@mail.example:587',
+      ],
+      ['SMTP_URL', 'smtps://u:1234?M4ilSecret@mail.example', 'smtps://u:***@mail.example'],
+      [
+        'SMTP_URL',
+        'smtp://mailer:M4ilSecret@mail.example:99999',
+        'smtp://mailer:***@mail.example:99999',
+      ],
+      ['REDIS_URL', 'redis://:R3dis#Secret@cache:6379/9', 'redis://:***@cache:6379/9'],
+      ['REDIS_URL', 'redis://:R3disSecret@cache:abc/9', 'redis://:***@cache:abc/9'],
+    ] as const) {
+      expect(refusal({ [name]: raw })).toBe(`${name} ${hint}, got "${shown}"`);
+    }
+    // Percent-encoded, the same passwords are fine; the URL is kept as given.
+    expect(loadConfig({ SMTP_URL: 'smtp://mailer:Ab%23M4il@mail.example:587' }).smtpUrl).toBe(
+      'smtp://mailer:Ab%23M4il@mail.example:587',
+    );
+    expect(loadConfig({ REDIS_URL: 'redis://:R3dis@cache:6379/9' }).redisUrl).toBe(
+      'redis://:R3dis@cache:6379/9',
+    );
+  });
+
+  it('takes LOG_LEVEL in any case, and refuses another word naming the levels', () => {
+    expect(loadConfig({ LOG_LEVEL: 'WARN' }).logLevel).toBe('warn');
+    expect(refusal({ LOG_LEVEL: 'loud' })).toBe(
+      'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"',
+    );
+  });
+
   it.each([
     ['postgres://onair:Sup3rSecret@db:5432/onair', 'postgres://onair:***@db:5432/onair'],
     [

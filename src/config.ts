@@ -229,6 +229,42 @@ export function redactConnectionUrl(raw: string, { schemeless = false } = {}): s
   return scheme + masked.replace(SECRET_PARAMETER, '$1***');
 }
 
+/**
+ * A Redis or SMTP URL (`name`), or null when unset: one of `schemes`, and a URL a client library
+ * reads as typed. A password holding `#`, `/` or `?` must be percent-encoded: raw, it ends the
+ * host part, and the URL either does not parse (nodemailer then printed it whole in a warning)
+ * or names another host. Refused with the value shown, its password masked.
+ */
+function serviceUrl(env: Env, name: string, schemes: readonly string[]): string | null {
+  const raw = nonEmpty(env, name);
+  if (raw === undefined) return null;
+  const shown = `"${redactConnectionUrl(raw, { schemeless: true })}"`;
+  const scheme = /^([a-z]+):\/\//i.exec(raw)?.[1]?.toLowerCase();
+  if (scheme === undefined || !schemes.includes(scheme)) {
+    const wanted = schemes.map((s) => `${s}://`).join(' or ');
+    throw new ConfigError(`${name} must start with ${wanted}, got ${shown}`);
+  }
+  const url = URL.canParse(raw) ? new URL(raw) : null;
+  // An @ with no user or password read: a raw # / ? ended the host part before it.
+  const userInfoLost = url !== null && raw.includes('@') && url.username + url.password === '';
+  if (url === null || url.hostname === '' || userInfoLost) {
+    throw new ConfigError(
+      `${name} is not a valid URL (a port of 1 to 65535; in a user name or password, write # as %23, / as %2F, ? as %3F, @ as %40), got ${shown}`,
+    );
+  }
+  return raw;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function logLevel(env: Env): string {
+  const level = (nonEmpty(env, 'LOG_LEVEL') ?? 'info').toLowerCase();
+  if (!LOG_LEVELS.includes(level)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${level}"`);
+  }
+  return level;
+}
+
 /** The SQLite database used when DATABASE_URL is not set. */
 export const DEFAULT_SQLITE_PATH = resolve(PROJECT_ROOT, 'data/onair.db');
 
@@ -268,12 +304,7 @@ export function loadConfig(
     ? httpUrl('PUBLIC_URL', publicUrlRaw)
     : `http://${displayHost === '0.0.0.0' ? '127.0.0.1' : displayHost}:${port}`;
   const retention = nonEmpty(env, 'RETENTION_DAYS');
-  const redisUrl = nonEmpty(env, 'REDIS_URL') ?? null;
-  if (redisUrl !== null && !/^rediss?:\/\//i.test(redisUrl)) {
-    throw new ConfigError(
-      `REDIS_URL must start with redis:// or rediss://, got "${redactConnectionUrl(redisUrl, { schemeless: true })}"`,
-    );
-  }
+  const redisUrl = serviceUrl(env, 'REDIS_URL', ['redis', 'rediss']);
   const trustProxy = (nonEmpty(env, 'TRUST_PROXY') ?? 'false').toLowerCase();
   const sourceRefresh = (nonEmpty(env, 'SOURCE_REFRESH') ?? 'on').toLowerCase();
   if (!['on', 'off'].includes(sourceRefresh)) {
@@ -295,12 +326,7 @@ export function loadConfig(
       : database.engine === 'sqlite' && database.path !== ':memory:'
         ? resolve(dirname(database.path), 'outbox')
         : resolve(PROJECT_ROOT, 'data/outbox');
-  const smtpUrl = nonEmpty(env, 'SMTP_URL') ?? null;
-  if (smtpUrl !== null && !/^smtps?:\/\//i.test(smtpUrl)) {
-    throw new ConfigError(
-      `SMTP_URL must start with smtp:// or smtps://, got "${redactConnectionUrl(smtpUrl, { schemeless: true })}"`,
-    );
-  }
+  const smtpUrl = serviceUrl(env, 'SMTP_URL', ['smtp', 'smtps']);
 
   return Object.freeze({
     database: Object.freeze(database),
@@ -317,7 +343,7 @@ export function loadConfig(
       retention === undefined ? null : integer(env, 'RETENTION_DAYS', 366, 366, 100_000),
     changesRetentionDays: integer(env, 'CHANGES_RETENTION_DAYS', 30, 1, 100_000),
     trustProxy: trustedProxies,
-    logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',
+    logLevel: logLevel(env),
     logFormat:
       logFormat === 'auto' ? (terminal.stdoutIsTty ? 'pretty' : 'json') : (logFormat as LogFormat),
     authFailureLimit: integer(env, 'AUTH_FAILURE_LIMIT', 100, 1, 1_000_000),

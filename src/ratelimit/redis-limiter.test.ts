@@ -10,6 +10,7 @@ import { createMemoryRateLimiter } from './memory-limiter.js';
 import {
   connectRedis,
   createRedisRateLimiter,
+  redisStartProblem,
   type LimiterLog,
   type RedisLink,
 } from './redis-limiter.js';
@@ -305,6 +306,21 @@ describe("an instance's limiters and their link to Redis", () => {
     expect(lines).toEqual([
       'info rate limiter: Redis answers again; the fleet-wide budget is back',
     ]);
+  });
+});
+
+describe('connectRedis', () => {
+  it('says a database the Redis does not have, and does not count in database 0', async () => {
+    const url = new URL(SHARED_REDIS_URL);
+    url.pathname = '/99';
+    const redis = await client(url.href);
+    expect(redisStartProblem(redis)).toMatch(
+      /^REDIS_URL names database 99, which this Redis refuses \(ERR .*index.*\)$/i,
+    );
+    // Its commands fail (the limiter falls back) rather than land in another database.
+    await expect(redis.ping()).rejects.toThrow();
+    url.pathname = '/1';
+    expect(redisStartProblem(await client(url.href))).toBeNull();
   });
 });
 

@@ -182,12 +182,16 @@ interface WaitingHit {
 
 /** The last connection error of each client connectRedis made. */
 const lastErrors = new WeakMap<Redis, string>();
+/** Clients connectRedis ended because Redis refused the URL's database, with why. */
+const refusedDatabases = new WeakMap<Redis, string>();
 
 /**
  * Why a client from connectRedis is not connected now, or null when it is: the last
  * connection error (refused, a wrong password, an unknown host) when there was one.
  */
 export function redisStartProblem(redis: Redis): string | null {
+  const refused = refusedDatabases.get(redis);
+  if (refused !== undefined) return refused;
   if (redis.status === 'ready') return null;
   return lastErrors.get(redis) ?? `not connected within 1 s (${redis.status})`;
 }
@@ -223,5 +227,22 @@ export async function connectRedis(url: string, commandTimeoutMs = 100): Promise
       resolve();
     });
   });
+  // ioredis selects the URL's database after 'ready' and only reports a refusal as an 'error':
+  // with a database this Redis does not have (`/99` of 16), the client stayed ready and counted
+  // in database 0, a budget apart from the fleet's, in a database the operator never chose.
+  // Selected again here, a refusal ends the connection: the instance limits on its own, says so
+  // at start, and shows Redis down.
+  const db = redis.options.db ?? 0;
+  if (redis.status === 'ready' && db !== 0) {
+    try {
+      await redis.select(db);
+    } catch (error) {
+      refusedDatabases.set(
+        redis,
+        `REDIS_URL names database ${db}, which this Redis refuses (${(error as Error).message})`,
+      );
+      redis.disconnect();
+    }
+  }
   return redis;
 }
