@@ -106,7 +106,11 @@ export const errors = {
     ),
   payloadTooLarge: () => new AppError('PAYLOAD_TOO_LARGE', 'Request body too large'),
   requestTimeout: () => new AppError('REQUEST_TIMEOUT', 'Request timeout'),
-  headersTooLarge: () => new AppError('HEADERS_TOO_LARGE', 'Request headers too large'),
+  headersTooLarge: () =>
+    new AppError(
+      'HEADERS_TOO_LARGE',
+      'The URL and headers together are too large (16 KB at most): send a shorter URL or fewer headers',
+    ),
   malformedHttp: () => new AppError('BAD_REQUEST', 'Malformed HTTP request'),
   /** A request line whose URL holds bytes HTTP does not allow there (raw UTF-8). */
   unencodedUrl: () =>

@@ -87,7 +87,7 @@ export const API_ERRORS: Record<ApiErrorCode, { meaning: string; example: AppErr
     example: errors.requestTimeout(),
   },
   HEADERS_TOO_LARGE: {
-    meaning: 'The request headers are too large.',
+    meaning: 'The URL and headers together are over 16 KB (a very long query string, say).',
     example: errors.headersTooLarge(),
   },
   SERVICE_UNAVAILABLE: {
