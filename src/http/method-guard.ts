@@ -9,11 +9,15 @@ const OTHER_METHODS = ['DELETE', 'OPTIONS', 'PATCH', 'POST', 'PUT'] as const;
  * from a wrong path.
  */
 export function refuseOtherMethods(app: FastifyInstance, url: string): void {
+  const refuse = async (): Promise<never> => {
+    throw errors.methodNotAllowed();
+  };
   app.route({
     method: [...OTHER_METHODS],
     url,
-    handler: async () => {
-      throw errors.methodNotAllowed();
-    },
+    // Before the body is read: a POST of 5 MB is told its method is wrong (405), not that its
+    // body is too large (413), and its body is not read at all.
+    preParsing: refuse,
+    handler: refuse,
   });
 }

@@ -58,6 +58,14 @@ describe('errors are JSON everywhere', () => {
       expect(keyed.headers.allow).toBe('GET, HEAD');
       expect(keyed.json()).toEqual({ error: expect.any(String), code: 'METHOD_NOT_ALLOWED' });
     }
+    // A body over the 1 MB limit: the method is what is wrong, said before the body is read.
+    const big = await t.inject({
+      method: 'POST',
+      url: '/api/v1/countries',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      payload: `{"x":"${'a'.repeat(2_000_000)}"}`,
+    });
+    expect([big.statusCode, big.json().code]).toEqual([405, 'METHOD_NOT_ALLOWED']);
   });
 
   it('a wrong method on an ops route → 405 JSON, as on v1', async () => {
