@@ -5,6 +5,7 @@ import { Command } from 'commander';
 import type { IngestSummary } from '../../catalogue/ingest/ingest-xmltv.js';
 import { displayLocation, downloadLimits } from '../../catalogue/ingest/guide-download.js';
 import { scheduleStatus } from '../../domain/source-health.js';
+import { isoCountryNote } from '../../domain/country.js';
 import { countOf } from '../../domain/plural.js';
 import type { CatalogueWriter } from '../../storage/catalogue-writer.js';
 import type { Store } from '../../storage/store.js';
@@ -281,6 +282,12 @@ async function ingestAll(
   const download = downloadLimits(ctx.config.sourceTimeoutMs, ctx.config.sourceMaxBytes);
   await (opts.check ? withScratchStore : withStore)(ctx, async (store) => {
     const writer = watchedWriter(store.ingest, state);
+    // A --country no channel had before that takes stored channels over is likely a typo
+    // (`--country XXX` for DE): said once, with how to put them back.
+    const country = opts.country?.toUpperCase() ?? null;
+    let countryKnown =
+      country === null ||
+      (await store.catalogue.listCountries()).some((known) => known.country === country);
     for (const [index, input] of inputs.entries()) {
       state.index = index;
       const source = state.shown[index] ?? shownInput(input);
@@ -303,6 +310,12 @@ async function ingestAll(
           },
         );
         bar?.stop();
+        if (!countryKnown && summary.merge.channelsUpdated > 0) {
+          ctx.stderr.write(
+            `onair: warning: ${source}: ${countOf(summary.merge.channelsUpdated, 'channel')} already in the catalogue moved to country ${country}${isoCountryNote(country ?? '')}, which had none before; if that is a typo, ingest again with the right --country\n`,
+          );
+        }
+        countryKnown = true;
         summaries.push({ ...summary, schedule: scheduleStatus(summary.latestEndMs, nowMs) });
         if (!opts.json) {
           ctx.stdout.write(`${formatSummary(summary, nowMs, opts.check === true)}\n`);
