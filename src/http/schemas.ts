@@ -79,8 +79,15 @@ export const SearchResultEntry = Type.Object(channelSummaryFields, { title: 'Cha
 export const ProgrammeEntry = Type.Object(
   {
     id: Type.String({ pattern: '^[0-9]+$' }),
-    start: xmltvUtc,
-    stop: xmltvUtc,
+    start: Type.String({
+      description:
+        'XMLTV datetime in UTC, `YYYYMMDDHHMMSS +0000`; as the guide wrote it when it did not parse (then `needsReview` is true)',
+      examples: ['20260822120000 +0000'],
+    }),
+    stop: Type.String({
+      description: 'As `start`; `""` when the guide gave no stop (XMLTV\'s stop is optional)',
+      examples: ['20260822130000 +0000'],
+    }),
     title: Type.String(),
     desc: Type.String(),
     category: Type.String({ description: 'Categories separated by ", "' }),

@@ -11,6 +11,7 @@ export type {
   SearchProgrammesOptions,
 } from './client.js';
 export { OnairError } from './errors.js';
+export { xmltvTime } from './times.js';
 export type { OnairErrorCode } from './errors.js';
 export { verifyWebhook, WebhookVerificationError } from './webhooks.js';
 export type { VerifyWebhookOptions, WebhookErrorCode, WebhookPayload } from './webhooks.js';

@@ -35,8 +35,12 @@ export interface SearchResult {
 export interface Programme {
   /** Digits. */
   id: string;
-  /** XMLTV datetime in UTC, `YYYYMMDDHHMMSS +0000` (as stored upstream when it does not parse). */
+  /**
+   * XMLTV datetime in UTC, `YYYYMMDDHHMMSS +0000` (as written upstream when it did not parse);
+   * `xmltvTime(start)` makes it a Date.
+   */
   start: string;
+  /** As `start`; `""` when the guide gave none (XMLTV's stop is optional). */
   stop: string;
   title: string;
   desc: string;
