@@ -164,6 +164,13 @@ describe('onair webhooks', () => {
       `URL:        ${receiver.url}?…\n`,
     );
 
+    // Made where http:// was allowed, tested where it is not: the line says which setting.
+    const noHttp = await cli.run(['webhooks', 'test', created.id], { WEBHOOK_ALLOW_HTTP: '0' });
+    expect(noHttp.code).toBe(1);
+    expect(noHttp.stderr).toMatch(
+      /must start with https:\/\/ \(plain http:\/\/ is allowed only with WEBHOOK_ALLOW_HTTP=1; set it for this command too\)\n$/,
+    );
+
     const deleted = await cli.run(['webhooks', 'delete', created.id]);
     expect(deleted.stdout.trim()).toBe(`Webhook ${created.id} deleted.`);
     await fails(['webhooks', 'show', created.id], /^onair: error: no webhook with id /);

@@ -303,8 +303,13 @@ export function webhooksCommand(ctx: CliContext): Command {
           );
         }
         if (attempt.error !== null) {
+          // A server with WEBHOOK_ALLOW_HTTP took the address; this process reads its own.
+          const hint =
+            webhook.url.startsWith('http:') && !policy.allowHttp
+              ? ' (plain http:// is allowed only with WEBHOOK_ALLOW_HTTP=1; set it for this command too)'
+              : '';
           ctx.stderr.write(
-            `onair: error: the test request to ${shownUrl(webhook)} failed: ${attempt.error}\n`,
+            `onair: error: the test request to ${shownUrl(webhook)} failed: ${attempt.error}${hint}\n`,
           );
           throw new ReportedFailure('test request failed');
         }
