@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { describeSourceFlag, sourceFlags, warningDue } from '../domain/source-health.js';
 import { displayLocation, DownloadError } from '../catalogue/ingest/guide-download.js';
 import { refreshSource, type RefreshDeps } from './source-refresh.js';
+import { reportPassFailure } from '../storage/errors.js';
 
 /** The server's loop that refreshes due sources. */
 export interface SourceScheduler {
@@ -67,7 +68,7 @@ export function startSourceScheduler(
   const tick = () => {
     running ??= pass()
       .catch((error: unknown) => {
-        deps.log.error({ err: error }, 'source refresh pass failed');
+        reportPassFailure(deps.log, 'source refresh pass', error);
       })
       .finally(() => {
         running = null;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeStorageWriteFailure, isStorageUnavailable } from './errors.js';
+import { describeStorageWriteFailure, isStorageUnavailable, reportPassFailure } from './errors.js';
 
 const coded = (code: string, message = 'x') => Object.assign(new Error(message), { code });
 
@@ -42,5 +42,28 @@ describe('describeStorageWriteFailure', () => {
     for (const error of [coded('SQLITE_CONSTRAINT'), coded('23505'), new Error('x'), 'text']) {
       expect(describeStorageWriteFailure(error)).toBeNull();
     }
+  });
+});
+
+describe('reportPassFailure', () => {
+  const recorder = () => {
+    const lines: string[] = [];
+    return {
+      lines,
+      log: {
+        warn: (obj: object, msg: string) => lines.push(`warn ${msg} ${JSON.stringify(obj)}`),
+        error: (_obj: object, msg: string) => lines.push(`error ${msg}`),
+      },
+    };
+  };
+
+  it('says a database out of reach in one line, anything else as an error', () => {
+    const { lines, log } = recorder();
+    reportPassFailure(log, 'webhook delivery pass', coded('57P01', 'terminating connection'));
+    reportPassFailure(log, 'source refresh pass', new TypeError('x is undefined'));
+    expect(lines).toEqual([
+      'warn webhook delivery pass skipped: storage unavailable; tried again at the next pass {"error":"terminating connection"}',
+      'error source refresh pass failed',
+    ]);
   });
 });

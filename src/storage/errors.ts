@@ -75,6 +75,28 @@ export function isStorageUnavailable(error: unknown): boolean {
   return UNAVAILABLE_MESSAGES.some((m) => error.message.includes(m));
 }
 
+/** Where a background pass says how it failed: a pino logger, or a test's recorder. */
+export interface PassLog {
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+/**
+ * Says why a background pass (webhook deliveries, source refreshes) failed: the storage out of
+ * reach for a moment is a one-line warning, as the API's 503s are logged (the pass runs again
+ * by itself); anything else is an error with its stack.
+ */
+export function reportPassFailure(log: PassLog, pass: string, error: unknown): void {
+  if (isStorageUnavailable(error)) {
+    log.warn(
+      { error: (error as Error).message },
+      `${pass} skipped: storage unavailable; tried again at the next pass`,
+    );
+  } else {
+    log.error({ err: error }, `${pass} failed`);
+  }
+}
+
 /** An account already has as many feeds as it may. */
 export class FeedLimitError extends Error {
   override name = 'FeedLimitError';

@@ -1,4 +1,5 @@
 import { deliverWebhook, type DeliveryDeps, type DeliveryResult } from './webhook-delivery.js';
+import { reportPassFailure } from '../storage/errors.js';
 
 /** Webhooks delivered side by side by one process (each webhook's batches stay in order). */
 const PARALLEL_DELIVERIES = 4;
@@ -113,7 +114,7 @@ export function startWebhookScheduler(
     }
     running = pass()
       .catch((error: unknown) => {
-        deps.log.error({ err: error }, 'webhook delivery pass failed');
+        reportPassFailure(deps.log, 'webhook delivery pass', error);
       })
       .finally(() => {
         running = null;
