@@ -182,6 +182,17 @@ export function parseInstant(text: string): number | null {
 }
 
 /**
+ * parseInstant keeping the fraction of a second (a fractional number of milliseconds): for a
+ * rule on whole-second times that must hold exactly, as a search's [from, to).
+ */
+export function parseExactInstant(text: string): number | null {
+  const whole = parseInstant(text);
+  if (whole === null) return null;
+  const fraction = /:\d{2}\.(\d+)/.exec(text)?.[1];
+  return fraction === undefined ? whole : whole + Number(`0.${fraction}`) * 1000;
+}
+
+/**
  * The instant of a match of either form (the same groups: year, month, day, hour, minute,
  * seconds if given, offset sign and digits if given), or null when a value is out of range. The
  * fraction is not captured: dropping it floors to whole seconds, as offsets are whole minutes.

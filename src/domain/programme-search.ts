@@ -1,6 +1,6 @@
 import { parseCountryCode } from './country.js';
 import { errors } from './errors.js';
-import { parseChannelIds, parseInstant, type RawQuery } from './guide.js';
+import { parseChannelIds, parseExactInstant, type RawQuery } from './guide.js';
 import type { ProgrammeDetails, V1Texts } from './programme-details.js';
 import { MAX_SEARCH_LENGTH } from './search-folding.js';
 import { sha256Hex } from './sha256.js';
@@ -241,9 +241,13 @@ export function parseProgrammeSearchQuery(query: RawQuery): ProgrammeSearchQuery
     countryText === undefined || countryText.trim() === '' ? null : parseCountryCode(countryText);
   const channelsText = query['channels'];
   const channels = channelsText === undefined ? null : parseChannelIds(channelsText);
-  const fromMs = parseSearchInstant('from', query['from'], true);
-  const toMs = parseSearchInstant('to', query['to'], false);
-  if (fromMs !== null && toMs !== null) checkRange(fromMs, toMs);
+  const from = parseSearchInstant('from', query['from'], true);
+  const to = parseSearchInstant('to', query['to'], false);
+  if (from !== null && to !== null) checkRange(from, to);
+  // Starts are whole seconds: start >= from, and start < to, exactly when the start is at or
+  // after, or before, the next whole second at or after each (a fraction counts, not dropped).
+  const fromMs = from === null ? null : wholeSecondUp(from);
+  const toMs = to === null ? null : wholeSecondUp(to);
   const limit = parseLimit(query['limit']);
   const fingerprint = fingerprintOf(terms, country, channels, fromMs, toMs);
   const cursor = query['cursor'];
@@ -261,8 +265,15 @@ export function searchWindow(
 ): { fromMs: number; toMs: number } {
   const fromMs = query.fromMs ?? Math.floor(nowMs / 1000) * 1000;
   const toMs = query.toMs ?? fromMs + DEFAULT_SEARCH_DAYS * DAY_MS;
-  checkRange(fromMs, toMs);
+  // Both given: checked as sent (parseProgrammeSearchQuery). One defaulted to a whole second:
+  // the other, rounded up, compares with it as sent would.
+  if (query.fromMs === null || query.toMs === null) checkRange(fromMs, toMs);
   return { fromMs, toMs };
+}
+
+/** The first whole second at or after `ms`. */
+function wholeSecondUp(ms: number): number {
+  return Math.ceil(ms / 1000) * 1000;
 }
 
 function checkRange(fromMs: number, toMs: number): void {
@@ -280,7 +291,7 @@ function parseSearchInstant(
   nowAllowed: boolean,
 ): number | null {
   if (text === undefined || (nowAllowed && text.toLowerCase() === 'now')) return null;
-  const ms = parseInstant(text);
+  const ms = parseExactInstant(text);
   if (ms === null) {
     throw errors.invalidParameters(
       `Invalid ${name}: use ${nowAllowed ? 'now, ' : ''}YYYYMMDDHHMMSS +HHMM (XMLTV) or ISO 8601 with an offset or Z, such as 2026-08-22T18:30:00+02:00 (send + as %2B)`,

@@ -161,6 +161,19 @@ describe(`GET /api/v1/programmes/search (${TEST_ENGINE})`, () => {
     ).toEqual(['beta: News extra', 'beta: News far ahead']);
     // Start in [from, to): a programme starting exactly at `to` is out.
     expect(await found(`q=news&to=${encodeURIComponent(at(3))}`)).toEqual([]);
+    // Exactly, a fraction of a second included: a start a millisecond before `to` is in, one a
+    // millisecond before `from` is out.
+    const iso = (ms: number) => new Date(ms).toISOString();
+    const three = NOW + 3 * H;
+    expect(await found(`q=news&to=${iso(three + 1)}`)).toEqual([
+      'beta: News',
+      'Zeta: News at three',
+    ]);
+    expect(await found(`q=news&from=${iso(three + 1)}&to=${iso(three + H)}`)).toEqual([]);
+    expect(await found(`q=news&from=${iso(three - 1)}&to=${iso(three + 1)}`)).toEqual([
+      'beta: News',
+      'Zeta: News at three',
+    ]);
   });
 
   it('pages with an opaque cursor that only the same query accepts', async () => {
@@ -218,6 +231,15 @@ describe(`GET /api/v1/programmes/search (${TEST_ENGINE})`, () => {
         code,
       ]);
     }
+    // 31 days and a millisecond is over.
+    const over = await t.get(
+      search('q=news&from=2026-08-01T00:00:00Z&to=2026-09-01T00:00:00.001Z'),
+      key,
+    );
+    expect([over.statusCode, (over.json() as { code: string }).code]).toEqual([
+      400,
+      'INVALID_PARAMETERS',
+    ]);
     // A window of exactly 31 days is allowed.
     expect(
       (await t.get(search('q=news&from=2026-08-01T00:00:00Z&to=2026-09-01T00:00:00Z'), key))

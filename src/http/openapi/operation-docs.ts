@@ -469,7 +469,7 @@ export const V1_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       '',
       '**Words**: `q` is trimmed and cut to 200 characters; a programme matches when every word of it is a word of the programme\'s titles, sub-titles, descriptions, categories or credits\' names, ignoring case and accents (`tele` finds "Télé", `ETE` finds "été", `lodz` finds "Łódź", `strasse` finds "Straße"), and the last word also matches the start of a word (`star tre` finds "Star Trek"). Words are runs of letters and digits: punctuation separates them. A blank or missing `q` answers no results.',
       '',
-      `**Filters**: \`country\` (one country), \`channels\` (1-100 channel ids, comma-separated), and the window: a programme is in when its start is in [\`from\`, \`to\`). \`from\` is ${INSTANT_RULE} \`to\` is an instant in the same forms, by default 14 days after \`from\`, at most 31 days after it.`,
+      `**Filters**: \`country\` (one country), \`channels\` (1-100 channel ids, comma-separated), and the window: a programme is in when its start is in [\`from\`, \`to\`). \`from\` is ${INSTANT_RULE} \`to\` is an instant in the same forms, by default 14 days after \`from\`, at most 31 days after it; a fraction of a second counts (the window is exact).`,
       '',
       '**Order and pages**: by start, then channel name (case-insensitive), then programme id. `limit` is 1-200 (default 50). `next` is the `cursor` of the next page, or `null` on the last; send it back with the same other parameters (another query refuses it: 400 `INVALID_PARAMETERS`).',
       '',
