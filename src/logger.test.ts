@@ -51,6 +51,10 @@ describe('redactUrl', () => {
     expect(redactUrl(`/feeds/${token}/guide.xml.gz`)).toBe('/feeds/[redacted]/guide.xml.gz');
     expect(redactUrl(`/FEEDS/${token}?x=1`)).toBe('/FEEDS/[redacted]?x=1');
     expect(redactUrl('/feeds/not%20a%20token/guide.xml')).toBe('/feeds/[redacted]/guide.xml');
+    // The account's feed pages name a feed by its id, no credential: shown.
+    expect(redactUrl('/account/feeds/new')).toBe('/account/feeds/new');
+    expect(redactUrl('/account/feeds/2f1c/edit')).toBe('/account/feeds/2f1c/edit');
+    expect(redactUrl('//feeds/T0ken/guide.xml')).toBe('//feeds/[redacted]/guide.xml');
   });
 
   it('leaves ordinary URLs alone', () => {

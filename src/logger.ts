@@ -7,8 +7,11 @@ import type { LogFormat } from './config.js';
 /** An API key anywhere in a URL, its `_` possibly percent-encoded. */
 const API_KEY_IN_URL = /onair(?:_|%5f)[0-9a-z]{38}/gi;
 
-/** A guide feed's token: the path segment after `/feeds/` (its URL is its only credential). */
-const FEED_TOKEN_IN_URL = /(\/feeds\/)[^/?#]+/gi;
+/**
+ * A guide feed's token: the path segment after `/feeds/` (its URL is its only credential); not
+ * after `/account/feeds/`, whose pages name a feed by its id (or `new`), no secret.
+ */
+const FEED_TOKEN_IN_URL = /(?<!\/account)(\/feeds\/)[^/?#]+/gi;
 
 /** What a URL holding any of the secrets below must contain. */
 const MAY_HOLD_SECRET = /token=|url=|onair|\/feeds\//i;
