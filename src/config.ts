@@ -19,6 +19,8 @@ export type DatabaseConfig =
 /** Everything the process is configured with, parsed once at start-up. */
 export interface Config {
   readonly database: DatabaseConfig;
+  /** False when DATABASE_URL was not given and `database` is the default SQLite file. */
+  readonly databaseExplicit: boolean;
   readonly redisUrl: string | null;
   /** Namespace of this deployment's keys in Redis (a test run uses its own). */
   readonly redisKeyPrefix: string;
@@ -330,6 +332,7 @@ export function loadConfig(
 
   return Object.freeze({
     database: Object.freeze(database),
+    databaseExplicit: nonEmpty(env, 'DATABASE_URL') !== undefined,
     redisUrl,
     redisKeyPrefix: nonEmpty(env, 'REDIS_KEY_PREFIX') ?? 'onair:',
     host,

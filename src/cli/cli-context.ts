@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { InvalidArgumentError } from 'commander';
 import type { Config } from '../config.js';
 import { channelIdFor, isUuid } from '../domain/catalogue-ids.js';
@@ -28,7 +29,16 @@ export async function withStore<T>(
   ctx: CliContext,
   work: (store: Store) => Promise<T>,
 ): Promise<T> {
+  const { database, databaseExplicit } = ctx.config;
+  // An operator of PostgreSQL who forgot DATABASE_URL in this shell would otherwise work on a
+  // new, empty SQLite file in silence ("no account with e-mail …").
+  const madeHere = !databaseExplicit && database.engine === 'sqlite' && !existsSync(database.path);
   const store = await openStore(ctx.config, ctx.now);
+  if (madeHere && database.engine === 'sqlite') {
+    ctx.stderr.write(
+      `onair: note: no DATABASE_URL set: made a new SQLite database at ${database.path}\n`,
+    );
+  }
   try {
     return await work(store);
   } finally {
