@@ -231,8 +231,16 @@ describe('config', () => {
     expect(loadConfig({ SMTP_URL: 'smtp://mailer:Ab%23M4il@mail.example:587' }).smtpUrl).toBe(
       'smtp://mailer:Ab%23M4il@mail.example:587',
     );
-    expect(loadConfig({ REDIS_URL: 'redis://:R3dis@cache:6379/9' }).redisUrl).toBe(
+    for (const fine of [
       'redis://:R3dis@cache:6379/9',
+      'redis://:@cache:6379',
+      'redis://[::1]:6379/2',
+      'rediss://default:R3dis@cache:6380/0?family=6',
+    ]) {
+      expect(loadConfig({ REDIS_URL: fine }).redisUrl).toBe(fine);
+    }
+    expect(loadConfig({ SMTP_URL: 'smtp://mailer@mail.example/?pool=true' }).smtpUrl).toBe(
+      'smtp://mailer@mail.example/?pool=true',
     );
   });
 

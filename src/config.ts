@@ -247,8 +247,9 @@ function serviceUrl(env: Env, name: string, schemes: readonly string[]): string 
     throw new ConfigError(`${name} must start with ${wanted}, got ${shown}`);
   }
   const url = URL.canParse(raw) ? new URL(raw) : null;
-  // An @ with no user or password read: a raw # / ? ended the host part before it.
-  const userInfoLost = url !== null && raw.includes('@') && url.username + url.password === '';
+  // An @ after the host part as read: a raw # / ? in the password ended the host part early.
+  const userInfoLost =
+    url !== null && (/@/.test(url.pathname + url.hash) || /^\?[^=&]*@/.test(url.search));
   if (url === null || url.hostname === '' || userInfoLost) {
     throw new ConfigError(
       `${name} is not a valid URL (a port of 1 to 65535; in a user name or password, write # as %23, / as %2F, ? as %3F, @ as %40), got ${shown}`,
