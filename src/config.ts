@@ -240,11 +240,19 @@ export function redactConnectionUrl(raw: string, { schemeless = false } = {}): s
 function serviceUrl(env: Env, name: string, schemes: readonly string[]): string | null {
   const raw = nonEmpty(env, name);
   if (raw === undefined) return null;
-  const shown = `"${redactConnectionUrl(raw, { schemeless: true })}"`;
+  let shown = `"${redactConnectionUrl(raw, { schemeless: true })}"`;
   const scheme = /^([a-z]+):\/\//i.exec(raw)?.[1]?.toLowerCase();
   if (scheme === undefined || !schemes.includes(scheme)) {
     const wanted = schemes.map((s) => `${s}://`).join(' or ');
     throw new ConfigError(`${name} must start with ${wanted}, got ${shown}`);
+  }
+  // Everything before the last @ may be a password, raw # / ? @ and all: masked whole but the
+  // user name, however the URL reads.
+  const at = raw.lastIndexOf('@');
+  if (at !== -1) {
+    const userInfo = raw.slice(scheme.length + 3, at);
+    const user = userInfo.includes(':') ? `${userInfo.slice(0, userInfo.indexOf(':'))}:` : '';
+    shown = `"${raw.slice(0, scheme.length + 3)}${user}***${raw.slice(at)}"`;
   }
   const url = URL.canParse(raw) ? new URL(raw) : null;
   // An @ after the host part as read: a raw # / ? in the password ended the host part early.

@@ -43,7 +43,11 @@ const RETRY_AFTER = {
 
 const SUCCESS_HEADERS = {
   ETag: { type: 'string', description: 'Send back in `If-None-Match` to get 304 while unchanged' },
-  'Cache-Control': { type: 'string', description: '`private, no-cache`: keep the answer, but ask again with its `ETag` each time (a 304 costs no body)' },
+  'Cache-Control': {
+    type: 'string',
+    description:
+      '`private, no-cache`: keep the answer, but ask again with its `ETag` each time (a 304 costs no body)',
+  },
   RateLimit: {
     type: 'string',
     description: 'Budget left in this window: `limit=3, remaining=2, reset=1`',
