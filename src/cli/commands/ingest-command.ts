@@ -220,6 +220,8 @@ async function withScratchStore<T>(
       config: {
         ...ctx.config,
         database: { engine: 'sqlite' as const, path: join(dir, 'check.db') },
+        // A scratch file, made on purpose: no note that DATABASE_URL was unset.
+        databaseExplicit: true,
       },
     };
     return await withStore(scratch, work);
