@@ -66,7 +66,15 @@ export async function createServices(
   registerSourceMetrics(metrics.registry, () => store.sources.listSources(), now);
   registerWebhookMetrics(metrics.registry, () => store.webhooks.listAllWebhooks());
   registerStorageMetrics(metrics.registry, () => store.ping());
-  const redis = config.redisUrl === null ? null : await connectRedis(config.redisUrl);
+  const redis =
+    config.redisUrl === null
+      ? null
+      : await connectRedis(config.redisUrl, undefined, (problem) =>
+          log.warn(
+            { error: problem },
+            'rate limiter: Redis refuses the database of REDIS_URL; each instance limits on its own until restarted with a database it has',
+          ),
+        );
   // One link for every limiter of the instance: the switch to its own budgets is logged once.
   const link: RedisLink = { degraded: false };
   if (redis !== null) {

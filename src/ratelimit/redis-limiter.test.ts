@@ -322,6 +322,32 @@ describe('connectRedis', () => {
     url.pathname = '/1';
     expect(redisStartProblem(await client(url.href))).toBeNull();
   });
+
+  it('says a refused database when Redis comes up after the start', async () => {
+    const server = await throwAwayRedis(['--databases', '4']);
+    try {
+      const told: string[] = [];
+      const redis = await connectRedis(`${server.url}/9`, undefined, (problem) =>
+        told.push(problem),
+      );
+      clients.push(redis);
+      expect(redisStartProblem(redis)).toMatch(/ECONNREFUSED/);
+      await server.start();
+      const deadline = Date.now() + 5_000;
+      while (told.length === 0 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(told).toEqual([
+        expect.stringMatching(
+          /^REDIS_URL names database 9, which this Redis refuses \(ERR .*index.*\)$/i,
+        ),
+      ]);
+      expect(redisStartProblem(redis)).toBe(told[0]);
+      expect(redis.status).toBe('end');
+    } finally {
+      await server.stop();
+    }
+  });
 });
 
 describe('Redis limiter over a client that misbehaves', () => {

@@ -200,8 +200,14 @@ export function redisStartProblem(redis: Redis): string | null {
  * The Redis client of one process: commands time out after `commandTimeoutMs` and fail at once
  * while disconnected (no offline queue), so a request never waits on a dead Redis; the client
  * keeps reconnecting in the background. Resolves once connected, or after a second without.
+ * A database Redis refuses ends the client for good: at start redisStartProblem says so, later
+ * `onLaterRefusal` does.
  */
-export async function connectRedis(url: string, commandTimeoutMs = 100): Promise<Redis> {
+export async function connectRedis(
+  url: string,
+  commandTimeoutMs = 100,
+  onLaterRefusal: (problem: string) => void = () => {},
+): Promise<Redis> {
   const redis = new Redis(url, {
     commandTimeout: commandTimeoutMs,
     enableOfflineQueue: false,
@@ -217,32 +223,34 @@ export async function connectRedis(url: string, commandTimeoutMs = 100): Promise
   // Connection errors surface as failed commands, which the limiter reports once; without a
   // listener ioredis would print every reconnection attempt. The last one is kept for
   // redisStartProblem: a failed command only says the stream was not writeable.
-  redis.on('error', (error: Error) => lastErrors.set(redis, error.message));
+  let refused: (problem: string) => void = () => {};
+  redis.on('error', (error: Error) => {
+    lastErrors.set(redis, error.message);
+    // ioredis selects the URL's database in its handshake and, when Redis refuses it (`/99` of
+    // 16), only emits this error and goes on ready in database 0: a budget apart from the
+    // fleet's, in a database the operator never chose. Ending the connection instead makes the
+    // instance limit on its own, say why at start, and show Redis down. Told by ioredis on
+    // every (re)connection, so a Redis that was down at start, or restarted with fewer
+    // databases, is caught too; no command of ours that could time out is involved.
+    if (/\bDB index\b/i.test(error.message)) {
+      const problem = `REDIS_URL names database ${redis.options.db ?? 0}, which this Redis refuses (${error.message})`;
+      refusedDatabases.set(redis, problem);
+      redis.disconnect();
+      refused(problem);
+    }
+  });
   // Without an offline queue, commands fail until the connection is up: wait for it at start
   // (bounded), so a healthy Redis is used from the first request.
   await new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, 1_000);
-    redis.once('ready', () => {
+    const done = () => {
       clearTimeout(timer);
       resolve();
-    });
+    };
+    const timer = setTimeout(done, 1_000);
+    redis.once('ready', done);
+    refused = done;
   });
-  // ioredis selects the URL's database after 'ready' and only reports a refusal as an 'error':
-  // with a database this Redis does not have (`/99` of 16), the client stayed ready and counted
-  // in database 0, a budget apart from the fleet's, in a database the operator never chose.
-  // Selected again here, a refusal ends the connection: the instance limits on its own, says so
-  // at start, and shows Redis down.
-  const db = redis.options.db ?? 0;
-  if (redis.status === 'ready' && db !== 0) {
-    try {
-      await redis.select(db);
-    } catch (error) {
-      refusedDatabases.set(
-        redis,
-        `REDIS_URL names database ${db}, which this Redis refuses (${(error as Error).message})`,
-      );
-      redis.disconnect();
-    }
-  }
+  // After start (Redis was down, or restarted with fewer databases) the caller is told.
+  refused = onLaterRefusal;
   return redis;
 }

@@ -21,7 +21,8 @@ export interface RedisProcess {
   stop(): Promise<void>;
 }
 
-export async function throwAwayRedis(): Promise<RedisProcess> {
+/** `args`: more redis-server options, such as `['--databases', '4']`. */
+export async function throwAwayRedis(args: readonly string[] = []): Promise<RedisProcess> {
   const port = await freePort();
   let child: ChildProcess | null = null;
   const url = `redis://127.0.0.1:${port}`;
@@ -31,7 +32,17 @@ export async function throwAwayRedis(): Promise<RedisProcess> {
     async start() {
       child = spawn(
         'redis-server',
-        ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+        [
+          '--port',
+          String(port),
+          '--bind',
+          '127.0.0.1',
+          '--save',
+          '',
+          '--appendonly',
+          'no',
+          ...args,
+        ],
         {
           stdio: 'ignore',
         },
