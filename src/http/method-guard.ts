@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../domain/errors.js';
 
 const OTHER_METHODS = ['DELETE', 'OPTIONS', 'PATCH', 'POST', 'PUT'] as const;
@@ -9,7 +9,15 @@ const OTHER_METHODS = ['DELETE', 'OPTIONS', 'PATCH', 'POST', 'PUT'] as const;
  * from a wrong path.
  */
 export function refuseOtherMethods(app: FastifyInstance, url: string): void {
-  const refuse = async (): Promise<never> => {
+  // Fastify's own default (1 MB) unless the app sets one.
+  const bodyLimit = app.initialConfig.bodyLimit ?? 1024 * 1024;
+  const refuse = async (request: FastifyRequest, reply: FastifyReply): Promise<never> => {
+    // A body is left unread. Up to the body limit (or chunked, bounded by REQUEST_TIMEOUT) Node
+    // reads it off after the answer and the connection serves the next request. A larger one
+    // ends the connection after the answer, as Fastify does when a body is too large: closing
+    // while a client still sends can lose the answer to a reset, so only when it is worth it.
+    const length = Number(request.headers['content-length'] ?? 0);
+    if (length > bodyLimit) reply.header('connection', 'close');
     throw errors.methodNotAllowed();
   };
   app.route({

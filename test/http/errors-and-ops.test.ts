@@ -66,6 +66,14 @@ describe('errors are JSON everywhere', () => {
       payload: `{"x":"${'a'.repeat(2_000_000)}"}`,
     });
     expect([big.statusCode, big.json().code]).toEqual([405, 'METHOD_NOT_ALLOWED']);
+    expect(big.headers.connection).toBe('close');
+    // Without a body the connection stays open for the next request.
+    const bodiless = await t.inject({
+      method: 'DELETE',
+      url: '/api/v1/countries',
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect([bodiless.statusCode, bodiless.headers.connection]).toEqual([405, 'keep-alive']);
   });
 
   it('a wrong method on an ops route → 405 JSON, as on v1', async () => {
@@ -166,6 +174,56 @@ describe('/metrics', () => {
 });
 
 describe('over a real socket', () => {
+  it('a wrong method announcing a body over the limit → 405 at once, then the connection closes', async () => {
+    const { key } = await t.customer();
+    if (!t.app.server.listening) await t.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = t.app.server.address() as AddressInfo;
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+    socket.on('error', () => {});
+    // 100 MB announced, none sent yet: the answer does not wait for the body, and the server
+    // does not wait for it either (the connection could not serve another request after it).
+    // No body byte is sent: data the server never reads would reset the connection on close.
+    socket.write(
+      `POST /api/v1/countries HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 100000000\r\n\r\n',
+    );
+    const closed = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), 5_000);
+      socket.on('close', () => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+    socket.destroy();
+    expect(closed).toBe(true);
+    expect(received).toMatch(/^HTTP\/1\.1 405 /);
+    expect(received.toLowerCase()).toContain('\r\nconnection: close\r\n');
+  });
+
+  it('a wrong method with a small body → 405, and the connection serves the next request', async () => {
+    const { key } = await t.customer();
+    if (!t.app.server.listening) await t.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = t.app.server.address() as AddressInfo;
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+    const body = 'x'.repeat(20_000);
+    socket.write(
+      `POST /api/v1/countries HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n` +
+        `Content-Length: ${body.length}\r\n\r\n${body}` +
+        `GET /api/v1/countries HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`,
+    );
+    const deadline = Date.now() + 5_000;
+    while (!/HTTP\/1\.1 200 [^]*\r\n\r\n\[/.test(received) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    socket.destroy();
+    expect(received).toMatch(/^HTTP\/1\.1 405 [^]*HTTP\/1\.1 200 /);
+    expect(received.toLowerCase()).not.toContain('connection: close');
+  });
+
   it.each([
     ['oversized headers', '/api/v1/countries', { 'x-big': 'x'.repeat(100_000) }],
     // The URL counts in the same 16 KB: the message names it, not only the headers.
