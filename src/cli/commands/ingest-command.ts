@@ -284,12 +284,20 @@ async function ingestAll(
   const download = downloadLimits(ctx.config.sourceTimeoutMs, ctx.config.sourceMaxBytes);
   await (opts.check ? withScratchStore : withStore)(ctx, async (store) => {
     const writer = watchedWriter(store.ingest, state);
-    // A --country no channel had before that takes stored channels over is likely a typo
-    // (`--country XXX` for DE): said once, with how to put them back.
+    // A --country no channel had before the run that takes stored channels over is likely a
+    // typo (`--country XXX` for DE): said for each input that moves some, with how to put them
+    // back. Counted from the country's channels before and after each input (less the new ones,
+    // which all land in it), so a rename is not a move and a second input is watched too.
     const country = opts.country?.toUpperCase() ?? null;
-    let countryKnown =
-      country === null ||
-      (await store.catalogue.listCountries()).some((known) => known.country === country);
+    const watchCountry =
+      country !== null &&
+      !(await store.catalogue.listCountries()).some((known) => known.country === country);
+    const channelsIn = async (): Promise<Set<string>> =>
+      new Set(
+        watchCountry && country !== null
+          ? (await store.catalogue.listChannels(country)).map((channel) => channel.id)
+          : [],
+      );
     for (const [index, input] of inputs.entries()) {
       state.index = index;
       const source = state.shown[index] ?? shownInput(input);
@@ -297,6 +305,7 @@ async function ingestAll(
       state.bar = bar;
       const nowMs = ctx.now();
       try {
+        const inCountryBefore = await channelsIn();
         const summary = await ingestXmltv(
           writer,
           // `-`: standard input, as XMLTV's own tools read it (`tv_grab_fr | onair ingest -`).
@@ -312,12 +321,13 @@ async function ingestAll(
           },
         );
         bar?.stop();
-        if (!countryKnown && summary.merge.channelsUpdated > 0) {
+        const joined = [...(await channelsIn())].filter((id) => !inCountryBefore.has(id));
+        const moved = joined.length - summary.merge.channelsAdded;
+        if (moved > 0) {
           ctx.stderr.write(
-            `onair: warning: ${source}: ${countOf(summary.merge.channelsUpdated, 'channel')} already in the catalogue moved to country ${country}${isoCountryNote(country ?? '')}, which had none before; if that is a typo, ingest again with the right --country\n`,
+            `onair: warning: ${source}: ${countOf(moved, 'channel')} already in the catalogue moved to country ${country}${isoCountryNote(country ?? '')}, which had none before; if that is a typo, ingest again with the right --country\n`,
           );
         }
-        countryKnown = true;
         summaries.push({ ...summary, schedule: scheduleStatus(summary.latestEndMs, nowMs) });
         if (!opts.json) {
           ctx.stdout.write(`${formatSummary(summary, nowMs, opts.check === true)}\n`);
