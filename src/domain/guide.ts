@@ -182,14 +182,37 @@ export function parseInstant(text: string): number | null {
 }
 
 /**
- * parseInstant keeping the fraction of a second (a fractional number of milliseconds): for a
- * rule on whole-second times that must hold exactly, as a search's [from, to).
+ * An instant kept exactly, for a rule on whole-second times that must hold to the last digit
+ * sent (a search's [from, to)): the whole second at or before it, in epoch milliseconds, and the
+ * digits of its fraction of a second without trailing zeros ('' when none). Kept as digits, as a
+ * float of milliseconds is exact only to about a quarter of a microsecond.
  */
-export function parseExactInstant(text: string): number | null {
-  const whole = parseInstant(text);
-  if (whole === null) return null;
-  const fraction = /:\d{2}\.(\d+)/.exec(text)?.[1];
-  return fraction === undefined ? whole : whole + Number(`0.${fraction}`) * 1000;
+export interface ExactInstant {
+  readonly secondMs: number;
+  readonly fraction: string;
+}
+
+/** parseInstant keeping the fraction of a second. */
+export function parseExactInstant(text: string): ExactInstant | null {
+  const secondMs = parseInstant(text);
+  if (secondMs === null) return null;
+  const digits = /:\d{2}\.(\d+)/.exec(text)?.[1] ?? '';
+  return { secondMs, fraction: digits.replace(/0+$/, '') };
+}
+
+/**
+ * `a - b` compared with `ms` whole milliseconds: negative, zero or positive. Fraction digit
+ * strings without trailing zeros compare as their values do.
+ */
+export function compareExactSpan(a: ExactInstant, b: ExactInstant, ms: number): number {
+  const seconds = a.secondMs - b.secondMs - ms;
+  if (seconds !== 0) return Math.sign(seconds);
+  return a.fraction === b.fraction ? 0 : a.fraction > b.fraction ? 1 : -1;
+}
+
+/** The first whole second at or after an exact instant, in epoch milliseconds. */
+export function wholeSecondUp(instant: ExactInstant): number {
+  return instant.secondMs + (instant.fraction === '' ? 0 : 1000);
 }
 
 /**

@@ -134,6 +134,49 @@ describe('a search query', () => {
     }
   });
 
+  it('keeps every digit of a fraction: the window and its checks are exact, not floats', () => {
+    const noon = Date.UTC(2026, 7, 22, 12);
+    const window = (from: string, to: string) => {
+      const q = parseProgrammeSearchQuery({ from, to });
+      return [q.fromMs, q.toMs];
+    };
+    // 20 nines: a float of milliseconds would round it to the next second, an empty window.
+    expect(window('2026-08-22T11:59:59.99999999999999999999Z', '2026-08-22T12:00:00Z')).toEqual([
+      noon,
+      noon,
+    ]);
+    // A fraction too small for a float still moves `from` past the second it follows.
+    expect(window('2026-08-22T12:00:00.0000000000000000001Z', '2026-08-22T12:00:01Z')).toEqual([
+      noon + 1000,
+      noon + 1000,
+    ]);
+    // Trailing zeros are no fraction.
+    expect(window('2026-08-22T12:00:00.000Z', '2026-08-22T12:00:01.0Z')).toEqual([
+      noon,
+      noon + 1000,
+    ]);
+    // 31 days and the least fraction is over; 31 days with equal fractions is not.
+    const longest = { from: '2026-08-01T00:00:00.25Z', to: '2026-09-01T00:00:00.250Z' };
+    expect(codeOf(() => parseProgrammeSearchQuery(longest))).toBeNull();
+    expect(
+      codeOf(() => parseProgrammeSearchQuery({ ...longest, to: '2026-09-01T00:00:00.2500001Z' })),
+    ).toBe('INVALID_PARAMETERS');
+    // `to` must be after `from`, however little.
+    expect(
+      codeOf(() =>
+        parseProgrammeSearchQuery({ from: '2026-08-22T12:00:00.5Z', to: '2026-08-22T12:00:00.5Z' }),
+      ),
+    ).toBe('INVALID_PARAMETERS');
+    expect(
+      codeOf(() =>
+        parseProgrammeSearchQuery({
+          from: '2026-08-22T12:00:00.49999999999999999999Z',
+          to: '2026-08-22T12:00:00.5Z',
+        }),
+      ),
+    ).toBeNull();
+  });
+
   it('defaults to now (whole seconds) and 14 days; refuses a `to` too far from now', () => {
     const now = Date.UTC(2026, 7, 22, 10, 0, 0, 750);
     const floored = Date.UTC(2026, 7, 22, 10);

@@ -1,6 +1,13 @@
 import { parseCountryCode } from './country.js';
 import { errors } from './errors.js';
-import { parseChannelIds, parseExactInstant, type RawQuery } from './guide.js';
+import {
+  compareExactSpan,
+  parseChannelIds,
+  parseExactInstant,
+  wholeSecondUp,
+  type ExactInstant,
+  type RawQuery,
+} from './guide.js';
 import type { ProgrammeDetails, V1Texts } from './programme-details.js';
 import { MAX_SEARCH_LENGTH } from './search-folding.js';
 import { sha256Hex } from './sha256.js';
@@ -267,18 +274,17 @@ export function searchWindow(
   const toMs = query.toMs ?? fromMs + DEFAULT_SEARCH_DAYS * DAY_MS;
   // Both given: checked as sent (parseProgrammeSearchQuery). One defaulted to a whole second:
   // the other, rounded up, compares with it as sent would.
-  if (query.fromMs === null || query.toMs === null) checkRange(fromMs, toMs);
+  if (query.fromMs === null || query.toMs === null) {
+    checkRange({ secondMs: fromMs, fraction: '' }, { secondMs: toMs, fraction: '' });
+  }
   return { fromMs, toMs };
 }
 
-/** The first whole second at or after `ms`. */
-function wholeSecondUp(ms: number): number {
-  return Math.ceil(ms / 1000) * 1000;
-}
-
-function checkRange(fromMs: number, toMs: number): void {
-  if (toMs <= fromMs) throw errors.invalidParameters('Invalid to: it must be after from');
-  if (toMs - fromMs > MAX_SEARCH_DAYS * DAY_MS) {
+function checkRange(from: ExactInstant, to: ExactInstant): void {
+  if (compareExactSpan(to, from, 0) <= 0) {
+    throw errors.invalidParameters('Invalid to: it must be after from');
+  }
+  if (compareExactSpan(to, from, MAX_SEARCH_DAYS * DAY_MS) > 0) {
     throw errors.invalidParameters(
       `Invalid range: from and to may be at most ${MAX_SEARCH_DAYS} days apart`,
     );
@@ -289,15 +295,15 @@ function parseSearchInstant(
   name: 'from' | 'to',
   text: string | undefined,
   nowAllowed: boolean,
-): number | null {
+): ExactInstant | null {
   if (text === undefined || (nowAllowed && text.toLowerCase() === 'now')) return null;
-  const ms = parseExactInstant(text);
-  if (ms === null) {
+  const instant = parseExactInstant(text);
+  if (instant === null) {
     throw errors.invalidParameters(
       `Invalid ${name}: use ${nowAllowed ? 'now, ' : ''}YYYYMMDDHHMMSS +HHMM (XMLTV) or ISO 8601 with an offset or Z, such as 2026-08-22T18:30:00+02:00 (send + as %2B)`,
     );
   }
-  return ms;
+  return instant;
 }
 
 function parseLimit(text: string | undefined): number {
