@@ -13,9 +13,22 @@ const XMLTV_UTC = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2}) \+0000$/;
 export function xmltvTime(text: string): Date | null {
   const m = XMLTV_UTC.exec(text);
   if (m === null) return null;
-  const [, year, month, day, hour, minute, second] = m.map(Number) as number[];
-  const ms = Date.UTC(year ?? 0, (month ?? 1) - 1, day ?? 1, hour ?? 0, minute ?? 0, second ?? 0);
-  const date = new Date(ms);
-  // 20260230…: Date.UTC rolls it into March; the API never writes one, a hand-made text might.
-  return date.getUTCDate() === day && date.getUTCMonth() === (month ?? 1) - 1 ? date : null;
+  const [, year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0] = m.map(Number);
+  const date = new Date(0);
+  // setUTCFullYear, not Date.UTC, which reads years 0–99 as 1900–1999.
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second, 0);
+  // 20260230… or a minute 60: Date rolls it over (into March, the next hour); the API never
+  // writes one, a hand-made text might.
+  const fields = [
+    date.getUTCFullYear(),
+    date.getUTCMonth() + 1,
+    date.getUTCDate(),
+    date.getUTCHours(),
+    date.getUTCMinutes(),
+    date.getUTCSeconds(),
+  ];
+  return fields.every((field, i) => field === [year, month, day, hour, minute, second][i])
+    ? date
+    : null;
 }
