@@ -224,6 +224,7 @@ describe('config', () => {
       ],
       ['REDIS_URL', 'redis://:R3dis#Secret@cache:6379/9', 'redis://:***@cache:6379/9'],
       ['REDIS_URL', 'redis://:R3disSecret@cache:abc/9', 'redis://:***@cache:abc/9'],
+      ['REDIS_URL', 'redis://:R3disSecret@cache:0/9', 'redis://:***@cache:0/9'],
     ] as const) {
       expect(refusal({ [name]: raw })).toBe(`${name} ${hint}, got "${shown}"`);
     }
@@ -264,6 +265,10 @@ describe('config', () => {
     // A raw / or ? in the password (it should be percent-encoded) still goes.
     ['postgres://onair:Sup/3rSecret@db/onair', 'postgres://onair:***@db/onair'],
     ['redis://:Sup?3rSecret@cache:6379', 'redis://:***@cache:6379'],
+    // With a raw @ before the raw ?, the part after the @ is password too.
+    ['postgres://onair:Sup@3r?Secret@db/onair', 'postgres://onair:***@db/onair'],
+    // An @ in a query value: more is hidden than the password, never less.
+    ['postgres://onair:Sup3rSecret@db/onair?application_name=a@b', 'postgres://onair:***@b'],
     ['postgres://db:5432/onair?application_name=x', 'postgres://db:5432/onair?application_name=x'],
     ['/var/lib/onair/a:b@c.db', '/var/lib/onair/a:b@c.db'],
   ])('redactConnectionUrl(%s) is %s', (raw, shown) => {

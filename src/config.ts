@@ -221,11 +221,10 @@ export function redactConnectionUrl(raw: string, { schemeless = false } = {}): s
     return `${raw.slice(0, keep)}***${raw.slice(at)}`.replace(SECRET_PARAMETER, '$1***');
   }
   const rest = raw.slice(scheme.length);
-  // The userinfo ends at the last @ before the query; failing that, at the last @ of all (a
-  // password with a raw ? or #), which at worst hides more than the password.
-  const queryAt = rest.search(/[?#]/);
-  let at = rest.lastIndexOf('@', queryAt === -1 ? undefined : queryAt);
-  if (at === -1) at = rest.lastIndexOf('@');
+  // The userinfo is taken to end at the last @ of all: a password may hold a raw @, ? or # (it
+  // should be percent-encoded), and where the query starts is then unknown. An @ in a query
+  // value hides more than the password, never less.
+  const at = rest.lastIndexOf('@');
   const colon = at === -1 ? -1 : rest.slice(0, at).indexOf(':');
   const masked = colon === -1 ? rest : `${rest.slice(0, colon)}:***${rest.slice(at)}`;
   return scheme + masked.replace(SECRET_PARAMETER, '$1***');
@@ -258,7 +257,7 @@ function serviceUrl(env: Env, name: string, schemes: readonly string[]): string 
   // An @ after the host part as read: a raw # / ? in the password ended the host part early.
   const userInfoLost =
     url !== null && (/@/.test(url.pathname + url.hash) || /^\?[^=&]*@/.test(url.search));
-  if (url === null || url.hostname === '' || userInfoLost) {
+  if (url === null || url.hostname === '' || url.port === '0' || userInfoLost) {
     throw new ConfigError(
       `${name} is not a valid URL (a port of 1 to 65535; in a user name or password, write # as %23, / as %2F, ? as %3F, @ as %40), got ${shown}`,
     );
