@@ -1,55 +1,40 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestXmltv } from '../../src/catalogue/ingest/ingest-xmltv.js';
-import { loadConfig } from '../../src/config.js';
 import { formatXmltvUtc } from '../../src/domain/xmltv-time.js';
-import { startServer, type RunningServer } from '../../src/server.js';
+import type { RunningServer } from '../../src/server.js';
 import { verifyWebhook } from '../../clients/typescript/src/index.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
 import { startWebhookReceiver } from '../helpers/webhook-receiver.js';
+import { BROWSER_SETUP_TIMEOUT_MS, RESULTS, SKIP_BROWSER } from '../helpers/chromium.js';
 import {
-  BROWSER_SETUP_TIMEOUT_MS,
-  launchChromium,
-  RESULTS,
-  SKIP_BROWSER,
-} from '../helpers/chromium.js';
+  ingestBasicGuide,
+  startBrowserServer,
+  type BrowserServer,
+} from '../helpers/browser-server.js';
 import { disableWebhook } from '../helpers/disable-webhook.js';
 
-let dir: string;
 let sink: SmtpSink;
+let running: BrowserServer;
 let server: RunningServer;
 let browser: Browser;
 
 beforeAll(async () => {
   if (SKIP_BROWSER) return;
-  dir = mkdtempSync(join(tmpdir(), 'onair-browser-'));
   sink = await startSmtpSink();
-  const config = loadConfig({
-    DATABASE_URL: join(dir, 'onair.db'),
-    PORT: '0',
-    SMTP_URL: sink.url,
-    LOG_LEVEL: 'warn',
+  running = await startBrowserServer(
     // The webhook receiver of the test is on this machine.
-    WEBHOOK_ALLOW_HTTP: '1',
-  });
-  server = await startServer(config);
-  await ingestXmltv(
-    server.store.ingest,
-    { source: resolve(import.meta.dirname, '../fixtures/xmltv/basic.xml') },
-    { country: 'IE', assumeOffsetMinutes: 0, nowMs: Date.now() },
+    { SMTP_URL: sink.url, WEBHOOK_ALLOW_HTTP: '1' },
+    { beforeListen: ingestBasicGuide },
   );
-  browser = await launchChromium();
+  ({ server, browser } = running);
 }, BROWSER_SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
   if (SKIP_BROWSER) return;
-  await browser?.close();
-  await server?.close();
+  await running?.close();
   await sink?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 async function callApi(key: string): Promise<number> {

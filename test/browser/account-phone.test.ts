@@ -1,54 +1,35 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingestXmltv } from '../../src/catalogue/ingest/ingest-xmltv.js';
-import { loadConfig } from '../../src/config.js';
-import { startServer, type RunningServer } from '../../src/server.js';
+import type { RunningServer } from '../../src/server.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
+import { BROWSER_SETUP_TIMEOUT_MS, RESULTS, SKIP_BROWSER } from '../helpers/chromium.js';
 import {
-  BROWSER_SETUP_TIMEOUT_MS,
-  launchChromium,
-  RESULTS,
-  SKIP_BROWSER,
-} from '../helpers/chromium.js';
+  ingestBasicGuide,
+  startBrowserServer,
+  type BrowserServer,
+} from '../helpers/browser-server.js';
 
 /** The account pages on a 360 px wide phone: nothing scrolls sideways or runs into another. */
 
 const PHONE = { width: 360, height: 740 };
 
-let dir: string;
 let sink: SmtpSink;
+let running: BrowserServer;
 let server: RunningServer;
 let browser: Browser;
 
 beforeAll(async () => {
   if (SKIP_BROWSER) return;
-  dir = mkdtempSync(join(tmpdir(), 'onair-browser-'));
   sink = await startSmtpSink();
-  server = await startServer(
-    loadConfig({
-      DATABASE_URL: join(dir, 'onair.db'),
-      PORT: '0',
-      SMTP_URL: sink.url,
-      LOG_LEVEL: 'warn',
-    }),
-  );
-  await ingestXmltv(
-    server.store.ingest,
-    { source: resolve(import.meta.dirname, '../fixtures/xmltv/basic.xml') },
-    { country: 'IE', assumeOffsetMinutes: 0, nowMs: Date.now() },
-  );
-  browser = await launchChromium();
+  running = await startBrowserServer({ SMTP_URL: sink.url }, { beforeListen: ingestBasicGuide });
+  ({ server, browser } = running);
 }, BROWSER_SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
   if (SKIP_BROWSER) return;
-  await browser?.close();
-  await server?.close();
+  await running?.close();
   await sink?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 interface Box {

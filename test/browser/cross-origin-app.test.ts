@@ -1,28 +1,24 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
 import { seedDemo } from '../../src/demo-seed.js';
-import { startServer, type RunningServer } from '../../src/server.js';
-import { BROWSER_SETUP_TIMEOUT_MS, launchChromium, SKIP_BROWSER } from '../helpers/chromium.js';
+import type { RunningServer } from '../../src/server.js';
+import { BROWSER_SETUP_TIMEOUT_MS, SKIP_BROWSER } from '../helpers/chromium.js';
+import { startBrowserServer, type BrowserServer } from '../helpers/browser-server.js';
 
 // A guide app's page on another origin calling the API from Chromium, as a customer's web app
 // does: what the browser's own cache makes of the API's answers.
 
-let dir: string;
 let app: Server;
 let appOrigin: string;
+let running: BrowserServer;
 let server: RunningServer;
 let browser: Browser;
 let key: string;
 
 beforeAll(async () => {
   if (SKIP_BROWSER) return;
-  dir = mkdtempSync(join(tmpdir(), 'onair-cross-origin-'));
   // The app's origin: an empty page, from which the test's scripts call the API.
   app = createServer((_request, response) => {
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
@@ -30,28 +26,21 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
   appOrigin = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
-  server = await startServer(
-    loadConfig({
-      DATABASE_URL: join(dir, 'onair.db'),
-      PORT: '0',
-      LOG_LEVEL: 'warn',
-      CORS_ORIGINS: appOrigin,
-    }),
+  running = await startBrowserServer(
+    { CORS_ORIGINS: appOrigin },
     {
       beforeListen: async (store) => {
         key = (await seedDemo(store, Date.now()))?.key ?? '';
       },
     },
   );
-  browser = await launchChromium();
+  ({ server, browser } = running);
 }, BROWSER_SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
   if (SKIP_BROWSER) return;
-  await browser?.close();
-  await server?.close();
+  await running?.close();
   await new Promise((resolve) => app?.close(resolve));
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 interface Seen {

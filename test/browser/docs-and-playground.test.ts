@@ -1,44 +1,29 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
 import { seedDemo } from '../../src/demo-seed.js';
-import { startServer, type RunningServer } from '../../src/server.js';
-import {
-  BROWSER_SETUP_TIMEOUT_MS,
-  launchChromium,
-  RESULTS,
-  SKIP_BROWSER,
-} from '../helpers/chromium.js';
+import type { RunningServer } from '../../src/server.js';
+import { BROWSER_SETUP_TIMEOUT_MS, RESULTS, SKIP_BROWSER } from '../helpers/chromium.js';
+import { startBrowserServer, type BrowserServer } from '../helpers/browser-server.js';
 
-let dir: string;
+let running: BrowserServer;
 let server: RunningServer;
 let browser: Browser;
 
 beforeAll(async () => {
   if (SKIP_BROWSER) return;
-  dir = mkdtempSync(join(tmpdir(), 'onair-browser-'));
-  server = await startServer(
+  running = await startBrowserServer(
     // The tests ask the preview far more than 60 times a minute from one address; a 429 is
     // tested with answers of its own (see "a 429 is waited out").
-    loadConfig({
-      DATABASE_URL: join(dir, 'onair.db'),
-      PORT: '0',
-      LOG_LEVEL: 'warn',
-      PLAYGROUND_LIMIT: '100000',
-    }),
+    { PLAYGROUND_LIMIT: '100000' },
     { beforeListen: async (store) => void (await seedDemo(store, Date.now())) },
   );
-  browser = await launchChromium();
+  ({ server, browser } = running);
 }, BROWSER_SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
   if (SKIP_BROWSER) return;
-  await browser?.close();
-  await server?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await running?.close();
 });
 
 /** A page that records console errors (CSP violations among them) and every request it makes. */
