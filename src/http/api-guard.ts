@@ -50,7 +50,7 @@ export function apiGuard(
 ) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const verdict = await (request.raw.onairVerdict ??
-      authorize(request.headers, () => clientAddress(request.raw), request.raw.socket));
+      authorize(request.headers, () => clientAddress(request.raw)));
     for (const [name, value] of verdict.headers) reply.header(name, value);
     request.accountId = verdict.admitted ? verdict.owner.account.id : (verdict.accountId ?? null);
     if (!verdict.admitted) throw verdict.error;

@@ -6,7 +6,7 @@ import { generateApiKey, hashApiKey } from '../domain/api-key.js';
 import type { RateLimiter } from '../ratelimit/types.js';
 import { createMemoryRateLimiter } from '../ratelimit/memory-limiter.js';
 import type { DataVersions } from '../storage/store.js';
-import { createAuthorize, type AuthorizeDeps, type Verdict } from './authorize.js';
+import { createAuthorize, createKeyHasher, type AuthorizeDeps, type Verdict } from './authorize.js';
 
 const NOW = Date.UTC(2026, 10, 30, 12);
 const KEY = generateApiKey();
@@ -112,15 +112,14 @@ describe('createAuthorize', () => {
     });
   });
 
-  it('judges each key a connection presents on its own, its last one remembered', async () => {
+  it('judges each key on its own, the hashes of recent keys kept', async () => {
     const { authorize, reads } = deps({ authFailureLimit: 100 });
-    const connection = {};
     const other = generateApiKey();
     const verdicts = [];
     // The last character changed: a random KEY ending in x was the same key (1 run in 62).
     const changed = KEY.slice(0, -1) + (KEY.endsWith('x') ? 'y' : 'x');
     for (const key of [KEY, KEY, other, 'onair_garbage', changed, KEY, other]) {
-      verdicts.push(await authorize({ 'x-api-key': key }, address, connection));
+      verdicts.push(await authorize({ 'x-api-key': key }, address));
     }
     expect(verdicts.map((verdict) => (verdict.admitted ? 'ok' : verdict.error.code))).toEqual([
       'ok',
@@ -133,9 +132,9 @@ describe('createAuthorize', () => {
     ]);
     // Each well-formed key looked up once while the auth version holds.
     expect(reads).toEqual([hashApiKey(KEY), hashApiKey(other)]);
-    // The connection's last key (`other`) is not taken for a key of the same length.
+    // A kept key (`other`) is not taken for a key of the same length.
     const near = other.slice(0, -2) + (other.endsWith('a') ? 'bb' : 'aa');
-    const verdict = await authorize({ 'x-api-key': near }, address, connection);
+    const verdict = await authorize({ 'x-api-key': near }, address);
     expect(!verdict.admitted && verdict.error.code).toBe('UNAUTHORIZED');
   });
 
@@ -149,5 +148,33 @@ describe('createAuthorize', () => {
     let verdict: unknown;
     expect(() => (verdict = authorize(withKey, address))).not.toThrow();
     await expect(verdict).rejects.toBe(outage);
+  });
+});
+
+describe('createKeyHasher', () => {
+  it('hashes a well-formed key once while it is kept, garbage never, the oldest forgotten first', () => {
+    const hashed: string[] = [];
+    const hashOf = createKeyHasher(2, (key) => {
+      hashed.push(key);
+      return hashApiKey(key);
+    });
+    const [a, b, c] = [generateApiKey(), generateApiKey(), generateApiKey()];
+    expect(hashOf(a)).toBe(hashApiKey(a));
+    expect(hashOf(a)).toBe(hashApiKey(a));
+    expect(hashOf(b)).toBe(hashApiKey(b));
+    expect(hashed).toEqual([a, b]);
+    // Garbage is refused each time and keeps no place: a and b are still kept.
+    const badChecksum = a.slice(0, -1) + (a.endsWith('x') ? 'y' : 'x');
+    for (const garbage of ['onair_garbage', badChecksum, badChecksum]) {
+      expect(hashOf(garbage)).toBeNull();
+    }
+    hashOf(a);
+    hashOf(b);
+    expect(hashed).toEqual([a, b]);
+    // A third key pushes out the first kept, which is then hashed again.
+    hashOf(c);
+    hashOf(b);
+    hashOf(a);
+    expect(hashed).toEqual([a, b, c, a]);
   });
 });

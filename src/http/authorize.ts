@@ -61,8 +61,6 @@ export type Verdict = Admitted | Refused;
 export type Authorize = (
   headers: IncomingHttpHeaders,
   clientAddress: () => string | undefined,
-  /** The request's connection (its socket), whose last key is remembered; see createAuthorize. */
-  connection?: object,
 ) => MaybeAsync<Verdict>;
 
 /** What authorisation needs; chosen once at start-up. */
@@ -81,6 +79,37 @@ export interface AuthorizeDeps {
 }
 
 const NO_HEADERS: HeaderPairs = [];
+
+/** Well-formed keys whose hashes are kept; beyond this the one kept longest is forgotten. */
+export const KEY_HASHES_KEPT = 10_000;
+
+/**
+ * The hash of a well-formed key, or null for garbage (shape or checksum), with the hashes of
+ * the keys lately presented kept: their checksum and SHA-256 were 4 % of the server's CPU on
+ * `/countries` (`perf record` of `bin/onair serve` under `node bench/http.mjs`'s load, 50 keys
+ * in turn; bench/RESULTS.md), and a client that opens a connection per request (no keep-alive,
+ * as many scripts do) presents the same key again and again. Garbage is not kept, so it cannot
+ * push keys out; well-formed keys beyond `maxKeys` push out the one kept longest, which is then
+ * only hashed again.
+ */
+export function createKeyHasher(
+  maxKeys = KEY_HASHES_KEPT,
+  hash: (key: string) => string = hashApiKey,
+): (key: string) => string | null {
+  const kept = new Map<string, string>();
+  return (key) => {
+    const known = kept.get(key);
+    if (known !== undefined) return known;
+    if (!isWellFormedApiKey(key)) return null;
+    const hashed = hash(key);
+    kept.set(key, hashed);
+    if (kept.size > maxKeys) {
+      const oldest = kept.keys().next();
+      if (oldest.done !== true) kept.delete(oldest.value);
+    }
+    return hashed;
+  };
+}
 /** How to authenticate, on every 401 (RFC 9110 §11.6.1): a Bearer token, the API key. */
 const CHALLENGE: HeaderPairs = [['www-authenticate', 'Bearer realm="onair"']];
 
@@ -94,6 +123,7 @@ const CHALLENGE: HeaderPairs = [['www-authenticate', 'Bearer realm="onair"']];
  * changed; the data versions are read once, for the whole request.
  */
 export function createAuthorize(deps: AuthorizeDeps): Authorize {
+  const hashOf = createKeyHasher();
   function refuseKey(clientAddress: () => string | undefined): MaybeAsync<Refused> {
     const address = clientAddress();
     return whenSettled(
@@ -107,30 +137,13 @@ export function createAuthorize(deps: AuthorizeDeps): Authorize {
     );
   }
 
-  // The key each connection presented last, with its hash: a client sends one key on every
-  // request of a connection, so its checksum and SHA-256 are worked out once a connection rather
-  // than once a request (`/countries` with one key: bench/RESULTS.md). Kept while the
-  // connection lives, as its request headers keep the key; another key is judged on its own.
-  const connectionKeys = new WeakMap<object, { key: string; hash: string }>();
-
-  /** The hash of a well-formed key; null for garbage (shape or checksum). */
-  function hashOf(key: string, connection: object | undefined): string | null {
-    const last = connection === undefined ? undefined : connectionKeys.get(connection);
-    if (last !== undefined && last.key === key) return last.hash;
-    if (!isWellFormedApiKey(key)) return null;
-    const hash = hashApiKey(key);
-    if (connection !== undefined) connectionKeys.set(connection, { key, hash });
-    return hash;
-  }
-
   function decide(
     headers: IncomingHttpHeaders,
     clientAddress: () => string | undefined,
-    connection: object | undefined,
   ): MaybeAsync<Verdict> {
     const key = apiKeyFromHeaders(headers);
     // Garbage is refused on shape and checksum alone, without a database read.
-    const keyHash = key === null ? null : hashOf(key, connection);
+    const keyHash = key === null ? null : hashOf(key);
     if (keyHash === null) return refuseKey(clientAddress);
     return whenSettled(deps.versions(), (versions) =>
       whenSettled(deps.keyOwners.find(keyHash, versions.auth), (owner): MaybeAsync<Verdict> => {
@@ -156,9 +169,9 @@ export function createAuthorize(deps: AuthorizeDeps): Authorize {
     );
   }
 
-  return (headers, clientAddress, connection) => {
+  return (headers, clientAddress) => {
     try {
-      return decide(headers, clientAddress, connection);
+      return decide(headers, clientAddress);
     } catch (error) {
       return Promise.reject(error as Error);
     }

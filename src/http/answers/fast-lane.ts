@@ -124,7 +124,7 @@ export function createFastLane(deps: FastLaneDeps): FastLane {
           return;
         }
         const started = performance.now();
-        const verdict = deps.authorize(req.headers, () => deps.clientAddress(req), req.socket);
+        const verdict = deps.authorize(req.headers, () => deps.clientAddress(req));
         const passOn = () => {
           passOnWithVerdict(req, Promise.resolve(verdict));
           next(req, res);
