@@ -1,6 +1,7 @@
 import type { AccountStore } from '../storage/account-store.js';
 import type { KeyOwner } from '../domain/account.js';
 import type { MaybeAsync } from '../domain/maybe-async.js';
+import { setWithin } from '../domain/bounded-map.js';
 
 /** Key owners kept by default: far more keys than one instance sees in a minute. */
 export const DEFAULT_KEY_OWNER_CACHE_ENTRIES = 20_000;
@@ -39,11 +40,7 @@ export function createKeyOwnerCache(
     // it is, never newer, so it is only read again.
     const owner = await accounts.findKeyOwner(keyHash);
     entries.delete(keyHash);
-    entries.set(keyHash, { owner, authVersion });
-    if (entries.size > maxEntries) {
-      const oldest = entries.keys().next();
-      if (oldest.done !== true) entries.delete(oldest.value);
-    }
+    setWithin(entries, keyHash, { owner, authVersion }, maxEntries);
     return owner;
   }
 }

@@ -4,6 +4,7 @@ import type { UsageRecorder } from '../accounts/usage-recorder.js';
 import { decideAccess } from '../domain/access.js';
 import type { KeyOwner } from '../domain/account.js';
 import { hashApiKey, isWellFormedApiKey } from '../domain/api-key.js';
+import { setWithin } from '../domain/bounded-map.js';
 import { errors, type AppError } from '../domain/errors.js';
 import { whenSettled, type MaybeAsync } from '../domain/maybe-async.js';
 import { DEFAULT_RATE_LIMIT, retryAfterSeconds, type RateDecision } from '../domain/rate-window.js';
@@ -102,14 +103,11 @@ export function createKeyHasher(
     if (known !== undefined) return known;
     if (!isWellFormedApiKey(key)) return null;
     const hashed = hash(key);
-    kept.set(key, hashed);
-    if (kept.size > maxKeys) {
-      const oldest = kept.keys().next();
-      if (oldest.done !== true) kept.delete(oldest.value);
-    }
+    setWithin(kept, key, hashed, maxKeys);
     return hashed;
   };
 }
+
 /** How to authenticate, on every 401 (RFC 9110 §11.6.1): a Bearer token, the API key. */
 const CHALLENGE: HeaderPairs = [['www-authenticate', 'Bearer realm="onair"']];
 

@@ -1,4 +1,5 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { setWithin } from '../../domain/bounded-map.js';
 import { passOnWithVerdict } from '../api-guard.js';
 import type { Authorize, Verdict } from '../authorize.js';
 import { mergeCorsVary, type Cors } from '../cors.js';
@@ -106,11 +107,7 @@ export function createFastLane(deps: FastLaneDeps): FastLane {
     remember(url, answer, route) {
       // A URL always declares the same answer: its route and parameters are in it.
       if (answers.has(url)) return;
-      answers.set(url, { answer, route });
-      if (answers.size > MAX_URLS) {
-        const oldest = answers.keys().next();
-        if (oldest.done !== true) answers.delete(oldest.value);
-      }
+      setWithin(answers, url, { answer, route }, MAX_URLS);
     },
 
     listener(next) {
