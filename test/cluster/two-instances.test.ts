@@ -173,7 +173,9 @@ describe('two instances over one PostgreSQL and one Redis', () => {
       for (;;) {
         const status = (await api(a, key)).status;
         if (status === 401) break;
-        expect(status).toBe(200);
+        // Still recognised: answered, or refused by the account's budget when A sees the
+        // revocation late and the loop outruns it (a loaded CI machine, 2026-12-02).
+        expect([200, 429]).toContain(status);
         admitted++;
         expect(performance.now() - answeredAt).toBeLessThan(1_500);
       }
