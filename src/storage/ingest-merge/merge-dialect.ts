@@ -75,6 +75,13 @@ export interface MergeDialect {
    * words (PostgreSQL, whose B-tree keys hold at most about 2.7 KB; a long description is more).
    */
   sameSearchText(stored: string, words: string): string;
+  /**
+   * Whether a programme's row keeps its search words (`search_words`) beside its text's id
+   * (`search_text`): PostgreSQL's searches that walk programmes in result order test the words
+   * on the row they read, SQLite's read them from `search_texts` by the id. Where they are not
+   * kept the merge neither writes nor compares them (they follow from the content anyway).
+   */
+  readonly storesSearchWords: boolean;
   /** Deletes the programmes that started before the parameter `before`. */
   prune(before: string): string;
   /** FROM and WHERE of the programmes `p` that prune deletes, for a SELECT of them. */

@@ -107,9 +107,19 @@ const SLOT_INDEXES = [
   },
 ] as const;
 
-const programmeNames = PROGRAMME_COLUMNS.map((c) => c.name);
-/** Columns an upsert may change: all but the slot, which its conflict target fixes. */
-const updatable = PROGRAMME_COLUMNS.filter((c) => c.role !== 'slot').map((c) => c.name);
+/**
+ * The programme columns the merge writes on `d`'s engine, in table order: all of
+ * PROGRAMME_COLUMNS but the search words where the engine does not keep them
+ * (storesSearchWords). `updatable`: those an upsert may change and compares, all but the slot,
+ * which its conflict target fixes.
+ */
+function storedColumns(d: MergeDialect): { names: string[]; updatable: string[] } {
+  const stored = PROGRAMME_COLUMNS.filter((c) => d.storesSearchWords || c.made !== 'search-text');
+  return {
+    names: stored.map((c) => c.name),
+    updatable: stored.filter((c) => c.role !== 'slot').map((c) => c.name),
+  };
+}
 const content = PROGRAMME_COLUMNS.filter((c) => c.role === 'content').map((c) => c.name);
 /**
  * A programme is written with its channel's sort key and country (the copies search orders and
@@ -117,9 +127,9 @@ const content = PROGRAMME_COLUMNS.filter((c) => c.role === 'content').map((c) =>
  * left them; when a channel changes later, a trigger of each engine updates its programmes'.
  * And with its search text's id (`search_text`), which follows from its `search_words`.
  */
-const PROGRAMME_INSERT = `INSERT INTO programmes (${programmeNames.join(', ')}, source_file_id,
-  updated_at, channel_name_key, channel_country, search_text)`;
-const STAGED_PROGRAMME_VALUES = programmeNames.map((c) => `f.${c}`).join(', ');
+const programmeInsert = (names: readonly string[]) =>
+  `INSERT INTO programmes (${names.join(', ')}, source_file_id, updated_at,
+    channel_name_key, channel_country, search_text)`;
 
 /** The staged programmes (alias `f`) that survive the collapse. */
 function winners(d: MergeDialect, t: StagedTableNames, collapsed: boolean): string {
@@ -477,10 +487,12 @@ export function mergeSteps(
           ${p(now)} ${rows(p)}`,
     );
   const sameText = (words: string) => d.sameSearchText('t.words', words);
+  const { names, updatable } = storedColumns(d);
   const insert = (stagedRows: string, staged = `${t.programmes} AS f`) =>
     bound(
       d,
-      (p) => `${PROGRAMME_INSERT} SELECT ${STAGED_PROGRAMME_VALUES}, ${p(file.id)}, ${p(now)},
+      (p) => `${programmeInsert(names)} SELECT ${names.map((c) => `f.${c}`).join(', ')},
+          ${p(file.id)}, ${p(now)},
           c.name_key, c.country, t.id
         FROM ${staged} JOIN channels AS c ON c.id = f.channel_id
           JOIN ${t.fileTexts} AS t ON t.words = f.search_words

@@ -93,6 +93,8 @@ export const POSTGRES_MERGE: MergeDialect = {
   // The index by the words' hash (migration 17): two texts may share a hash, so the words too.
   sameSearchText: (stored, words) =>
     `${SEARCH_TEXT_HASH(stored)} = ${SEARCH_TEXT_HASH(words)} AND ${stored} = ${words}`,
+  // A walk in result order tests them on the row it reads anyway (catalogue-reader.ts).
+  storesSearchWords: true,
   prune: (before) => `DELETE FROM programmes WHERE start_ms < ${before}`,
   prunedRows: (before) => `FROM programmes AS p WHERE p.start_ms < ${before}`,
   // An identity column numbers rows as they are written, not as their transactions commit: two
