@@ -721,16 +721,20 @@ describe.runIf(ENGINES.includes('postgres'))('late indexes on PostgreSQL', () =>
       expect(defined.length).toBeGreaterThan(3);
       expect(JSON.stringify(defined)).toContain('fillfactor');
 
-      // 6,000 programmes into an empty catalogue: the late path, the three out of file order.
+      // 6,000 programmes into an empty catalogue: the late path, the three out of file order
+      // and the slot indexes (unique as before: a repeated slot is refused below).
       const first = manyProgrammes('late', 6, 1_000, LATE_START);
       expect((await run(s.store, first.xml)).merge.programmesAdded).toBe(6_000);
       const afterFirst = await indexes();
       expect(definitions(afterFirst)).toEqual(definitions(defined));
       // And the texts' indexes, none being stored.
       expect(rebuilt(defined, afterFirst).sort()).toEqual([
+        'programmes_by_channel_start',
         'programmes_by_search_text',
         'programmes_in_country_search_order',
         'programmes_in_search_order',
+        'programmes_long',
+        'programmes_unparsed',
         'search_texts_by_words',
         'search_texts_words',
       ]);
@@ -738,6 +742,17 @@ describe.runIf(ENGINES.includes('postgres'))('late indexes on PostgreSQL', () =>
       expect(await titlesFound(s.store, 'only2500')).toEqual(
         expectedTitles(first.titles, 'only2500'),
       );
+
+      const [stored] = await s.sql(
+        `SELECT channel_id, start_ms, id FROM programmes WHERE start_ms IS NOT NULL LIMIT 1`,
+      );
+      await expect(
+        s.sql(`INSERT INTO programmes (id, channel_id, start, stop, start_ms, title,
+            description, category, needs_review, source_file_id, updated_at, search_words,
+            search_text)
+          VALUES ('${String(stored?.id)}', '${String(stored?.channel_id)}', '', '',
+            ${Number(stored?.start_ms)}, 'again', '', '', false, 'f', 0, '', 0)`),
+      ).rejects.toThrow(/programmes_by_channel_start/);
 
       // 7,000 more on new channels, more than stored but the catalogue holds some: row by row,
       // its readers never waiting for the merge.

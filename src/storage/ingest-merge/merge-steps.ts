@@ -364,7 +364,8 @@ export interface LateIndexes extends IndexRebuild {
 /**
  * The indexes of `programmes` not in file order, which a LateIndexes drops and builds (the same
  * names on both engines): search's two in search order and the one by text. The (channel,
- * start) indexes follow the file's order and stay.
+ * start) indexes follow the file's order and stay, but for PostgreSQL's first ingest
+ * (POSTGRES_LATE_INDEX_NAMES).
  */
 export const LATE_INDEX_NAMES: readonly string[] = [
   'programmes_by_search_text',

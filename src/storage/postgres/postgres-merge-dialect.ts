@@ -118,6 +118,24 @@ export function unnestInsertFor(name: string, table: StagedTable): string {
 }
 
 /**
+ * The indexes of `programmes` a first ingest builds after its rows on PostgreSQL: those out of
+ * file order (LATE_INDEX_NAMES) and the slot indexes too. SQLite keeps its slot indexes, which
+ * follow the file's order, as its late path may also be taken beside other channels' stored
+ * programmes; PostgreSQL takes it only into a catalogue holding none (postgresLateIndexes), where
+ * the insert is a plain one that needs no slot index (a repeated slot, which the collapse rules
+ * out, would fail when the unique index is built, rolling the ingest back as the insert would).
+ * Kept up row by row they cost more than built after: the 92 MB guide's insert 2.04 s with them,
+ * 1.05 s without, and the indexes' build 1.15 s → 1.53 s (`STATEMENT_TIMES_MIN_MS=100 node
+ * --import ./bench/statement-times.mjs bench/ingest.mjs --child postgres GUIDE`, bench/INGEST.md).
+ */
+export const POSTGRES_LATE_INDEX_NAMES: readonly string[] = [
+  ...LATE_INDEX_NAMES,
+  'programmes_by_channel_start',
+  'programmes_unparsed',
+  'programmes_long',
+];
+
+/**
  * Reads the definitions of the late indexes of `programmes` and `search_texts` in the
  * connection's schema, in one round trip: rows of index (its name), name (schema-qualified,
  * quoted) and definition, as PostgreSQL prints it (storage parameters included), with the
@@ -128,7 +146,7 @@ export const LATE_INDEXES_QUERY = `SELECT indexname AS index,
     indexdef || coalesce(' TABLESPACE ' || quote_ident(tablespace), '') AS definition
   FROM pg_indexes
   WHERE schemaname = current_schema() AND tablename IN ('programmes', 'search_texts')
-    AND indexname = ANY(ARRAY[${[...LATE_INDEX_NAMES, ...LATE_TEXT_INDEX_NAMES]
+    AND indexname = ANY(ARRAY[${[...POSTGRES_LATE_INDEX_NAMES, ...LATE_TEXT_INDEX_NAMES]
       .map((n) => `'${n}'`)
       .join(', ')}])
   ORDER BY indexname`;
@@ -164,13 +182,14 @@ function dropAndBuild(
  * otherwise read the old rows; with none stored, they wait for the first ones instead of reading
  * nothing. Merges and channel fixes take turns by an advisory lock before they touch a table
  * (changesInCommitOrder), so none waits here holding a lock the merge needs. The 92 MB guide's
- * 294,294 programmes: the insert with every index 3.2–3.4 s, without these three 1.3–1.4 s and
- * 0.7–0.8 s to build them (`psql`, bench/INGEST.md).
+ * 294,294 programmes: the insert with every index 3.2–3.4 s, without the three out of file order
+ * 1.3–1.4 s and 0.7–0.8 s to build them (`psql`, bench/INGEST.md); for the slot indexes see
+ * POSTGRES_LATE_INDEX_NAMES.
  */
 export function postgresLateIndexes(
   rows: readonly Readonly<Record<string, unknown>>[],
 ): LateIndexes | null {
-  const late = dropAndBuild(rows, LATE_INDEX_NAMES);
+  const late = dropAndBuild(rows, POSTGRES_LATE_INDEX_NAMES);
   if (late === null) return null;
   return {
     ...late,
