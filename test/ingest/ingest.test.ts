@@ -441,6 +441,60 @@ describe('ingest of a messy guide', () => {
     expect(again.merge).toMatchObject({ programmesAdded: 0, programmesUpdated: 0 });
   });
 
+  it('ends programmes without a stop of channels in start order as they are staged, across batches', async () => {
+    // A guide sorted by time (three channels interleaved), 1,000 slots each (more rows than a
+    // staging batch on either engine), no stops but every seventh, and a start that does not
+    // parse: each open programme ends where its channel's next starts.
+    const at = (minutes: number) => Date.UTC(2026, 2, 1) + minutes * 60_000;
+    const time = (ms: number) => {
+      const d = new Date(ms);
+      const two = (n: number) => String(n).padStart(2, '0');
+      return `${d.getUTCFullYear()}${two(d.getUTCMonth() + 1)}${two(d.getUTCDate())}${two(d.getUTCHours())}${two(d.getUTCMinutes())}00 +0000`;
+    };
+    const rows: string[] = [];
+    const expected = new Map<string, [string, number, number | null][]>();
+    for (let i = 0; i < 1_000; i++) {
+      for (const [c, length] of [
+        ['x.uk', 30],
+        ['y.uk', 45],
+        ['z.uk', 20],
+      ] as const) {
+        const start = at(i * length);
+        const next = at((i + 1) * length);
+        const stop = i % 7 === 0 ? ` stop="${time(next)}"` : '';
+        const title = `${c} ${i}`;
+        rows.push(
+          `<programme start="${time(start)}"${stop} channel="${c}"><title>${title}</title></programme>`,
+        );
+        if (c === 'z.uk' && i === 700)
+          rows.push(`<programme start="soon" channel="${c}"><title>when</title></programme>`);
+        const list = expected.get(c) ?? [];
+        // The last of each channel, with no stop, has nothing to end at.
+        list.push([title, start, i === 999 && i % 7 !== 0 ? null : next]);
+        expected.set(c, list);
+      }
+    }
+    const guide = `<tv>
+<channel id="x.uk"><display-name>X</display-name></channel>
+<channel id="y.uk"><display-name>Y</display-name></channel>
+<channel id="z.uk"><display-name>Z</display-name></channel>
+${rows.join('\n')}
+</tv>`;
+    const summary = await ingest(store, { name: 'sorted-open.xml', data: Buffer.from(guide) });
+    expect(summary.programmesStored).toBe(3_001);
+    for (const [c, list] of expected) {
+      const id = channelIdFor(c);
+      const timed = (await store.catalogue.programmesBetween([id], at(0), at(1_000 * 60))).get(id);
+      const closed = list.filter(([, , stop]) => stop !== null);
+      expect((timed ?? []).map((p) => [p.programme.title, p.startMs, p.stopMs])).toEqual(closed);
+      // The schedule still says what the guide wrote.
+      const listed = await store.catalogue.listProgrammes(id);
+      expect(listed.filter((p) => p.stop === '').length).toBeGreaterThan(800);
+    }
+    const again = await ingest(store, { name: 'sorted-open.xml', data: Buffer.from(guide) });
+    expect(again.merge).toMatchObject({ programmesAdded: 0, programmesUpdated: 0 });
+  });
+
   it('counts overlaps in SQL when a channel is not in start order, with the same definition', async () => {
     const summary = await ingest(store, fixturePath('unsorted.xml'));
     expect(summary).toMatchObject({

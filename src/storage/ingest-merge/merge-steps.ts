@@ -195,11 +195,13 @@ export function fileTextSteps(
 
 /**
  * Temp-only work once the file is read and its repeats collapsed, when some programmes have a
- * start and no stop at all (XMLTV's stop is optional; StagedProgrammes counts them): each ends
- * where the next programme of its channel in the file starts, as XMLTV's tools read such a
- * guide, so the guide grid and now/next place it (their reads need a stop). Its `stop` text
- * stays `""`, as the guide wrote it; a channel's last such programme keeps no stop. Only the
- * channels that have one are sorted.
+ * start and no stop at all (XMLTV's stop is optional): each ends where the next programme of
+ * its channel in the file starts, as XMLTV's tools read such a guide, so the guide grid and
+ * now/next place it (their reads need a stop). Its `stop` text stays `""`, as the guide wrote
+ * it; a channel's last such programme keeps no stop. Only the channels whose stops
+ * StagedProgrammes could not all set as the rows were staged are sorted (`open_stops` of their
+ * span: a channel not in start order, a repeated programme without a stop), and only when there
+ * is one (needsOpenStopStep).
  */
 export function openStopSteps(
   d: MergeDialect,
@@ -216,7 +218,7 @@ export function openStopSteps(
                 PARTITION BY f.channel_id ORDER BY f.start_ms, f.seq) AS next_start
               FROM ${t.programmes} AS f
               WHERE f.start_ms IS NOT NULL AND ${survivors} AND f.channel_id IN (
-                SELECT channel_id FROM ${t.programmes} WHERE stop = '' AND start_ms IS NOT NULL)
+                SELECT channel_id FROM ${t.spans} WHERE open_stops)
              ) AS n
         WHERE o.seq = n.seq AND o.stop = '' AND o.start_ms IS NOT NULL
           AND n.next_start > o.start_ms`,

@@ -110,14 +110,16 @@ describe('the staged tables', () => {
     expect(named).toEqual(expect.objectContaining({ country: 'IE', declared: 0 }));
   });
 
-  it('get a channel’s span, NULL when none of its starts parsed', () => {
-    expect(written(STAGED_TABLES.spans, (s) => writeStagedSpan(s, 'c', 1_000))).toEqual({
+  it('get a channel’s span, NULL when none of its starts parsed, and whether the merge sets its open stops', () => {
+    expect(written(STAGED_TABLES.spans, (s) => writeStagedSpan(s, 'c', 1_000, false))).toEqual({
       channel_id: 'c',
       min_start: 1_000,
+      open_stops: 0,
     });
-    expect(written(STAGED_TABLES.spans, (s) => writeStagedSpan(s, 'c', Number.NaN))).toEqual({
+    expect(written(STAGED_TABLES.spans, (s) => writeStagedSpan(s, 'c', Number.NaN, true))).toEqual({
       channel_id: 'c',
       min_start: null,
+      open_stops: 1,
     });
   });
 

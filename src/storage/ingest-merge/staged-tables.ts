@@ -147,6 +147,8 @@ export const STAGED_TABLES: Readonly<Record<StagedTableName, StagedTable>> = {
     columns: [
       { name: 'channel_id', type: 'text', key: true },
       { name: 'min_start', type: 'integer', nullable: true },
+      // Its programmes without a stop are left to the merge's openStopSteps.
+      { name: 'open_stops', type: 'boolean' },
     ],
     keyOrdered: true,
   },
@@ -303,7 +305,13 @@ export function writeStagedChannel(sink: StagedRowSink, c: ChannelRecord): void 
 }
 
 /** A channel's span: its earliest parseable start in the file, NaN when none parses. */
-export function writeStagedSpan(sink: StagedRowSink, channelId: string, earliestMs: number): void {
+export function writeStagedSpan(
+  sink: StagedRowSink,
+  channelId: string,
+  earliestMs: number,
+  openStops: boolean,
+): void {
   sink.text(channelId);
   sink.number(Number.isNaN(earliestMs) ? null : earliestMs);
+  sink.number(openStops ? 1 : 0);
 }

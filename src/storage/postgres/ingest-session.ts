@@ -41,7 +41,7 @@ import {
   type StagedRowSink,
 } from '../ingest-merge/staged-tables.js';
 import { RowPacker } from '../packed-rows.js';
-import { StagedProgrammes } from '../staged-programmes.js';
+import { StagedProgrammes, needsOpenStops } from '../staged-programmes.js';
 import { createCopyEncoder } from './copy-encoder.js';
 import type { CopyShape } from './copy-text.js';
 import {
@@ -204,8 +204,7 @@ class PostgresIngestSession implements IngestSession {
 
   stageProgramme(p: ProgrammeRecord): void {
     this.assertOpen();
-    writeStagedProgramme(this.programmes, this.staged.add(p, this.addCandidate), p);
-    if (this.programmes.endRow()) this.flushProgrammes();
+    this.staged.add(p, this.addCandidate, this.writeProgramme);
   }
 
   /**
@@ -220,9 +219,10 @@ class PostgresIngestSession implements IngestSession {
     if (this.failure !== null) throw this.failure;
   }
 
-  /** Stages everything gathered and waits until it is staged. */
+  /** Stages everything gathered, the programmes held for their stop too, and waits. */
   private async stageAll(): Promise<void> {
     this.assertOpen();
+    this.staged.releaseHeld(this.writeProgramme);
     this.flush();
     this.inFlight.length = 0;
     await this.settled();
@@ -289,6 +289,11 @@ class PostgresIngestSession implements IngestSession {
     await this.release();
   }
 
+  private readonly writeProgramme = (seq: number, p: ProgrammeRecord): void => {
+    writeStagedProgramme(this.programmes, seq, p);
+    if (this.programmes.endRow()) this.flushProgrammes();
+  };
+
   private readonly addCandidate = (seq: number): void => {
     this.candidates.number(seq);
     this.candidates.endRow();
@@ -316,14 +321,14 @@ class PostgresIngestSession implements IngestSession {
     }
     const spans = new ColumnBatch(STAGED_TABLES.spans.columns.length);
     for (const [channelId, span] of this.staged.spans) {
-      writeStagedSpan(spans, channelId, span.earliestMs);
+      writeStagedSpan(spans, channelId, span.earliestMs, needsOpenStops(span));
       spans.endRow();
     }
     await this.client.query(INSERT_SPANS, spans.take());
     const collapsed = this.staged.flagged > 0;
     const steps = [
       ...(collapsed ? collapseSteps(POSTGRES_MERGE, TABLES, this.staged.adjacent) : []),
-      ...(this.staged.open > 0 ? openStopSteps(POSTGRES_MERGE, TABLES, collapsed) : []),
+      ...(this.staged.needsOpenStopStep ? openStopSteps(POSTGRES_MERGE, TABLES, collapsed) : []),
       ...fileTextSteps(POSTGRES_MERGE, TABLES, collapsed),
     ];
     this.losers = collapsedLosers(steps, await runSteps(this.client, steps));

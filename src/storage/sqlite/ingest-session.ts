@@ -37,7 +37,7 @@ import { CATALOGUE_SCHEMA, cataloguePathFor } from './catalogue-file.js';
 import type { SqliteDatabase } from './connection.js';
 import { isInMemory, openCatalogueFile } from './database.js';
 import { RowPacker } from '../packed-rows.js';
-import { StagedProgrammes } from '../staged-programmes.js';
+import { StagedProgrammes, needsOpenStops } from '../staged-programmes.js';
 import {
   lateIndexesQuery,
   rowInsertFor,
@@ -156,8 +156,7 @@ class SqliteIngestSession implements IngestSession {
 
   stageProgramme(p: ProgrammeRecord): void {
     this.assertOpen();
-    writeStagedProgramme(this.programmes, this.staged.add(p, this.addCandidate), p);
-    if (this.programmes.endRow()) this.flushProgrammes();
+    this.staged.add(p, this.addCandidate, this.writeProgramme);
     // Flushed only between rows: a row may add two candidates.
     if (this.candidates.rows >= CANDIDATE_BATCH_ROWS - 2) this.flushCandidates();
   }
@@ -177,7 +176,7 @@ class SqliteIngestSession implements IngestSession {
 
   async analyse({ maxSamples, countOverlaps }: AnalyseOptions): Promise<StagingStats> {
     this.assertOpen();
-    this.flush();
+    this.flushLast();
     await this.ready;
     await this.prepareMerge();
     const steps = analyseSteps(SQLITE_MERGE, this.tables, {
@@ -192,7 +191,7 @@ class SqliteIngestSession implements IngestSession {
 
   async commit(file: SourceFileRecord, options: CommitOptions = {}): Promise<MergeStats> {
     this.assertOpen();
-    this.flush();
+    this.flushLast();
     // The staging connection does not check foreign keys (see STAGING_PRAGMAS): every
     // programme's channel must be staged (and so inserted) with the programme.
     for (const channelId of this.staged.spans.keys()) {
@@ -251,7 +250,7 @@ class SqliteIngestSession implements IngestSession {
     this.prepared = true;
     const spans = new RowPacker(this.spanInsert.columns, this.staged.spans.size);
     for (const [channelId, span] of this.staged.spans) {
-      writeStagedSpan(spans, channelId, span.earliestMs);
+      writeStagedSpan(spans, channelId, span.earliestMs, needsOpenStops(span));
       spans.endRow();
     }
     // The worker runs messages in order, so the scripts below see these rows.
@@ -262,7 +261,7 @@ class SqliteIngestSession implements IngestSession {
     // the file's distinct texts from what it left.
     const steps = [
       ...(collapsed ? collapseSteps(SQLITE_MERGE, this.tables, this.staged.adjacent) : []),
-      ...(this.staged.open > 0 ? openStopSteps(SQLITE_MERGE, this.tables, collapsed) : []),
+      ...(this.staged.needsOpenStopStep ? openStopSteps(SQLITE_MERGE, this.tables, collapsed) : []),
       ...fileTextSteps(SQLITE_MERGE, this.tables, collapsed),
     ];
     const results = await this.runner.script(toScript(steps), 'transaction');
@@ -287,6 +286,12 @@ class SqliteIngestSession implements IngestSession {
     if (this.closed) throw new Error('this ingest session has been committed or aborted');
   }
 
+  /** Once the file is read: flush, the programmes held for their stop too (see add). */
+  private flushLast(): void {
+    this.staged.releaseHeld(this.writeProgramme);
+    this.flush();
+  }
+
   private flush(): void {
     this.flushChannels();
     this.flushProgrammes();
@@ -302,6 +307,11 @@ class SqliteIngestSession implements IngestSession {
   private flushChannels(): void {
     if (this.channels.rows > 0) this.runner.insertRows(this.channelInsert, this.channels.take());
   }
+
+  private readonly writeProgramme = (seq: number, p: ProgrammeRecord): void => {
+    writeStagedProgramme(this.programmes, seq, p);
+    if (this.programmes.endRow()) this.flushProgrammes();
+  };
 
   private readonly addCandidate = (seq: number): void => {
     this.candidates.number(seq);
