@@ -82,6 +82,12 @@ export interface MergeDialect {
    * kept the merge neither writes nor compares them (they follow from the content anyway).
    */
   readonly storesSearchWords: boolean;
+  /**
+   * The order in which a file's programmes go into a catalogue that holds others (when its
+   * late indexes are not dropped), as an ORDER BY of the staged rows `f`, or null for the
+   * file's order.
+   */
+  readonly insertOrder: string | null;
   /** Deletes the programmes that started before the parameter `before`. */
   prune(before: string): string;
   /** FROM and WHERE of the programmes `p` that prune deletes, for a SELECT of them. */

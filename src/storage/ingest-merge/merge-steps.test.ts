@@ -281,6 +281,21 @@ describe('the merge steps', () => {
     ).toHaveLength(1);
   });
 
+  it.each(DIALECTS)('insert among stored programmes in the dialect’s order (%s)', (_, d) => {
+    const inserts = sqlOf(steps(d), 'insert');
+    if (d.insertOrder === null) {
+      expect(inserts).toHaveLength(1);
+      expect(inserts[0]).not.toContain('ORDER BY');
+      return;
+    }
+    expect(inserts).toHaveLength(2);
+    expect(inserts[0]).not.toContain('ORDER BY');
+    expect(inserts[1]).toMatch(new RegExp(`ORDER BY ${d.insertOrder}\\s*$`));
+    // Exactly one of the two runs: `in_place` is a separate insert not taking the late path.
+    const [plan] = sqlOf(steps(d), 'plan');
+    expect(plan).toMatch(/stored = 0 AND NOT \(false\) AS in_place/);
+  });
+
   it.each(DIALECTS)('take the same steps on the same conditions (%s)', (_, d) => {
     const extra = new Set(['analyseStaged', 'indexStaged', 'inCommitOrder']);
     const order = steps(d, false)
@@ -299,7 +314,11 @@ describe('the merge steps', () => {
       'prepareFileTexts',
       'plan',
       'logInsert if plan.separate',
-      'insert if plan.separate',
+      // In the file's order; or, where the dialect has an order for an insert among stored
+      // programmes, so unless the late indexes are dropped.
+      ...(d.insertOrder === null
+        ? ['insert if plan.separate']
+        : ['insert if plan.late', 'insert if plan.in_place']),
       // The rows to add or change, found once: the count of stored ones, the texts they may
       // leave unused, the records and the upsert are made of them.
       'gatherUpserts if plan.overlapping',
@@ -331,7 +350,22 @@ describe('the merge steps', () => {
   });
 
   it.each(DIALECTS)('number the parameters of each statement from the first (%s)', (_, d) => {
-    for (const step of steps(d)) {
+    // With late indexes offered too, whose condition the plan uses twice.
+    const late = {
+      drop: 'DROP INDEX x',
+      build: 'CREATE INDEX x ON programmes (id)',
+      storedBound: '0',
+    };
+    const withLate = mergeSteps(d, d.stagedTableNames(), FILE, {
+      collapsed: true,
+      winners: 10_000,
+      pruneBeforeMs: 0,
+      changesBeforeMs: 0,
+      lateIndexes: late,
+      lateTextIndexes: null,
+    });
+    expect(withLate.some((step) => step.sql === late.build)).toBe(true);
+    for (const step of [...steps(d), ...withLate]) {
       const params = step.params ?? [];
       const placeholders = params.map((_value, i) => d.placeholder(i + 1));
       if (d === POSTGRES_MERGE) {

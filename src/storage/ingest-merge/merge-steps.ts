@@ -491,7 +491,11 @@ export function mergeSteps(
     );
   const sameText = (words: string) => d.sameSearchText('t.words', words);
   const { names, updatable } = storedColumns(d);
-  const insert = (stagedRows: string, staged = `${t.programmes} AS f`) =>
+  const insert = (
+    stagedRows: string,
+    staged = `${t.programmes} AS f`,
+    order: string | null = null,
+  ) =>
     bound(
       d,
       (p) => `${programmeInsert(names)} SELECT ${names.map((c) => `f.${c}`).join(', ')},
@@ -499,7 +503,7 @@ export function mergeSteps(
           c.name_key, c.country, t.id
         FROM ${staged} JOIN channels AS c ON c.id = f.channel_id
           JOIN ${t.fileTexts} AS t ON t.words = f.search_words
-        WHERE ${stagedRows}`,
+        WHERE ${stagedRows}${order === null ? '' : ` ORDER BY ${order}`}`,
     );
   const update = `DO UPDATE SET
       ${[...updatable, 'search_text', 'source_file_id', 'updated_at']
@@ -671,13 +675,18 @@ export function mergeSteps(
       // MATERIALIZED: counted once (PostgreSQL would otherwise count for each of the two).
       // `late`: an insert of more programmes than the catalogue holds builds the late indexes
       // after its rows.
-      ...bound(
-        d,
-        (p) => `WITH replaced AS MATERIALIZED (SELECT ${stored} AS stored)
-          SELECT stored = 0 AS separate, stored > 0 AS overlapping,
-            ${lateIndexes === null ? 'false' : `stored = 0 AND ${p(winnerCount)} >= ${lateIndexes.storedBound}`} AS late
-          FROM replaced`,
-      ),
+      // `in_place`: inserted with every index kept up (in the dialect's insertOrder).
+      ...bound(d, (p) => {
+        // Made once per use: each binds its own parameter.
+        const late = () =>
+          lateIndexes === null
+            ? 'false'
+            : `stored = 0 AND ${p(winnerCount)} >= ${lateIndexes.storedBound}`;
+        return `WITH replaced AS MATERIALIZED (SELECT ${stored} AS stored)
+          SELECT stored = 0 AS separate, stored > 0 AS overlapping, ${late()} AS late,
+            stored = 0 AND NOT (${late()}) AS in_place
+          FROM replaced`;
+      }),
     },
     {
       label: 'logInsert',
@@ -693,8 +702,19 @@ export function mergeSteps(
       kind: 'run',
       // Nothing stored in the file's slots: a conflict here would be a bug, and fails.
       ...insert(survivors),
-      onlyIf: { label: 'plan', column: 'separate' },
+      onlyIf: d.insertOrder === null ? { label: 'plan', column: 'separate' } : late,
     },
+    // Where the dialect has an order for an insert among stored programmes, the same rows so.
+    ...(d.insertOrder === null
+      ? []
+      : [
+          {
+            label: 'insert',
+            kind: 'run' as const,
+            ...insert(survivors, undefined, d.insertOrder),
+            onlyIf: { label: 'plan', column: 'in_place' },
+          },
+        ]),
     ...(lateIndexes === null
       ? []
       : [
