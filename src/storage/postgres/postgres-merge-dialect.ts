@@ -98,7 +98,7 @@ export const POSTGRES_MERGE: MergeDialect = {
   // By start: the index in search order, the largest kept up row by row, then takes the new
   // entries in its own order, page after page, rather than at random across the window (with
   // the pages it reads beyond shared_buffers): into 2 million stored programmes the 92 MB
-  // guide's insert 7.45-8.87 -> 6.67-7.07 s. Not for a first ingest, whose indexes are built
+  // guide's insert 7.0-9.2 -> 6.1-7.1 s. Not for a first ingest, whose indexes are built
   // after its rows: there the sort only cost (1.0 -> 1.5-1.9 s; bench/INGEST.md).
   insertOrder: 'f.start_ms',
   prune: (before) => `DELETE FROM programmes WHERE start_ms < ${before}`,
