@@ -133,12 +133,13 @@ export function unnestInsertFor(name: string, table: StagedTable): string {
  * Kept up row by row they cost more than built after: the 92 MB guide's insert 2.04 s with them,
  * 1.05 s without, and the indexes' build 1.15 s → 1.53 s (`STATEMENT_TIMES_MIN_MS=100 node
  * --import ./bench/statement-times.mjs bench/ingest.mjs --child postgres GUIDE`, bench/INGEST.md).
+ * The two partial slot indexes (starts that did not parse, long programmes) stay: they hold a
+ * few rows, so kept up they cost the insert a test of their condition per row, while each
+ * build reads the whole table again (77–92 ms each for the same guide, in `psql`).
  */
 export const POSTGRES_LATE_INDEX_NAMES: readonly string[] = [
   ...LATE_INDEX_NAMES,
   'programmes_by_channel_start',
-  'programmes_unparsed',
-  'programmes_long',
 ];
 
 /**
