@@ -125,12 +125,13 @@ export function unnestInsertFor(name: string, table: StagedTable): string {
 
 /**
  * The indexes of `programmes` a first ingest builds after its rows on PostgreSQL: those out of
- * file order (LATE_INDEX_NAMES) and the slot indexes too. SQLite keeps its slot indexes, which
- * follow the file's order, as its late path may also be taken beside other channels' stored
- * programmes; PostgreSQL takes it only into a catalogue holding none (postgresLateIndexes), where
- * the insert is a plain one that needs no slot index (a repeated slot, which the collapse rules
- * out, would fail when the unique index is built, rolling the ingest back as the insert would).
- * Kept up row by row they cost more than built after: the 92 MB guide's insert 2.04 s with them,
+ * file order (LATE_INDEX_NAMES) and the (channel, start) slot index too. SQLite keeps its slot
+ * indexes, which follow the file's order, as its late path may also be taken beside other
+ * channels' stored programmes; PostgreSQL takes it only into a catalogue holding none
+ * (postgresLateIndexes), where the insert is a plain one that needs no slot index (a repeated
+ * slot, which the collapse rules out, would fail when the unique index is built, rolling the
+ * ingest back as the insert would). Kept up row by row, the three slot indexes cost more than
+ * built after (until 2026-12-02): the 92 MB guide's insert 2.04 s with them,
  * 1.05 s without, and the indexes' build 1.15 s → 1.53 s (`STATEMENT_TIMES_MIN_MS=100 node
  * --import ./bench/statement-times.mjs bench/ingest.mjs --child postgres GUIDE`, bench/INGEST.md).
  * The two partial slot indexes (starts that did not parse, long programmes) stay: they hold a
